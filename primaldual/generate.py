@@ -1,0 +1,309 @@
+"""Seeded instance generators with three presets: ``tiny``, ``small`` and ``paper``.
+
+Every random number comes from one ``numpy.random.Generator(PCG64(seed))`` drawn in a fixed order, so the same
+preset, knobs and seed give the same instance bit for bit on any machine.
+
+How a job is drawn (all ranges are in the preset, see :data:`PRESETS`):
+
+1. ``N`` (chunks, the worker cap), ``E`` (epochs), ``M`` (mini-batches per chunk), gradient size ``e`` (MB),
+   worker and PS bandwidth ``b <= B`` (Gbps) are drawn from the preset's ranges (integers uniformly, positive
+   reals log-uniformly, since they span orders of magnitude).
+2. A target per-chunk time in slots is drawn from ``chunk_slots``; the compute time per mini-batch ``tau`` is
+   then set so that ``E M (tau + 2e/b)`` equals it. This is how the shortest durations
+   ``ceil(V/N)`` are calibrated to span the preset's range (1-30 slots on ``paper``) while ``E, M, e, b`` keep
+   realistic magnitudes. A draw whose ``tau`` would fall below ``min_compute_seconds`` (communication alone
+   exceeds the target) is redrawn.
+3. Demands per worker and per PS are drawn per resource; on presets with a ``bandwidth`` resource the worker
+   and PS bandwidth demands are ``b`` and ``B`` (design.md section 2: bandwidth appears in (6) and as a
+   resource).
+4. The utility is a sigmoid ``g1 / (1 + exp(g2 (d - g3)))`` with weight ``g1`` (log-uniform), decay ``g2`` and
+   target ``g3 = (shortest duration - 1) x slack``, so a job is worth most when it finishes near its shortest
+   duration and loses value as it waits.
+
+Arrivals: with ``load`` jobs per slot, arrival times are a Poisson process conditioned on the number of jobs
+(sorted uniform times over ``jobs / load`` slots), floored to slots. The horizon must leave room for arrivals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from primaldual.errors import InputError
+from primaldual.instance import Cluster, Instance, Job, ceil_tolerant
+from primaldual.utility import Sigmoid
+
+Range = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Ranges and knobs of one generator preset. Integer ranges are inclusive."""
+
+    name: str
+    jobs: tuple[int, int]
+    horizon: tuple[int, int]
+    worker_servers: tuple[int, int]
+    ps_servers: tuple[int, int]
+    load: float  # jobs per slot
+    slot_seconds: float
+    resources: tuple[str, ...]
+    worker_capacity: dict[str, Range]
+    ps_capacity: dict[str, Range]
+    worker_demand: dict[str, Range]
+    ps_demand: dict[str, Range]
+    chunks: tuple[int, int]
+    epochs: tuple[int, int]
+    minibatches_per_chunk: tuple[int, int]
+    gradient_mb: Range
+    worker_bandwidth_gbps: Range
+    ps_bandwidth_gbps: Range
+    chunk_slots: Range
+    gamma1: Range
+    gamma2: Range
+    target_slack: Range
+    min_compute_seconds: float = 0.01
+    integer_resources: tuple[str, ...] = ("gpu", "cpu")
+    notes: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+PRESETS: dict[str, Preset] = {
+    # Brute-forceable: a test can enumerate every schedule. Work of 1-4 worker-slots per job.
+    "tiny": Preset(
+        name="tiny",
+        jobs=(2, 4),
+        horizon=(2, 4),
+        worker_servers=(1, 2),
+        ps_servers=(1, 2),
+        load=1.0,
+        slot_seconds=3600.0,
+        resources=("gpu", "cpu"),
+        worker_capacity={"gpu": (2, 4), "cpu": (2, 8)},
+        ps_capacity={"gpu": (0, 0), "cpu": (1, 4)},
+        worker_demand={"gpu": (1, 2), "cpu": (1, 2)},
+        ps_demand={"gpu": (0, 0), "cpu": (1, 1)},
+        chunks=(1, 2),
+        epochs=(1, 5),
+        minibatches_per_chunk=(10, 100),
+        gradient_mb=(30.0, 575.0),
+        worker_bandwidth_gbps=(1.0, 10.0),
+        ps_bandwidth_gbps=(10.0, 20.0),
+        chunk_slots=(0.3, 2.0),
+        gamma1=(1.0, 100.0),
+        gamma2=(0.5, 3.0),
+        target_slack=(1.0, 2.0),
+        notes="2-4 jobs, 2-4 slots, 1-2 servers per pool; every job needs at most 4 worker-slots.",
+    ),
+    # Solvable to proven optimality by the ILP in seconds.
+    "small": Preset(
+        name="small",
+        jobs=(10, 10),
+        horizon=(20, 20),
+        worker_servers=(4, 4),
+        ps_servers=(4, 4),
+        load=0.6,
+        slot_seconds=3600.0,
+        resources=("gpu", "cpu", "memory"),
+        worker_capacity={"gpu": (4, 4), "cpu": (16, 32), "memory": (64, 128)},
+        ps_capacity={"gpu": (0, 0), "cpu": (8, 16), "memory": (32, 64)},
+        worker_demand={"gpu": (1, 2), "cpu": (2, 8), "memory": (4, 32)},
+        ps_demand={"gpu": (0, 0), "cpu": (1, 4), "memory": (2, 16)},
+        chunks=(1, 4),
+        epochs=(5, 50),
+        minibatches_per_chunk=(20, 200),
+        gradient_mb=(30.0, 575.0),
+        worker_bandwidth_gbps=(1.0, 5.0),
+        ps_bandwidth_gbps=(5.0, 20.0),
+        chunk_slots=(1.0, 8.0),
+        gamma1=(1.0, 100.0),
+        gamma2=(0.3, 2.0),
+        target_slack=(1.0, 2.0),
+        notes="~10 jobs over 20 slots on 4+4 servers; shortest durations 1-8 slots.",
+    ),
+    # The evaluation scale of oasis.md section 6.4 (a [design] reconstruction of the paper's setup).
+    "paper": Preset(
+        name="paper",
+        jobs=(300, 300),
+        horizon=(200, 200),
+        worker_servers=(50, 50),
+        ps_servers=(50, 50),
+        load=2.0,
+        slot_seconds=3600.0,
+        resources=("gpu", "cpu", "memory", "bandwidth"),
+        worker_capacity={"gpu": (8, 8), "cpu": (48, 48), "memory": (256, 256), "bandwidth": (40, 40)},
+        ps_capacity={"gpu": (0, 0), "cpu": (48, 48), "memory": (256, 256), "bandwidth": (40, 40)},
+        worker_demand={"gpu": (1, 4), "cpu": (2, 8), "memory": (8, 32)},
+        ps_demand={"gpu": (0, 0), "cpu": (1, 4), "memory": (4, 16)},
+        chunks=(1, 16),
+        epochs=(10, 100),
+        minibatches_per_chunk=(20, 200),
+        gradient_mb=(30.0, 575.0),
+        worker_bandwidth_gbps=(1.0, 5.0),
+        ps_bandwidth_gbps=(5.0, 20.0),
+        chunk_slots=(0.8, 30.0),
+        gamma1=(1.0, 100.0),
+        gamma2=(0.2, 1.0),
+        target_slack=(1.0, 2.0),
+        notes=(
+            "50 worker servers (8 GPU, 48 vCPU, 256 GB, 40 Gbps) and 50 PS servers; 300 jobs arriving over "
+            "150 slots of 1 h; shortest durations 1-30 slots; the GPU demand exceeds capacity at peak."
+        ),
+    ),
+}
+
+
+def _int(rng: np.random.Generator, bounds) -> int:
+    return int(rng.integers(int(bounds[0]), int(bounds[1]) + 1))
+
+
+def _log_uniform(rng: np.random.Generator, bounds: Range) -> float:
+    low, high = float(bounds[0]), float(bounds[1])
+    if low == high:
+        return low
+    return float(np.exp(rng.uniform(np.log(low), np.log(high))))
+
+
+def _resource_value(rng: np.random.Generator, name: str, bounds: Range, integer: bool) -> float:
+    if integer:
+        return float(_int(rng, bounds))
+    return float(round(rng.uniform(*bounds), 3))
+
+
+def generate(
+    preset: str = "small",
+    seed: int = 0,
+    jobs: int | None = None,
+    horizon: int | None = None,
+    load: float | None = None,
+    worker_servers: int | None = None,
+    ps_servers: int | None = None,
+    capacity_scale: float = 1.0,
+) -> Instance:
+    """Draw an instance from ``preset``; the knobs override the preset's defaults.
+
+    ``capacity_scale`` multiplies every server capacity (for sweeps over cluster size without changing the
+    server count).
+    """
+    if preset not in PRESETS:
+        raise InputError(f"--preset: must be one of {sorted(PRESETS)}, got {preset!r}")
+    spec = PRESETS[preset]
+    problems = []
+    for name, value in (("jobs", jobs), ("horizon", horizon), ("worker-servers", worker_servers), ("ps-servers", ps_servers)):
+        if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
+            problems.append(f"--{name}: must be an integer >= 1, got {value!r}")
+    if load is not None and not (np.isfinite(load) and load > 0):
+        problems.append(f"--load: must be a number > 0 (jobs per slot), got {load!r}")
+    if not (np.isfinite(capacity_scale) and capacity_scale > 0):
+        problems.append(f"--capacity-scale: must be a number > 0, got {capacity_scale!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        problems.append(f"--seed: must be an integer >= 0, got {seed!r}")
+    if problems:
+        raise InputError(problems)
+
+    rng = np.random.Generator(np.random.PCG64(int(seed)))
+    n_jobs = jobs if jobs is not None else _int(rng, spec.jobs)
+    n_slots = horizon if horizon is not None else _int(rng, spec.horizon)
+    n_worker_servers = worker_servers if worker_servers is not None else _int(rng, spec.worker_servers)
+    n_ps_servers = ps_servers if ps_servers is not None else _int(rng, spec.ps_servers)
+    rate = load if load is not None else spec.load
+    if jobs is not None and load is None and jobs != spec.jobs[1]:
+        # Keep the preset's contention when only the job count changes: same arrival window.
+        rate = spec.load * jobs / spec.jobs[1]
+    arrival_window = n_jobs / rate
+    if preset == "tiny":
+        arrival_window = min(arrival_window, n_slots)
+    if arrival_window > n_slots:
+        raise InputError(
+            f"--load: {n_jobs} jobs at {rate:g} jobs per slot arrive over {arrival_window:.1f} slots, "
+            f"longer than the horizon of {n_slots} slots (raise --load or --horizon)"
+        )
+
+    resources = spec.resources
+    integer = set(spec.integer_resources)
+
+    def draw_capacity(ranges: dict[str, Range]) -> list[float]:
+        return [_resource_value(rng, r, ranges[r], r in integer) * capacity_scale for r in resources]
+
+    worker_capacity = np.array([draw_capacity(spec.worker_capacity) for _ in range(n_worker_servers)])
+    ps_capacity = np.array([draw_capacity(spec.ps_capacity) for _ in range(n_ps_servers)])
+
+    arrivals = np.sort(np.floor(rng.uniform(0.0, arrival_window, size=n_jobs)).astype(int))
+    arrivals = np.minimum(arrivals, n_slots - 1)  # only a float edge: uniform() < window <= n_slots
+
+    job_list = []
+    for n, arrival in enumerate(arrivals):
+        while True:
+            chunks = _int(rng, spec.chunks)
+            epochs = _int(rng, spec.epochs)
+            minibatches = _int(rng, spec.minibatches_per_chunk)
+            gradient = round(_log_uniform(rng, spec.gradient_mb), 3)
+            b = round(_log_uniform(rng, spec.worker_bandwidth_gbps), 3)
+            big_b = round(_log_uniform(rng, spec.ps_bandwidth_gbps), 3)
+            if b > big_b:
+                b, big_b = big_b, b
+            chunk_seconds = _log_uniform(rng, spec.chunk_slots) * spec.slot_seconds
+            communication = 2.0 * gradient * 8.0 / 1000.0 / b
+            compute = chunk_seconds / (epochs * minibatches) - communication
+            if compute >= spec.min_compute_seconds:
+                break
+        compute = round(compute, 4)
+
+        def draw_demand(ranges: dict[str, Range], bandwidth: float) -> np.ndarray:
+            values = []
+            for r in resources:
+                if r == "bandwidth":
+                    values.append(bandwidth)
+                else:
+                    values.append(_resource_value(rng, r, ranges[r], r in integer))
+            return np.array(values)
+
+        worker_demand = draw_demand(spec.worker_demand, b)
+        ps_demand = draw_demand(spec.ps_demand, big_b)
+        # Every demand fits on every server because each preset's demand maxima are at most its capacity
+        # minima (checked by the tests), so no draw is ever redrawn or clamped for fit.
+        work = epochs * chunks * minibatches * (compute + communication) / spec.slot_seconds
+        shortest = -(-ceil_tolerant(work) // chunks)
+        utility = Sigmoid(
+            gamma1=round(_log_uniform(rng, spec.gamma1), 3),
+            gamma2=round(float(rng.uniform(*spec.gamma2)), 3),
+            gamma3=round((shortest - 1) + shortest * (float(rng.uniform(*spec.target_slack)) - 1.0), 3),
+        )
+        job_list.append(
+            Job(
+                arrival=int(arrival),
+                epochs=epochs,
+                chunks=chunks,
+                minibatches_per_chunk=minibatches,
+                compute_seconds=compute,
+                gradient_mb=gradient,
+                worker_bandwidth_gbps=b,
+                ps_bandwidth_gbps=big_b,
+                worker_demand=worker_demand,
+                ps_demand=ps_demand,
+                utility=utility,
+                name=f"job{n}",
+            )
+        )
+    meta = {
+        "generator": "primaldual.generate",
+        "preset": preset,
+        "seed": int(seed),
+        "load": float(rate),
+        "capacity_scale": float(capacity_scale),
+    }
+    return Instance(
+        cluster=Cluster(resources, worker_capacity, ps_capacity),
+        jobs=tuple(job_list),
+        horizon=int(n_slots),
+        slot_seconds=spec.slot_seconds,
+        meta=meta,
+    )
+
+
+def preset_names() -> list[str]:
+    return sorted(PRESETS)
+
+
+__all__ = ["PRESETS", "Preset", "generate", "preset_names", "replace"]

@@ -1,0 +1,144 @@
+"""The online-scheduler interface and the registry of schedulers by name.
+
+A scheduler sees the instance's cluster and horizon up front, but each job only from its arrival slot on.
+The simulator (:mod:`primaldual.simulate`) drives it slot by slot:
+
+1. ``start(instance)`` once. The contract is that a scheduler reads a job's parameters only from its arrival
+   slot on; Python cannot enforce that cheaply, so it is documented here and the simulator checks the
+   allocations, not the reads;
+2. at each slot ``t``: ``on_arrival(t, jobs)`` with the indices of the jobs arriving in ``t`` (in index order),
+   then ``allocate(t, state)`` which returns, for each job it runs in slot ``t``, an :class:`Allocation`
+   (workers per worker server, PSs per PS server).
+
+Schedulers that plan at arrival (OASiS) return their plan's slice; schedulers that re-decide every slot (DRF)
+compute it from ``state``. The simulator applies the allocation, refuses any that breaks capacity, arrival,
+the worker cap ``N_i`` or eqs. (6)-(7), tracks remaining work and records completions.
+
+Third-party schedulers register by name with :func:`register_scheduler` (a decorator) or with an entry point
+in the group ``primaldual.schedulers`` whose object is the scheduler class.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+from primaldual.errors import InputError
+
+
+@dataclass(frozen=True, eq=False)
+class Allocation:
+    """One job's resources in one slot: ``workers[h]`` and ``parameter_servers[k]`` (non-negative integers)."""
+
+    workers: np.ndarray
+    parameter_servers: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class SlotState:
+    """What the simulator tells a scheduler at slot ``slot`` (read-only arrays).
+
+    ``remaining_work[i]`` is the worker-slots job i still needs (``V_i`` minus what it got), ``arrived[i]`` and
+    ``completed[i]`` are flags; ``active`` lists arrived, uncompleted jobs in index order. Jobs that cannot
+    finish by the horizon any more are still listed: dropping them is the scheduler's decision.
+    """
+
+    slot: int
+    remaining_work: np.ndarray
+    arrived: np.ndarray
+    completed: np.ndarray
+    active: tuple[int, ...]
+    slots_left: int
+
+
+class OnlineScheduler(ABC):
+    """Base class of every online scheduler. Subclasses set ``name`` and implement :meth:`allocate`."""
+
+    name: ClassVar[str] = "unnamed"
+
+    def start(self, instance) -> None:
+        """Called once before slot 0. Keep the instance; reset all state (a scheduler may be reused)."""
+        self.instance = instance
+
+    def on_arrival(self, slot: int, jobs: list[int]) -> None:
+        """Jobs ``jobs`` arrive in ``slot``. Planning schedulers decide admission and the whole plan here."""
+
+    @abstractmethod
+    def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
+        """The allocation of slot ``slot``: job index -> :class:`Allocation` (omit jobs that get nothing)."""
+
+    def on_completion(self, slot: int, jobs: list[int]) -> None:
+        """Jobs ``jobs`` completed their work in ``slot``."""
+
+    def parameters(self) -> dict[str, Any]:
+        """The scheduler's parameters, recorded with every run."""
+        return {}
+
+    def report(self) -> dict[str, Any]:
+        """Anything the scheduler wants recorded after the run (e.g. OASiS's certificate)."""
+        return {}
+
+
+# ---------------------------------------------------------------------------------------------- registry
+
+#: Built-in schedulers, imported lazily so that importing the registry imports no scheduler.
+BUILTIN_SCHEDULERS: dict[str, str] = {
+    "oasis": "primaldual.oasis:OasisScheduler",
+    "greedy": "primaldual.oasis:GreedyScheduler",
+    "fifo": "primaldual.baselines.fifo:FifoScheduler",
+    "drf": "primaldual.baselines.drf:DrfScheduler",
+    "rrh": "primaldual.baselines.rrh:RrhScheduler",
+    "dorm": "primaldual.baselines.dorm:DormScheduler",
+}
+ENTRY_POINT_GROUP = "primaldual.schedulers"
+_REGISTERED: dict[str, Callable[..., OnlineScheduler]] = {}
+
+
+def register_scheduler(name: str) -> Callable:
+    """Class decorator: make a scheduler available by ``name`` to ``run``, ``compare`` and sweeps."""
+
+    def decorator(cls):
+        if name in BUILTIN_SCHEDULERS:
+            raise ValueError(f"scheduler name {name!r} is taken by a built-in scheduler")
+        _REGISTERED[name] = cls
+        if getattr(cls, "name", "unnamed") == "unnamed":
+            cls.name = name
+        return cls
+
+    return decorator
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def available_schedulers() -> list[str]:
+    """Built-in names first (in the paper's order), then registered and entry-point ones, sorted."""
+    extra = sorted((set(_REGISTERED) | set(_entry_points())) - set(BUILTIN_SCHEDULERS))
+    return list(BUILTIN_SCHEDULERS) + extra
+
+
+def scheduler_class(name: str):
+    if name in BUILTIN_SCHEDULERS:
+        module_name, _, attribute = BUILTIN_SCHEDULERS[name].partition(":")
+        return getattr(importlib.import_module(module_name), attribute)
+    if name in _REGISTERED:
+        return _REGISTERED[name]
+    entry_points = _entry_points()
+    if name in entry_points:
+        return entry_points[name].load()
+    raise InputError(f"scheduler: unknown scheduler {name!r}; available: {', '.join(available_schedulers())}")
+
+
+def make_scheduler(name: str, **parameters) -> OnlineScheduler:
+    """Instantiate the scheduler registered as ``name`` with keyword ``parameters``."""
+    cls = scheduler_class(name)
+    try:
+        return cls(**parameters)
+    except TypeError as error:
+        raise InputError(f"scheduler {name}: bad parameters {parameters}: {error}") from None

@@ -1,0 +1,142 @@
+"""Utility functions of completion duration (design.md section 2).
+
+A job's utility is ``f_i(t_hat_i - a_i)``, eq. (1), where the duration is counted in slots from the arrival
+slot (a job that completes in its arrival slot has duration 0). Every family here is non-increasing in the
+duration, vectorised over numpy arrays, and serialisable to a small JSON object (``to_dict``/``from_dict``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import numpy as np
+
+from primaldual.errors import InputError
+
+
+def _as_array(duration):
+    return np.asarray(duration, dtype=float)
+
+
+@dataclass(frozen=True)
+class Sigmoid:
+    """``gamma1 / (1 + exp(gamma2 (d - gamma3)))``, the CORA-style utility (the default family).
+
+    ``gamma1`` is the job's weight, ``gamma2 >= 0`` how sharply value decays, ``gamma3`` the target duration.
+    """
+
+    gamma1: float
+    gamma2: float
+    gamma3: float
+    kind: ClassVar[str] = "sigmoid"
+
+    def __call__(self, duration):
+        d = _as_array(duration)
+        # logaddexp keeps exp() from overflowing for steep, late completions.
+        return self.gamma1 * np.exp(-np.logaddexp(0.0, self.gamma2 * (d - self.gamma3)))
+
+    def check(self, where: str) -> list[str]:
+        problems = _nonnegative(where, "gamma1", self.gamma1) + _nonnegative(where, "gamma2", self.gamma2)
+        problems += _finite(where, "gamma3", self.gamma3)
+        return problems
+
+
+@dataclass(frozen=True)
+class LinearDecay:
+    """``value * max(0, 1 - d / deadline)``: falls linearly from ``value`` at d = 0 to 0 at the deadline."""
+
+    value: float
+    deadline: float
+    kind: ClassVar[str] = "linear"
+
+    def __call__(self, duration):
+        d = _as_array(duration)
+        return self.value * np.clip(1.0 - d / self.deadline, 0.0, 1.0)
+
+    def check(self, where: str) -> list[str]:
+        problems = _nonnegative(where, "value", self.value)
+        if not (np.isfinite(self.deadline) and self.deadline > 0):
+            problems.append(f"{where}.deadline: must be > 0, got {self.deadline!r}")
+        return problems
+
+
+@dataclass(frozen=True)
+class Step:
+    """``value`` if the duration is at most ``deadline`` slots, else 0."""
+
+    value: float
+    deadline: float
+    kind: ClassVar[str] = "step"
+
+    def __call__(self, duration):
+        d = _as_array(duration)
+        return np.where(d <= self.deadline, self.value, 0.0)
+
+    def check(self, where: str) -> list[str]:
+        return _nonnegative(where, "value", self.value) + _nonnegative(where, "deadline", self.deadline)
+
+
+@dataclass(frozen=True)
+class Constant:
+    """``value`` whatever the duration (a job that only needs to finish within the horizon)."""
+
+    value: float
+    kind: ClassVar[str] = "constant"
+
+    def __call__(self, duration):
+        return np.full(np.shape(duration), float(self.value)) if np.ndim(duration) else float(self.value)
+
+    def check(self, where: str) -> list[str]:
+        return _nonnegative(where, "value", self.value)
+
+
+UTILITY_KINDS: dict[str, type] = {cls.kind: cls for cls in (Sigmoid, LinearDecay, Step, Constant)}
+Utility = Sigmoid | LinearDecay | Step | Constant
+
+
+def _nonnegative(where: str, name: str, value) -> list[str]:
+    if not np.isfinite(value) or value < 0:
+        return [f"{where}.{name}: must be >= 0, got {value!r}"]
+    return []
+
+
+def _finite(where: str, name: str, value) -> list[str]:
+    return [] if np.isfinite(value) else [f"{where}.{name}: must be a finite number, got {value!r}"]
+
+
+def utility_to_dict(utility: Utility) -> dict[str, Any]:
+    values = {f.name: float(getattr(utility, f.name)) for f in fields(utility)}
+    return {"kind": utility.kind, **values}
+
+
+def utility_from_dict(data: Any, where: str = "utility") -> Utility:
+    """Parse and validate a utility object; raises :class:`InputError` naming each bad field."""
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: must be an object like {{'kind': 'sigmoid', ...}}, got {type(data).__name__}")
+    kind = data.get("kind")
+    if kind not in UTILITY_KINDS:
+        raise InputError(f"{where}.kind: must be one of {sorted(UTILITY_KINDS)}, got {kind!r}")
+    cls = UTILITY_KINDS[kind]
+    expected = [f.name for f in fields(cls)]
+    problems = []
+    values = {}
+    for name in expected:
+        if name not in data:
+            problems.append(f"{where}.{name}: missing (a {kind} utility needs {', '.join(expected)})")
+            continue
+        value = data[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            problems.append(f"{where}.{name}: must be a number, got {value!r}")
+            continue
+        values[name] = float(value)
+    for name in data:
+        if name not in expected and name != "kind":
+            problems.append(f"{where}.{name}: unknown field for a {kind} utility (expected {', '.join(expected)})")
+    if problems:
+        raise InputError(problems)
+    utility = cls(**values)
+    problems = utility.check(where)
+    if problems:
+        raise InputError(problems)
+    return utility
