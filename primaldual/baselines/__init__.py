@@ -1,0 +1,1 @@
+"""The paper's baselines: FIFO, DRF, RRH and Dorm."""
