@@ -45,15 +45,24 @@ def proportional_shares(speed, global_batch: int, min_batch: int = 1, memory_cap
         return float(np.clip(scale * speed, lower, upper).sum())
 
     breakpoints = np.unique(np.concatenate([lower / speed, upper / speed]))
-    totals = np.array([total(b) for b in breakpoints])
-    index = int(np.searchsorted(totals, global_batch))  # first breakpoint whose total reaches X
-    if index == 0:
+    # Binary search for the first breakpoint whose total reaches X: O(n log n) overall.
+    low, high = 0, len(breakpoints) - 1
+    if total(breakpoints[0]) >= global_batch:
+        high = 0
+    while high - low > 1:
+        middle_index = (low + high) // 2
+        if total(breakpoints[middle_index]) >= global_batch:
+            high = middle_index
+        else:
+            low = middle_index
+    if high == 0:
         scale = breakpoints[0]
     else:
-        left, right = breakpoints[index - 1], breakpoints[min(index, len(breakpoints) - 1)]
-        free = (left * speed >= lower) & (right * speed <= upper)
+        left, right = breakpoints[high - 1], breakpoints[high]
+        middle = 0.5 * (left + right) * speed  # classify at the midpoint: the end points are rounding-fragile
+        free = (middle > lower) & (middle < upper)
         rate = float(speed[free].sum())
-        scale = left + (global_batch - totals[index - 1]) / rate if rate > 0 else right
+        scale = left + (global_batch - total(left)) / rate if rate > 0 else right
     shares = np.clip(scale * speed, lower, upper)
     # Put the floating-point residue on the free workers so the shares sum to X exactly.
     free = (shares > lower) & (shares < upper)

@@ -1,0 +1,29 @@
+"""LB-BSP: semi-dynamic batch sizing against stragglers (Chen et al., SoCC 2020).
+
+Digest: ``papers/lbbsp.md``; every formula here is a [design] choice documented there.
+
+* :mod:`.time_laws` -- per-worker time laws T_i(x) (linear CPU, flat-then-linear GPU);
+* :mod:`.problem` -- the min-max batch-sizing problem; :mod:`.exact` -- its fast exact solver
+  (the Pyomo reference model is :mod:`primaldual.models.batch_sizing`);
+* :mod:`.cpu` -- proportional rule with largest-remainder rounding and water-filling bounds;
+* :mod:`.predictors` -- last value, EWMA, ARX and NARX speed predictors;
+* :mod:`.gpu` -- the leader/straggler stepper;
+* :mod:`.scenarios`, :mod:`.simulator` -- BSP cluster simulation of BSP, LB-BSP and an oracle;
+* :mod:`.aggregation` -- batch-size-weighted gradient aggregation on real SGD;
+* :mod:`.bench` -- ``primaldual bench lbbsp``.
+"""
+
+from primaldual.lbbsp.cpu import equal_batches, proportional_batches, proportional_shares
+from primaldual.lbbsp.exact import ExactSolution, solve_exact, solve_greedy
+from primaldual.lbbsp.gpu import GpuController, GpuStepperConfig, GpuStepperState, adjust
+from primaldual.lbbsp.problem import BatchSizingProblem
+from primaldual.lbbsp.scenarios import Interference, Scenario, cpu_scenario, generate_trace, gpu_scenario
+from primaldual.lbbsp.simulator import METHODS, SimulationResult, simulate
+from primaldual.lbbsp.time_laws import TimeLaws
+
+__all__ = [
+    "BatchSizingProblem", "ExactSolution", "GpuController", "GpuStepperConfig", "GpuStepperState", "Interference",
+    "METHODS", "Scenario", "SimulationResult", "TimeLaws", "adjust", "cpu_scenario", "equal_batches",
+    "generate_trace", "gpu_scenario", "proportional_batches", "proportional_shares", "simulate", "solve_exact",
+    "solve_greedy",
+]

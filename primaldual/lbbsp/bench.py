@@ -1,0 +1,85 @@
+"""``primaldual bench lbbsp``: BSP vs LB-BSP vs oracle on the GPU and CPU scenarios, one run each.
+
+The paper's headline figures (digest 6.1): "up to 54%" faster training on a heterogeneous GPU
+cluster ([paper] abstract, attributed to the GPU cluster by [reported] R1) and 38.7% on a CPU
+cluster ([reported] R1). We read "x% faster" as a throughput gain, i.e. a speedup of 1 + x/100 in
+mean iteration time; the paper measures real training on EC2, we simulate, so the comparison is
+one of order of magnitude, not a reproduction.
+
+All figures except ``decision_seconds`` are simulated time and deterministic given the seed; the
+decision times are wall-clock and are reported as ratios against BSP's in the same run.
+"""
+
+from __future__ import annotations
+
+from primaldual.lbbsp.scenarios import cpu_scenario, gpu_scenario
+from primaldual.lbbsp.simulator import simulate
+
+PAPER_IMPROVEMENT_PERCENT = {"gpu": 54.0, "cpu": 38.7}
+HEADLINE_METHOD = {"gpu": "lbbsp_gpu", "cpu": "lbbsp_cpu"}
+METHODS = ("bsp", "lbbsp_gpu", "lbbsp_cpu", "oracle")
+
+
+def run_benchmark(seed: int = 0, quick: bool = False) -> dict:
+    """Simulate both scenarios (300 iterations, or 100 when ``quick``) and collect the figures."""
+    iterations = 100 if quick else 300
+    scenarios = {}
+    for name, factory in (("gpu", gpu_scenario), ("cpu", cpu_scenario)):
+        result = simulate(factory(iterations=iterations), seed=seed, methods=METHODS)
+        summary = result.summary()
+        headline = HEADLINE_METHOD[name]
+        lbbsp, oracle = result.speedup(headline), result.speedup("oracle")
+        bsp_decision = max(summary["decision_seconds"]["bsp"], 1e-12)
+        scenarios[name] = {
+            "description": summary["description"],
+            "workers": summary["workers"],
+            "global_batch": summary["global_batch"],
+            "iterations": summary["iterations"],
+            "lbbsp_method": headline,
+            "mean_iteration_seconds": summary["mean_iteration_seconds"],
+            "speedup": summary["speedup"],
+            "lbbsp_speedup": lbbsp,
+            "oracle_speedup": oracle,
+            "lbbsp_improvement_percent": 100.0 * (lbbsp - 1.0),
+            "oracle_improvement_percent": 100.0 * (oracle - 1.0),
+            "paper_improvement_percent": PAPER_IMPROVEMENT_PERCENT[name],
+            # How much slower LB-BSP's iterations are than the oracle's, and which share of the
+            # oracle's possible gain over BSP it captures.
+            "gap_to_oracle_percent": 100.0 * (oracle / lbbsp - 1.0),
+            "share_of_oracle_gain": (lbbsp - 1.0) / (oracle - 1.0) if oracle > 1.0 else float("nan"),
+            "decision_seconds": summary["decision_seconds"],
+            "decision_ratio_to_bsp": {m: s / bsp_decision for m, s in summary["decision_seconds"].items()},
+        }
+    return {"seed": seed, "quick": quick, "scenarios": scenarios}
+
+
+def format_benchmark(result: dict) -> str:
+    """Text table of :func:`run_benchmark`'s figures."""
+    lines = [f"LB-BSP benchmark (seed {result['seed']}{', quick' if result['quick'] else ''}): "
+             "speedup = BSP mean iteration time / method's"]
+    header = f"{'scenario':<9}{'BSP s/it':>10}{'LB-BSP s/it':>13}{'oracle s/it':>13}{'LB-BSP':>9}{'oracle':>9}" \
+             f"{'paper':>9}{'gap to oracle':>15}{'share of gain':>15}"
+    lines += [header, "-" * len(header)]
+    for name, s in result["scenarios"].items():
+        mean = s["mean_iteration_seconds"]
+        lines.append(
+            f"{name:<9}{mean['bsp']:>10.3f}{mean[s['lbbsp_method']]:>13.3f}{mean['oracle']:>13.3f}"
+            f"{s['lbbsp_speedup']:>8.2f}x{s['oracle_speedup']:>8.2f}x"
+            f"{'+' + format(s['paper_improvement_percent'], '.1f') + '%':>9}"
+            f"{s['gap_to_oracle_percent']:>14.1f}%{100 * s['share_of_oracle_gain']:>14.0f}%")
+    lines.append("")
+    lines.append("ours as throughput gain: " + "; ".join(
+        f"{name} LB-BSP +{s['lbbsp_improvement_percent']:.1f}% (oracle +{s['oracle_improvement_percent']:.1f}%, "
+        f"paper up to +{s['paper_improvement_percent']:.1f}%)" for name, s in result["scenarios"].items()))
+    lines.append("LB-BSP = leader/straggler stepper on GPU, proportional rule with NARX prediction on CPU.")
+    lines.append("")
+    lines.append("decision logic wall-clock, ratio to BSP's in the same run (all methods, both scenarios):")
+    for name, s in result["scenarios"].items():
+        lines.append(f"  {name}: " + ", ".join(
+            f"{m} {s['decision_ratio_to_bsp'][m]:.0f}x ({1e3 * s['decision_seconds'][m]:.1f} ms)"
+            for m in s["decision_seconds"]))
+    lines.append("")
+    lines.append("other LB-BSP variant for reference: " + "; ".join(
+        f"{name} {m} {s['speedup'][m]:.2f}x" for name, s in result["scenarios"].items()
+        for m in ("lbbsp_gpu", "lbbsp_cpu") if m != s["lbbsp_method"]))
+    return "\n".join(lines)

@@ -1,0 +1,96 @@
+"""The fast exact min-max solver against brute force, the general greedy and the Pyomo/HiGHS model."""
+
+import itertools
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from hypothesis import given, settings
+
+from primaldual.errors import InputError
+from primaldual.lbbsp.exact import continuous_makespan_lower_bound, solve_exact, solve_greedy
+from primaldual.lbbsp.problem import BatchSizingProblem
+from primaldual.lbbsp.time_laws import TimeLaws
+from primaldual.models.batch_sizing import build_batch_sizing_model, solve_batch_sizing
+from lbbsp_strategies import gpu_problems, random_gpu_problem
+
+
+def brute_force_makespan(problem: BatchSizingProblem) -> float:
+    best = np.inf
+    ranges = [range(problem.min_batch, int(c) + 1) for c in problem.memory_cap]
+    for batch in itertools.product(*ranges):
+        if sum(batch) == problem.global_batch:
+            best = min(best, problem.makespan(np.array(batch)))
+    return best
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(problem=gpu_problems(min_workers=1, max_workers=3, max_batch=14))
+def test_fast_solver_matches_brute_force(problem):
+    solution = solve_exact(problem)
+    assert problem.is_feasible(solution.batch)
+    assert solution.makespan == pytest.approx(brute_force_makespan(problem), rel=1e-12)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(problem=gpu_problems(min_workers=1, max_workers=8, max_batch=400))
+def test_fast_solver_matches_general_greedy(problem):
+    fast = solve_exact(problem)
+    greedy = solve_greedy(lambda i, x: float(problem.laws.seconds_of_worker(i, x)), problem.n_workers,
+                          problem.global_batch, problem.min_batch, problem.memory_cap)
+    assert problem.is_feasible(fast.batch) and problem.is_feasible(greedy.batch)
+    assert fast.makespan == pytest.approx(greedy.makespan, rel=1e-12)
+    assert fast.makespan >= continuous_makespan_lower_bound(problem) * (1 - 1e-12)
+
+
+def test_greedy_handles_non_convex_monotone_laws_exactly():
+    # A step-shaped (non-convex) monotone law: the greedy argument needs monotonicity only.
+    def law(i, x):
+        return (1.0 + i) * np.ceil(x / 8.0)
+
+    for total in range(3, 30):
+        greedy = solve_greedy(law, 3, total)
+        brute = min(max(law(i, b[i]) for i in range(3))
+                    for b in itertools.product(range(1, total + 1), repeat=3) if sum(b) == total)
+        assert greedy.makespan == brute
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_solver_equals_pyomo_highs_optimum(seed):
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(2, 6))
+    problem = random_gpu_problem(rng, n, int(rng.integers(3 * n, 80)), capped=bool(seed % 2))
+    reference = solve_batch_sizing(problem, solver="highs")
+    assert reference.status == "optimal"
+    assert problem.is_feasible(reference.batch)
+    fast = solve_exact(problem)
+    assert fast.makespan == pytest.approx(reference.makespan, rel=1e-9)
+    assert reference.objective == pytest.approx(fast.makespan, abs=1e-6)
+
+
+def test_linear_laws_pyomo_and_fast_agree_with_closed_form():
+    # Speeds 1:2:3:4 and X = 100 make the proportional split integral: x* = (10, 20, 30, 40), tau* = 10.
+    problem = BatchSizingProblem(TimeLaws.linear([1.0, 2.0, 3.0, 4.0]), 100)
+    fast = solve_exact(problem)
+    assert fast.batch.tolist() == [10, 20, 30, 40]
+    assert fast.makespan == pytest.approx(10.0)
+    assert solve_batch_sizing(problem).makespan == pytest.approx(10.0)
+
+
+def test_model_structure_maps_to_the_formulation():
+    problem = BatchSizingProblem(TimeLaws.flat_then_linear([0.1, 0.2, 0.3], 0.0, [0.01, 0.02, 0.03]), 30,
+                                 min_batch=2, memory_cap=[20, 15, 10])
+    model = build_batch_sizing_model(problem)
+    assert len(model.epigraph) == 3 * 2          # one epigraph row per worker and affine piece
+    assert model.conservation.upper == 30 and model.conservation.lower == 30
+    assert [model.batch[i].bounds for i in range(3)] == [(2, 20), (2, 15), (2, 10)]
+    assert all(model.batch[i].domain is pyo.Integers for i in range(3))
+    assert model.batch[0].value == 2             # built, not solved
+
+
+def test_infeasible_problems_are_rejected():
+    laws = TimeLaws.linear([1.0, 1.0])
+    with pytest.raises(InputError, match="global_batch"):
+        BatchSizingProblem(laws, 1)
+    with pytest.raises(InputError, match="memory cap"):
+        BatchSizingProblem(laws, 10, memory_cap=[4, 4])
