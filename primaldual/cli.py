@@ -51,6 +51,12 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as error:
         print(f"primaldual {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`primaldual ... | head`): not an error of ours, and no traceback.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print(f"primaldual {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -9,10 +9,13 @@ shows that weighted aggregation reproduces single-batch SGD while the plain mean
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
+from primaldual.commands._common import add_json_flag, print_json
 from primaldual.errors import InputError
+from primaldual.lbbsp.aggregation import KINDS
+from primaldual.lbbsp.predictors import PREDICTORS
+from primaldual.lbbsp.scenarios import SCENARIOS
 
 ORDER = 70
 
@@ -28,7 +31,7 @@ def register(subparsers) -> None:
         "simulate", help="BSP vs LB-BSP vs oracle on one scenario",
         description="Run BSP (equal batches), LB-BSP's CPU rule, LB-BSP's GPU stepper and an oracle that "
                     "knows the true speeds on the same random streams.")
-    simulate.add_argument("--scenario", choices=("gpu", "cpu"), default="gpu",
+    simulate.add_argument("--scenario", choices=tuple(SCENARIOS), default="gpu",
                           help="gpu: heterogeneous dedicated GPUs; cpu: non-dedicated CPUs with interference "
                                "(default gpu)")
     simulate.add_argument("--workers", type=int, default=8, help="number of workers n (default 8)")
@@ -36,21 +39,21 @@ def register(subparsers) -> None:
     simulate.add_argument("--global-batch", type=int, default=None,
                           help="global batch X (default 96 per worker on gpu, 64 on cpu)")
     simulate.add_argument("--seed", type=int, default=0, help="seed of the random streams (default 0)")
-    simulate.add_argument("--predictor", choices=("last", "ewma", "arx", "narx"), default="narx",
+    simulate.add_argument("--predictor", choices=tuple(PREDICTORS), default="narx",
                           help="speed predictor of the CPU rule (default narx)")
     simulate.add_argument("--target-samples", type=int, default=None,
                           help="report the time to process this many samples (default: all of the run)")
-    simulate.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_json_flag(simulate)
     simulate.set_defaults(handler=_simulate)
 
     aggregate = commands.add_parser(
         "aggregate", help="weighted vs plain-mean gradient aggregation on real SGD",
         description="Train regression with the unequal batches LB-BSP chose on the cpu scenario and compare "
                     "with single-batch SGD on the union of the batches.")
-    aggregate.add_argument("--kind", choices=("logistic", "least_squares"), default="logistic")
+    aggregate.add_argument("--kind", choices=KINDS, default="logistic", help="regression model (default logistic)")
     aggregate.add_argument("--iterations", type=int, default=100, help="SGD steps (default 100)")
-    aggregate.add_argument("--seed", type=int, default=0)
-    aggregate.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    aggregate.add_argument("--seed", type=int, default=0, help="seed of the data and the sample order (default 0)")
+    add_json_flag(aggregate)
     aggregate.set_defaults(handler=_aggregate)
 
 
@@ -64,9 +67,13 @@ def _positive(name: str, value: int) -> None:
         raise InputError(f"{name}: must be >= 1, got {value}")
 
 
-def _scenario(args):
-    from primaldual.lbbsp.scenarios import SCENARIOS
+def _check_seed(seed: int) -> None:
+    # numpy's generators reject negative seeds with a bare ValueError deep in the simulation.
+    if seed < 0:
+        raise InputError(f"--seed: must be an integer >= 0, got {seed}")
 
+
+def _scenario(args):
     _positive("--workers", args.workers)
     _positive("--iterations", args.iterations)
     if args.global_batch is not None and args.global_batch < args.workers:
@@ -85,13 +92,14 @@ def _simulate(args) -> int:
     from primaldual.lbbsp.simulator import simulate
 
     scenario = _scenario(args)
+    _check_seed(args.seed)
     if args.target_samples is not None:
         _positive("--target-samples", args.target_samples)
     result = simulate(scenario, seed=args.seed, predictor=args.predictor, target_samples=args.target_samples)
     summary = result.summary()
     summary["predictor"] = args.predictor
     if args.json:
-        print(json.dumps(_finite(summary)))
+        print_json(_finite(summary))
         return 0
     print(f"scenario {scenario.name}: {scenario.description}")
     print(f"global batch {scenario.global_batch}, {summary['iterations']} iterations, seed {args.seed}, "
@@ -101,9 +109,10 @@ def _simulate(args) -> int:
     print(header)
     print("-" * len(header))
     for method in summary["mean_iteration_seconds"]:
-        print(f"{method:<11}{summary['mean_iteration_seconds'][method]:>13.4f}"
-              f"{summary['time_to_samples_seconds'][method]:>25.1f}s{summary['speedup'][method]:>9.3f}x"
-              f"{100 * summary['mean_idle_fraction'][method]:>16.1f}%")
+        seconds = summary["time_to_samples_seconds"][method]
+        reached = f"{seconds:.1f}s" if math.isfinite(seconds) else "not reached"
+        print(f"{method:<11}{summary['mean_iteration_seconds'][method]:>13.4f}{reached:>26}"
+              f"{summary['speedup'][method]:>9.3f}x{100 * summary['mean_idle_fraction'][method]:>16.1f}%")
     return 0
 
 
@@ -113,6 +122,7 @@ def _aggregate(args) -> int:
     from primaldual.lbbsp.simulator import simulate
 
     _positive("--iterations", args.iterations)
+    _check_seed(args.seed)
     run = simulate(cpu_scenario(iterations=args.iterations), seed=args.seed, methods=("lbbsp_cpu",))
     schedule = run.runs["lbbsp_cpu"].batches
     data = synthetic_regression(args.kind, samples=4096, dimension=8, seed=args.seed)
@@ -128,7 +138,7 @@ def _aggregate(args) -> int:
                        "mean": check.final_loss_mean},
     }
     if args.json:
-        print(json.dumps(payload))
+        print_json(payload)
         return 0
     print(f"{args.kind} regression, {args.iterations} SGD steps, global batch {payload['global_batch']}, "
           f"local batches from LB-BSP's CPU rule in [{schedule.min()}, {schedule.max()}]")

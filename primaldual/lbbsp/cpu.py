@@ -71,11 +71,13 @@ def proportional_shares(speed, global_batch: int, min_batch: int = 1, memory_cap
     return shares
 
 
-def largest_remainder(shares, speed=None, lower=None, upper=None) -> np.ndarray:
+def largest_remainder(shares, speed=None, upper=None) -> np.ndarray:
     """Round real ``shares`` (whose sum is an integer) to integers with the same sum.
 
     Everybody gets ``floor``; the missing units go to the largest remainders, ties to the larger
-    ``speed`` (keeps the rule monotone in speed) and then to the lower index (determinism).
+    ``speed`` (keeps the rule monotone in speed) and then to the lower index (determinism). A worker
+    already at its ``upper`` bound never takes a missing unit, even if floating-point noise put its
+    share a hair above the bound.
     """
     shares = np.round(np.asarray(shares, dtype=float), _SHARE_DECIMALS)
     target = int(round(float(shares.sum())))

@@ -50,15 +50,26 @@ def solve_greedy(
     batch = np.full(n_workers, min_batch, dtype=np.int64)
     if n_workers * min_batch > global_batch or cap.sum() < global_batch:
         raise ValueError("infeasible batch-sizing instance")
-    heap = [(float(seconds_of_worker(i, min_batch + 1)), i) for i in range(n_workers) if cap[i] > min_batch]
+    batch = _fill_greedily(seconds_of_worker, batch, cap, global_batch - n_workers * min_batch)
+    makespan = max(float(seconds_of_worker(i, int(batch[i]))) for i in range(n_workers))
+    return ExactSolution(batch=batch, makespan=makespan)
+
+
+def _fill_greedily(seconds_of_worker, batch: np.ndarray, cap: np.ndarray, samples: int) -> np.ndarray:
+    """Hand out ``samples`` more samples one at a time, each to the worker that finishes earliest with it.
+
+    Only the worker that just received a sample changes its next finish time, so a heap keyed on
+    (time, index) makes each step O(log n) instead of an O(n) rescan; the index in the key sends ties
+    to the lowest worker index. ``batch`` is updated in place and returned.
+    """
+    heap = [(float(seconds_of_worker(i, int(batch[i]) + 1)), i) for i in range(batch.size) if batch[i] < cap[i]]
     heapq.heapify(heap)
-    for _ in range(global_batch - n_workers * min_batch):
+    for _ in range(samples):
         _, worker = heapq.heappop(heap)
         batch[worker] += 1
         if batch[worker] < cap[worker]:
             heapq.heappush(heap, (float(seconds_of_worker(worker, int(batch[worker]) + 1)), worker))
-    makespan = max(float(seconds_of_worker(i, int(batch[i]))) for i in range(n_workers))
-    return ExactSolution(batch=batch, makespan=makespan)
+    return batch
 
 
 def _deadline_counts(problem: BatchSizingProblem, deadline: float) -> np.ndarray:
@@ -96,12 +107,7 @@ def solve_exact(problem: BatchSizingProblem) -> ExactSolution:
                 break
         else:
             high = middle
-    batch = start.copy()
-    cap = problem.memory_cap
-    for _ in range(target - int(batch.sum())):
-        candidate = laws.seconds(batch + 1)
-        candidate[batch >= cap] = np.inf
-        batch[int(np.argmin(candidate))] += 1  # argmin returns the first minimum: ties to the lowest index
+    batch = _fill_greedily(laws.seconds_of_worker, start.copy(), problem.memory_cap, target - int(start.sum()))
     return ExactSolution(batch=batch, makespan=problem.makespan(batch))
 
 

@@ -173,8 +173,6 @@ def adjust(state: GpuStepperState, window_times, config: GpuStepperConfig) -> tu
 class GpuController:
     """Feeds measured compute times into :func:`adjust` every ``state.window`` iterations."""
 
-    name = "lbbsp_gpu"
-
     def __init__(self, config: GpuStepperConfig, batch):
         self.config = config
         self.state = initial_state(config, batch)
@@ -184,7 +182,8 @@ class GpuController:
     def next_batch(self) -> np.ndarray:
         return self.state.batch.copy()
 
-    def observe(self, batch, compute_seconds, exogenous=None) -> None:
+    def observe(self, compute_seconds) -> None:
+        """Record one iteration's measured compute times (of the batch :meth:`next_batch` proposed)."""
         self._times.append(np.asarray(compute_seconds, dtype=float))
         if len(self._times) >= self.state.window:
             self.state, adjustment = adjust(self.state, np.asarray(self._times), self.config)

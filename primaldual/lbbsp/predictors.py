@@ -76,8 +76,6 @@ class DelayLines:
 class _WindowedLearner:
     """Sliding-window bookkeeping shared by ARX and NARX: features z^t, targets v^{t+1}."""
 
-    name = "windowed"
-
     def __init__(self, n_workers: int, delays: DelayLines, history: int, refit_every: int, min_samples: int,
                  smoothing: float):
         self.n_workers = n_workers
@@ -89,7 +87,6 @@ class _WindowedLearner:
         self.fallback = EwmaPredictor(n_workers, smoothing)
         self.fitted = False
         self.observations = 0
-        self.history = history
 
     def observe(self, speed, exogenous=None) -> None:
         speed = np.asarray(speed, dtype=float)

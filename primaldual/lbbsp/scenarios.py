@@ -94,7 +94,8 @@ def generate_trace(scenario: Scenario, seed: int, iterations: int | None = None)
         jitter = np.ones((iterations, n))
     interference = scenario.interference
     if interference is None:
-        return Trace(np.ones((iterations, n)), jitter, np.tile([1.0, 1.0 - 0.1], (iterations + 1, n, 1)))
+        idle = [1.0, 1.0 - Interference.base_memory_use]  # dedicated machines: only our own process runs
+        return Trace(np.ones((iterations, n)), jitter, np.tile(idle, (iterations + 1, n, 1)))
     cpu = np.zeros((iterations + 1, n))     # state at the barrier before iteration t
     memory = np.zeros((iterations + 1, n))
     for t in range(iterations):

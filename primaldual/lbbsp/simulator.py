@@ -86,11 +86,15 @@ class GpuMethod:
         return self.controller.next_batch()
 
     def observe(self, batch, compute_seconds, readings) -> None:
-        self.controller.observe(batch, compute_seconds)
+        self.controller.observe(compute_seconds)
 
 
 class OracleMethod:
-    """Knows the true laws of the coming iteration (not its jitter); solves the min-max exactly."""
+    """Knows the true laws of the coming iteration (not its jitter); solves the min-max exactly.
+
+    It minimises ``max_i (T_i(x_i) + C_i)``, the iteration time itself (digest 7.1's ``include_comm``),
+    so it stays the best allocation even in a scenario whose communication times differ per worker.
+    """
 
     name = "oracle"
 
@@ -101,7 +105,7 @@ class OracleMethod:
 
     def next_batch(self) -> np.ndarray:
         s = self.scenario
-        laws = s.base_laws.scaled(self.trace.slowdown[self.iteration])
+        laws = s.base_laws.scaled(self.trace.slowdown[self.iteration]).shifted(s.communication_seconds)
         return solve_exact(BatchSizingProblem(laws, s.global_batch, s.min_batch, s.memory_cap)).batch
 
     def observe(self, batch, compute_seconds, readings) -> None:
@@ -147,7 +151,8 @@ class MethodRun:
 
     @property
     def mean_idle_fraction(self) -> float:
-        """Mean share of an iteration a worker spends waiting at the barrier (straggler cost)."""
+        """Mean idle share of the compute phase: ``1 - T_i / max_j T_j`` averaged over workers and
+        iterations (the time a worker waits for the straggler, relative to the straggler's compute time)."""
         busy = self.compute_seconds.max(axis=1, keepdims=True)
         return float(np.mean(1.0 - self.compute_seconds / busy))
 

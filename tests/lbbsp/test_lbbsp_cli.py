@@ -22,16 +22,36 @@ def test_simulate_text(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--workers", "0"], "--workers: must be >= 1, got 0"),
-    (["--iterations", "-3"], "--iterations: must be >= 1, got -3"),
-    (["--workers", "8", "--global-batch", "5"], "--global-batch: must be >= workers * min batch = 8 * 1, got 5"),
-    (["--global-batch", "100000"], "exceeds the gpu cluster's total memory cap"),
+    (["simulate", "--workers", "0"], "--workers: must be >= 1, got 0"),
+    (["simulate", "--iterations", "-3"], "--iterations: must be >= 1, got -3"),
+    (["simulate", "--workers", "8", "--global-batch", "5"],
+     "--global-batch: must be >= workers * min batch = 8 * 1, got 5"),
+    (["simulate", "--global-batch", "100000"], "exceeds the gpu cluster's total memory cap"),
+    (["simulate", "--seed", "-1"], "--seed: must be an integer >= 0, got -1"),
+    (["simulate", "--target-samples", "0"], "--target-samples: must be >= 1, got 0"),
+    (["aggregate", "--iterations", "0"], "--iterations: must be >= 1, got 0"),
+    (["aggregate", "--seed", "-2"], "--seed: must be an integer >= 0, got -2"),
 ])
 def test_bad_input_exits_2_with_a_message(capsys, argv, message):
-    assert main(["lbbsp", "simulate", *argv]) == 2
+    assert main(["lbbsp", *argv]) == 2
     captured = capsys.readouterr()
     assert message in captured.err
     assert "Traceback" not in captured.err and captured.out == ""
+
+
+def test_unknown_scenario_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["lbbsp", "simulate", "--scenario", "tpu"])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'tpu'" in capsys.readouterr().err
+
+
+def test_unreachable_sample_target(capsys):
+    argv = ["lbbsp", "simulate", "--workers", "2", "--iterations", "2", "--target-samples", "100000"]
+    assert main(argv) == 0
+    assert "not reached" in capsys.readouterr().out
+    assert main([*argv, "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["time_to_samples_seconds"].values()) == {None}
 
 
 def test_aggregate_json(capsys):

@@ -100,7 +100,7 @@ def test_oscillation_halves_the_step_and_widens_the_window():
 def _controller_makespan_after(controller, laws, iterations):
     for _ in range(iterations):
         batch = controller.next_batch()
-        controller.observe(batch, laws.seconds(batch))
+        controller.observe(laws.seconds(batch))
     return float(np.max(laws.seconds(controller.next_batch())))
 
 

@@ -5,8 +5,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from primaldual.lbbsp.scenarios import cpu_scenario, generate_trace, gpu_scenario
-from primaldual.lbbsp.simulator import BspMethod, OracleMethod, make_method, run_method, simulate
+from primaldual.lbbsp.exact import solve_exact
+from primaldual.lbbsp.problem import BatchSizingProblem
+from primaldual.lbbsp.scenarios import Scenario, cpu_scenario, generate_trace, gpu_scenario
+from primaldual.lbbsp.simulator import METHODS, BspMethod, OracleMethod, make_method, run_method, simulate
+from primaldual.lbbsp.time_laws import TimeLaws
 
 
 def test_same_seed_same_numbers_and_different_seed_different_numbers():
@@ -16,6 +19,21 @@ def test_same_seed_same_numbers_and_different_seed_different_numbers():
     first.pop("decision_seconds"), second.pop("decision_seconds"), other.pop("decision_seconds")
     assert first == second
     assert first["mean_iteration_seconds"] != other["mean_iteration_seconds"]
+
+
+def test_every_method_runs_on_the_same_random_streams():
+    # Recompute each method's compute times from its batches and the one trace of the seed: they
+    # must match exactly, i.e. no method got its own slow-downs or jitter.
+    scenario = cpu_scenario(iterations=40)
+    result = simulate(scenario, seed=2)
+    trace = generate_trace(scenario, seed=2)
+    assert set(result.runs) == set(METHODS)
+    for run in result.runs.values():
+        for t, batch in enumerate(run.batches):
+            expected = scenario.base_laws.scaled(trace.slowdown[t]).seconds(batch) * trace.jitter[t]
+            np.testing.assert_array_equal(run.compute_seconds[t], expected)
+            assert run.iteration_seconds[t] == np.max(expected + scenario.communication_seconds) + \
+                scenario.barrier_seconds
 
 
 @pytest.mark.parametrize("method", ["lbbsp_cpu", "lbbsp_gpu"])
@@ -46,6 +64,20 @@ def test_the_oracle_does_see_the_current_iteration():
     original = run_method(OracleMethod(scenario, trace), scenario, trace)
     perturbed = run_method(OracleMethod(scenario, future), scenario, future)
     assert perturbed.batches[k, 0] < original.batches[k, 0]
+
+
+def test_the_oracle_minimises_the_whole_iteration_time():
+    # Two identical GPUs, the second behind a 0.2 s slower link: the oracle loads the first one more,
+    # and its iteration time is the exact min-max of compute + communication.
+    laws = TimeLaws.flat_then_linear([0.138, 0.138], 0.010, 0.004)
+    scenario = Scenario(name="links", description="same GPUs, different links", base_laws=laws,
+                        memory_cap=np.array([192, 192]), global_batch=192,
+                        communication_seconds=np.array([0.1, 0.3]), jitter=0.0, iterations=3)
+    trace = generate_trace(scenario, 0)
+    run = run_method(OracleMethod(scenario, trace), scenario, trace)
+    assert run.batches[0, 0] > run.batches[0, 1]
+    problem = BatchSizingProblem(laws.shifted(scenario.communication_seconds), 192, 1, scenario.memory_cap)
+    assert run.iteration_seconds[0] == pytest.approx(solve_exact(problem).makespan + scenario.barrier_seconds)
 
 
 class _Cheater(BspMethod):
