@@ -1,0 +1,225 @@
+"""``primaldual bench oasis``: milliseconds per OASiS job decision, against a pure-Python DP in the same run.
+
+For every job of a ``paper``-preset instance, in arrival order, the benchmark times one OASiS decision
+(the vectorised dual subroutine of :mod:`primaldual.dual` plus admission and price update) and, on the same
+job at the same prices and residual capacities, the straightforward pure-Python implementation of the same
+recurrence below (:func:`reference_best_schedule`: loops over servers, slots, work states and worker
+counts, with the same early stop). Both must find the same ``mu`` (checked, mismatches counted); the figure to
+report is the ratio of the median times. It also times the whole preset end to end (constants, every
+decision, the certificate) and a second configuration at the issue's target size (``T = 100``, 100 servers
+per pool, ``N_i <= 16``), and records OASiS's and ``greedy``'s utilities and the certificate's ``D / ALG`` as
+context. Wall-clock times (``perf_counter``) and CPU times (``process_time``, robust to a busy machine) are
+both reported.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+import numpy as np
+
+from primaldual.commands._common import add_json_flag, print_json
+from primaldual.dual import best_schedule
+from primaldual.generate import generate
+from primaldual.instance import Instance
+from primaldual.oasis import OnlineEngine, arrival_order, run_greedy, run_oasis
+from primaldual.prices import compute_constants
+
+NAME = "oasis"
+HELP = "OASiS per-job decision time on the paper preset, against a pure-Python DP of the same recurrence"
+
+#: Issue 4's target: median decision time for T <= 100, N_i <= 16, 100 servers per pool.
+TARGET_MEDIAN_MS = 5.0
+
+
+def reference_best_schedule(instance: Instance, i: int, worker_prices, ps_prices, worker_free, ps_free,
+                            early_stop: bool = False):
+    """The dual subroutine written plainly in Python: returns ``(mu, payoff, completion_slot)``.
+
+    Same recurrence as :mod:`primaldual.dual` (cheapest-first fill per slot, ``Z(D) = ceil(D b/B)`` PSs,
+    ``F_t(v) = min_D F_{t-1}(v - D) + c_t(D)`` for every slot, earliest maximiser of ``f - C``), with Python
+    lists and loops only; ``early_stop`` adds the subroutine's stop once ``f <= max(0, best)``. Used as the
+    benchmark's reference and nowhere else.
+    """
+    job = instance.jobs[i]
+    horizon = instance.horizon
+    work = int(instance.work_units[i])
+    max_workers = min(job.chunks, work)
+    worker_demand = [float(x) for x in job.worker_demand]
+    ps_demand = [float(x) for x in job.ps_demand]
+    needed = [int(job.min_parameter_servers(d)) for d in range(max_workers + 1)]
+    ps_max = min(max(needed), max_workers)
+
+    def fill_costs(prices_t, free_t, demand, count):
+        servers = []
+        for h in range(len(prices_t)):
+            cap = count
+            for r, d in enumerate(demand):
+                if d > 0:
+                    cap = min(cap, int(math.floor((free_t[h][r] + 2e-10) / d)))
+            if cap > 0:
+                price = 0.0
+                for r, d in enumerate(demand):
+                    if d > 0:
+                        price += prices_t[h][r] * d
+                servers.append((price, h, cap))
+        servers.sort()
+        costs = [0.0]
+        for price, _, cap in servers:
+            for _ in range(cap):
+                if len(costs) > count:
+                    break
+                costs.append(costs[-1] + price)
+        return costs + [math.inf] * (count + 1 - len(costs))
+
+    previous = [0.0] + [math.inf] * work
+    best_payoff, best_slot = -math.inf, None
+    for t in range(job.arrival, horizon):
+        worker_costs = fill_costs(worker_prices[t], worker_free[t], worker_demand, max_workers)
+        ps_costs = fill_costs(ps_prices[t], ps_free[t], ps_demand, ps_max)
+        slot_cost = [0.0]
+        for d in range(1, max_workers + 1):
+            z = needed[d]
+            slot_cost.append(worker_costs[d] + ps_costs[z] if z <= d and z <= ps_max else math.inf)
+        current = [math.inf] * (work + 1)
+        for v in range(work + 1):
+            best = math.inf
+            for d in range(min(max_workers, v) + 1):
+                candidate = previous[v - d] + slot_cost[d]
+                if candidate < best:
+                    best = candidate
+            current[v] = best
+        previous = current
+        value = float(job.utility(t - job.arrival))
+        if current[work] < math.inf and value - current[work] > best_payoff:
+            best_payoff, best_slot = value - current[work], t
+        if early_stop and t + 1 < horizon and float(job.utility(t + 1 - job.arrival)) <= max(0.0, best_payoff):
+            break
+    return max(0.0, best_payoff), best_payoff, best_slot
+
+
+def _percentile(values, q):
+    return float(np.percentile(np.asarray(values), q)) if values else None
+
+
+def time_decisions(instance: Instance, reference_every: int = 1) -> dict:
+    """Time every decision of one OASiS run; every ``reference_every``-th job (0: none) is also solved, at the
+    same prices, by the vectorised subroutine with and without its early stop and by the pure-Python
+    reference (without early stop: the straightforward DP over all slots)."""
+    constants = compute_constants(instance)
+    engine = OnlineEngine(instance, constants)
+    wall, cpu = [], []
+    as_used, full, reference = [], [], []
+    mismatches = 0
+    state = engine.state
+    for n, i in enumerate(arrival_order(instance)):
+        if reference_every and n % reference_every == 0:
+            worker_free, ps_free = state.worker_free, state.ps_free
+            start = time.perf_counter()
+            vectorised = best_schedule(instance, i, state.worker_prices, state.ps_prices, worker_free, ps_free)
+            as_used.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            best_schedule(instance, i, state.worker_prices, state.ps_prices, worker_free, ps_free, early_stop=False)
+            full.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            mu, _, _ = reference_best_schedule(instance, i, state.worker_prices, state.ps_prices, worker_free, ps_free)
+            reference.append(time.perf_counter() - start)
+            if abs(mu - vectorised.mu) > 1e-9 * max(1.0, abs(mu)):
+                mismatches += 1
+        start_wall, start_cpu = time.perf_counter(), time.process_time()
+        engine.decide(i)
+        wall.append(time.perf_counter() - start_wall)
+        cpu.append(time.process_time() - start_cpu)
+    out = {
+        "jobs": instance.n_jobs,
+        "horizon": instance.horizon,
+        "worker_servers": instance.cluster.n_worker_servers,
+        "ps_servers": instance.cluster.n_ps_servers,
+        "max_chunks": int(max(job.chunks for job in instance.jobs)),
+        "max_work_units": int(instance.work_units.max()),
+        "decision_ms_median": 1e3 * statistics.median(wall),
+        "decision_ms_p99": 1e3 * _percentile(wall, 99),
+        "decision_cpu_ms_median": 1e3 * statistics.median(cpu),
+        "decision_cpu_ms_p99": 1e3 * _percentile(cpu, 99),
+        "decisions_seconds_total": float(sum(wall)),
+        "admitted": sum(d.admitted for d in engine.decisions.values()),
+    }
+    if reference:
+        out.update({
+            "reference_jobs": len(reference),
+            "subroutine_ms_median": 1e3 * statistics.median(as_used),
+            "subroutine_full_ms_median": 1e3 * statistics.median(full),
+            "reference_ms_median": 1e3 * statistics.median(reference),
+            "reference_ms_p99": 1e3 * _percentile(reference, 99),
+            # The figure to report: the subroutine as OASiS runs it against the straightforward DP.
+            "speedup_median": statistics.median(reference) / max(statistics.median(as_used), 1e-12),
+            "speedup_total": sum(reference) / max(sum(as_used), 1e-12),
+            # Same work on both sides (no early stop): what vectorisation alone buys.
+            "vectorisation_speedup_median": statistics.median(reference) / max(statistics.median(full), 1e-12),
+            "reference_mismatches": mismatches,
+        })
+    return out
+
+
+def run_benchmark(seed: int = 0, quick: bool = False, jobs: int | None = None) -> dict:
+    """All figures of ``primaldual bench oasis`` as one dict (see the module docstring)."""
+    n_jobs = jobs if jobs is not None else (60 if quick else None)
+    paper = generate("paper", seed, jobs=n_jobs)
+    figures = {"seed": seed, "quick": quick, "paper": time_decisions(paper, reference_every=10 if quick else 3)}
+
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    result = run_oasis(paper)
+    figures["paper"]["run_seconds"] = time.perf_counter() - start_wall
+    figures["paper"]["run_cpu_seconds"] = time.process_time() - start_cpu
+    certificate = result.certificate
+    figures["paper"]["oasis_utility"] = result.total_utility
+    figures["paper"]["greedy_utility"] = run_greedy(paper).total_utility
+    figures["paper"]["dual_objective"] = certificate.dual_objective
+    figures["paper"]["ratio_upper_bound"] = certificate.ratio_upper_bound
+    figures["paper"]["best_ratio_upper_bound"] = certificate.best_ratio_upper_bound
+    figures["paper"]["alpha"] = certificate.constants.alpha
+
+    target_jobs = 50 if quick else 200
+    target = generate("paper", seed, jobs=target_jobs, horizon=100, worker_servers=100, ps_servers=100,
+                      load=target_jobs / 100.0)
+    figures["target"] = time_decisions(target, reference_every=0)
+    figures["target"]["target_median_ms"] = TARGET_MEDIAN_MS
+    return figures
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--seed", type=int, default=0, help="instance seed (default 0)")
+    parser.add_argument("--quick", action="store_true",
+                        help="60 jobs instead of 300, the reference on every 10th job (else every 3rd), "
+                             "a 50-job target run")
+    parser.add_argument("--jobs", type=int, default=None, help="override the number of jobs of the paper run")
+    add_json_flag(parser)
+
+
+def run(args) -> int:
+    figures = run_benchmark(seed=args.seed, quick=args.quick, jobs=args.jobs)
+    if args.json:
+        print_json(figures)
+        return 0
+    paper, target = figures["paper"], figures["target"]
+    print(f"paper preset (seed {figures['seed']}): {paper['jobs']} jobs, T = {paper['horizon']}, "
+          f"{paper['worker_servers']}+{paper['ps_servers']} servers, N_i <= {paper['max_chunks']}")
+    print(f"  decision: median {paper['decision_ms_median']:.2f} ms, p99 {paper['decision_ms_p99']:.2f} ms "
+          f"(CPU median {paper['decision_cpu_ms_median']:.2f} ms)")
+    if "speedup_median" in paper:
+        print(f"  subroutine vs pure-Python DP on {paper['reference_jobs']} jobs: median "
+              f"{paper['subroutine_ms_median']:.2f} ms vs {paper['reference_ms_median']:.1f} ms, "
+              f"x{paper['speedup_median']:.0f} (median), x{paper['speedup_total']:.0f} (total); without the "
+              f"early stop {paper['subroutine_full_ms_median']:.2f} ms, x{paper['vectorisation_speedup_median']:.0f}; "
+              f"mismatches: {paper['reference_mismatches']}")
+    print(f"  whole preset (constants, decisions, certificate): {paper['run_seconds']:.2f} s "
+          f"(CPU {paper['run_cpu_seconds']:.2f} s)")
+    print(f"  utility: OASiS {paper['oasis_utility']:.1f}, greedy {paper['greedy_utility']:.1f}; "
+          f"D/ALG {paper['ratio_upper_bound']:.1f}, min(D, standalone)/ALG {paper['best_ratio_upper_bound']:.3f}")
+    print(f"target size: {target['jobs']} jobs, T = {target['horizon']}, {target['worker_servers']}+"
+          f"{target['ps_servers']} servers: decision median {target['decision_ms_median']:.2f} ms, "
+          f"p99 {target['decision_ms_p99']:.2f} ms (target <= {TARGET_MEDIAN_MS:g} ms median; "
+          f"CPU median {target['decision_cpu_ms_median']:.2f} ms)")
+    return 0

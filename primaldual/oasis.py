@@ -1,0 +1,506 @@
+"""OASiS, the online primal-dual scheduler (Algorithm 1, oasis.md section 4.2), its certificate, and ``greedy``.
+
+Jobs are taken in arrival order (ties in index order). For each job ``i`` at its arrival, with the prices
+frozen, the dual subroutine (:mod:`primaldual.dual`) finds the best schedule ``l*`` within the residual
+capacity and ``mu_i = max(0, payoff(l*))`` (eq. (21)). OASiS admits ``i`` iff ``mu_i > 0``, commits the whole
+schedule irrevocably and raises the prices of what it allocated (:class:`primaldual.prices.PriceState`).
+
+Per job it records ``mu_i``, the schedule's cost and utility, the primal increase ``Delta P_i = f_i`` and the dual
+increase ``Delta D_i = mu_i + sum c (p_new - p_old)`` (the online dual objective is ``sum mu + sum p c``).
+
+**Certificate.** After the run each ``mu_i`` is recomputed at the *final* prices over every schedule that
+respects each server's own capacity (:func:`primaldual.dual.best_schedule` with ``free = capacity``). Then
+``(mu_final, p_final, q_final)`` satisfies every dual constraint (20) of the packing LP (14) over those
+schedules, so by weak duality
+
+    ``D = sum_i mu_i^final + sum p c + sum q c  >=  LP optimum  >=  OPT  >=  ALG``,
+
+a certified interval ``[ALG, D]`` for the optimum and ``D / ALG`` for this run's competitive ratio, with no
+ILP solved. The restriction to capacity-respecting schedules loses nothing: an integral solution uses no
+other. The same argument at zero prices gives the *standalone bound* ``sum_i f_i^alone`` (each job alone on
+the empty cluster); it is reported beside ``D`` together with the smaller of the two, because OASiS's final
+prices are near ``U`` on every saturated server, which makes ``D`` loose under contention. The certificate also checks the theorem's steps numerically (``proofs/oasis.md``): the per-job
+allocation-price inequality ``Delta D_i <= alpha_discrete Delta P_i``, ``mu_i^final <= mu_i`` and
+``D <= D_0 + alpha_discrete ALG``, and reports by how much they fail where the assumptions do not hold.
+
+**greedy** is the ablation "the same subroutine with all prices zero": a job is admitted iff it has a
+feasible schedule with positive utility, and gets the schedule of highest utility (earliest feasible
+completion); among schedules of equal utility it takes the one that holds the fewest resources, measured as
+the sum over its workers and PSs of ``sum_r demand^r / capacity_h^r`` (the share of each server it holds),
+slot by slot, and the earliest on a further tie. Both schedulers are deterministic bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from primaldual.dual import DualResult, best_schedule
+from primaldual.errors import InputError
+from primaldual.instance import Instance
+from primaldual.prices import PriceConstants, PriceState, compute_constants, standalone_utilities
+from primaldual.schedule import JobSchedule, Schedule
+from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
+
+#: Relative slack of the numerical checks of the theorem's inequalities (floating-point sums).
+CHECK_TOLERANCE = 1e-9
+
+
+def _number(value: float | None):
+    """A JSON-safe float: ``None`` for infinities and NaN."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class JobDecision:
+    """What the online algorithm decided for one job, at the prices of its arrival.
+
+    ``mu``, ``payoff``, ``cost`` and ``utility`` describe the best schedule found (also for a rejected job);
+    ``primal_increase`` is ``f_i`` if admitted else 0 and ``dual_increase`` is ``mu_i + price_increase``, where
+    ``price_increase = sum c (p_new - p_old)`` over what the job allocated.
+    """
+
+    job: int
+    arrival: int
+    admitted: bool
+    feasible: bool
+    mu: float
+    payoff: float
+    cost: float
+    utility: float
+    completion_slot: int | None
+    primal_increase: float
+    dual_increase: float
+    price_increase: float
+
+    @property
+    def allocation_price_ratio(self) -> float | None:
+        """``Delta D_i / Delta P_i`` for an admitted job (the theorem bounds it by ``alpha_discrete``)."""
+        if not self.admitted or self.primal_increase <= 0:
+            return None
+        return self.dual_increase / self.primal_increase
+
+    def to_dict(self) -> dict:
+        return {
+            "job": self.job,
+            "arrival": self.arrival,
+            "admitted": self.admitted,
+            "feasible": self.feasible,
+            "mu": _number(self.mu),
+            "payoff": _number(self.payoff),
+            "cost": _number(self.cost),
+            "utility": _number(self.utility),
+            "completion_slot": self.completion_slot,
+            "primal_increase": _number(self.primal_increase),
+            "dual_increase": _number(self.dual_increase),
+            "price_increase": _number(self.price_increase),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class Certificate:
+    """The dual bound of a finished OASiS run and the numerical checks of the theorem (module docstring)."""
+
+    dual_objective: float
+    mu_sum: float
+    price_term: float
+    initial_dual: float
+    online_dual: float
+    primal: float
+    mu_online: tuple[float, ...]
+    mu_final: tuple[float, ...]
+    allocation_price_factor: float | None
+    standalone_bound: float
+    constants: PriceConstants
+
+    @property
+    def ratio_upper_bound(self) -> float | None:
+        """``D / ALG >= OPT / ALG`` (``None`` when ALG = 0)."""
+        return self.dual_objective / self.primal if self.primal > 0 else None
+
+    @property
+    def opt_interval(self) -> tuple[float, float]:
+        """``[ALG, D]``: the offline optimum lies in it."""
+        return (self.primal, self.dual_objective)
+
+    @property
+    def best_upper_bound(self) -> float:
+        """``min(D, sum_i f_i^alone)``: both are dual objectives of feasible duals, so both bound OPT."""
+        return min(self.dual_objective, self.standalone_bound)
+
+    @property
+    def best_ratio_upper_bound(self) -> float | None:
+        return self.best_upper_bound / self.primal if self.primal > 0 else None
+
+    @property
+    def max_mu_increase(self) -> float:
+        """``max_i (mu_i^final - mu_i)``: <= 0 under condition (C1) (the online ``mu`` are already dual feasible)."""
+        return max((f - o for f, o in zip(self.mu_final, self.mu_online)), default=0.0)
+
+    @property
+    def allocation_price_holds(self) -> bool:
+        """Lemma 2: ``Delta D_i <= alpha_discrete Delta P_i`` for every admitted job."""
+        factor = self.allocation_price_factor
+        return factor is None or factor <= self.constants.alpha_discrete * (1 + CHECK_TOLERANCE)
+
+    @property
+    def violation_factor(self) -> float | None:
+        """``max_i (Delta D_i / Delta P_i) / alpha``: > 1 means the per-job inequality with the paper's ``alpha``
+        fails for some job (expected when one job holds a large share of a server)."""
+        factor = self.allocation_price_factor
+        return None if factor is None else factor / self.constants.alpha
+
+    @property
+    def dual_growth_bound(self) -> float:
+        """``D_0 + alpha_discrete ALG``: the theorem's bound on ``D`` under (C1)."""
+        return self.initial_dual + self.constants.alpha_discrete * self.primal
+
+    def to_dict(self) -> dict:
+        constants = self.constants
+        scale = max(1.0, abs(self.dual_objective))
+        return {
+            "dual_objective": _number(self.dual_objective),
+            "primal": _number(self.primal),
+            "opt_interval": [_number(self.primal), _number(self.dual_objective)],
+            "ratio_upper_bound": _number(self.ratio_upper_bound),
+            "standalone_bound": _number(self.standalone_bound),
+            "best_upper_bound": _number(self.best_upper_bound),
+            "best_ratio_upper_bound": _number(self.best_ratio_upper_bound),
+            "mu_sum": _number(self.mu_sum),
+            "price_term": _number(self.price_term),
+            "initial_dual": _number(self.initial_dual),
+            "online_dual": _number(self.online_dual),
+            "alpha": constants.alpha,
+            "two_alpha": constants.two_alpha,
+            "alpha_discrete": _number(constants.alpha_discrete),
+            "online_lower_bound": constants.online_lower_bound,
+            "theorem_ratio_bound": _number(constants.theorem_ratio_bound),
+            "small_demand_holds": constants.small_demand_holds,
+            "allocation_price_factor": _number(self.allocation_price_factor),
+            "allocation_price_holds": self.allocation_price_holds,
+            "violation_factor": _number(self.violation_factor),
+            "max_mu_increase": _number(self.max_mu_increase),
+            "dual_growth_bound": _number(self.dual_growth_bound),
+            "dual_growth_holds": bool(self.dual_objective <= self.dual_growth_bound + CHECK_TOLERANCE * scale),
+            "constants": constants.to_dict(),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class OasisResult:
+    """A finished run: the schedule, per-job decisions (index order), the constants and the certificate
+    (``None`` for ``greedy``)."""
+
+    scheduler: str
+    schedule: Schedule
+    decisions: tuple[JobDecision, ...]
+    constants: PriceConstants | None
+    certificate: Certificate | None
+    worker_prices: np.ndarray = field(repr=False, default=None)
+    ps_prices: np.ndarray = field(repr=False, default=None)
+
+    @property
+    def total_utility(self) -> float:
+        """ALG: the sum of admitted jobs' utilities."""
+        return float(sum(d.primal_increase for d in self.decisions))
+
+    @property
+    def admitted(self) -> list[int]:
+        return [d.job for d in self.decisions if d.admitted]
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {
+            "scheduler": self.scheduler,
+            "utility": self.total_utility,
+            "admitted": len(self.admitted),
+            "jobs": len(self.decisions),
+            "decisions": [d.to_dict() for d in self.decisions],
+        }
+        if self.constants is not None:
+            out["constants"] = self.constants.to_dict()
+        if self.certificate is not None:
+            out["certificate"] = self.certificate.to_dict()
+        return out
+
+
+# --------------------------------------------------------------------------------------------- the engine
+
+
+def arrival_order(instance: Instance) -> list[int]:
+    """Jobs by arrival slot, then by index (oasis.md section 7, item 9)."""
+    return sorted(range(instance.n_jobs), key=lambda i: (instance.jobs[i].arrival, i))
+
+
+def _share_prices(capacity: np.ndarray) -> np.ndarray:
+    """``1 / c_h^r`` (0 where ``c = 0``): greedy's tie-break "price" of a unit, the share of a server it is."""
+    return np.divide(1.0, capacity, out=np.zeros(capacity.shape), where=capacity > 0)
+
+
+class OnlineEngine:
+    """The state of one run: prices, committed plans and decisions. ``decide(i)`` handles one arrival.
+
+    ``greedy=True`` is the ablation: no prices (the job pays nothing, admit iff utility > 0), ties broken by
+    server shares (module docstring). Shared by :func:`run_oasis` and the two scheduler classes, so that the
+    batch run and the slot-by-slot run are the same computation.
+    """
+
+    def __init__(self, instance: Instance, constants: PriceConstants | None, greedy: bool = False):
+        self.instance = instance
+        self.greedy = greedy
+        cluster = instance.cluster
+        if greedy:
+            ones = np.ones(cluster.n_resources)
+            constants = PriceConstants(cluster.resources, 1.0, ones, ones, source="greedy")
+            shape_w = (instance.horizon, cluster.n_worker_servers, cluster.n_resources)
+            shape_ps = (instance.horizon, cluster.n_ps_servers, cluster.n_resources)
+            self._tie_worker = np.broadcast_to(_share_prices(cluster.worker_capacity), shape_w)
+            self._tie_ps = np.broadcast_to(_share_prices(cluster.ps_capacity), shape_ps)
+        self.constants = constants
+        self.state = PriceState(instance, constants)
+        self.initial_dual = self.state.price_term()
+        self.plans: dict[int, JobSchedule] = {}
+        self.decisions: dict[int, JobDecision] = {}
+
+    def evaluate(self, i: int) -> DualResult:
+        """The subroutine at the current prices and residual capacity (no side effect)."""
+        state = self.state
+        if self.greedy:
+            return best_schedule(self.instance, i, self._tie_worker, self._tie_ps, state.worker_free, state.ps_free,
+                                 objective="utility")
+        return best_schedule(self.instance, i, state.worker_prices, state.ps_prices, state.worker_free, state.ps_free)
+
+    def decide(self, i: int) -> JobDecision:
+        """Algorithm 1 for job ``i``: evaluate, admit iff ``mu_i > 0``, commit, raise prices."""
+        if i in self.decisions:
+            raise InputError(f"job {i}: already decided (each job arrives once)")
+        job = self.instance.jobs[i]
+        result = self.evaluate(i)
+        admitted = result.admit
+        price_increase = 0.0
+        if admitted:
+            plan = result.schedule
+            self.plans[i] = plan
+            price_increase = self.state.commit(job, plan.workers, plan.parameter_servers)
+            if self.greedy:
+                price_increase = 0.0
+        decision = JobDecision(
+            job=i,
+            arrival=job.arrival,
+            admitted=admitted,
+            feasible=result.feasible,
+            mu=result.mu,
+            payoff=result.payoff,
+            cost=result.cost,
+            utility=result.utility,
+            completion_slot=result.completion_slot,
+            primal_increase=result.utility if admitted else 0.0,
+            dual_increase=(result.mu + price_increase) if admitted else 0.0,
+            price_increase=price_increase,
+        )
+        self.decisions[i] = decision
+        return decision
+
+    def schedule(self, scheduler: str) -> Schedule:
+        return Schedule(dict(self.plans), meta={"scheduler": scheduler})
+
+    def certificate(self) -> Certificate:
+        """Recompute every ``mu_i`` at the final prices over capacity-respecting schedules (module docstring)."""
+        if self.greedy:
+            raise InputError("greedy has no prices, hence no certificate")
+        instance = self.instance
+        cluster = instance.cluster
+        state = self.state
+        mu_final = []
+        for i in range(instance.n_jobs):
+            if not instance.can_finish[i]:
+                mu_final.append(0.0)  # no schedule at all: constraint (20) is empty
+                continue
+            result = best_schedule(instance, i, state.worker_prices, state.ps_prices,
+                                   cluster.worker_capacity, cluster.ps_capacity)
+            mu_final.append(result.mu)
+        mu_online = [self.decisions[i].mu if i in self.decisions else 0.0 for i in range(instance.n_jobs)]
+        ratios = [d.allocation_price_ratio for d in self.decisions.values() if d.allocation_price_ratio is not None]
+        price_term = state.price_term()
+        mu_sum = float(sum(mu_final))
+        primal = float(sum(d.primal_increase for d in self.decisions.values()))
+        return Certificate(
+            dual_objective=mu_sum + price_term,
+            mu_sum=mu_sum,
+            price_term=price_term,
+            initial_dual=self.initial_dual,
+            online_dual=float(sum(d.mu for d in self.decisions.values() if d.admitted)) + price_term,
+            primal=primal,
+            mu_online=tuple(mu_online),
+            mu_final=tuple(mu_final),
+            allocation_price_factor=max(ratios) if ratios else None,
+            standalone_bound=float(standalone_utilities(instance).sum()),
+            constants=self.constants,
+        )
+
+    def result(self, scheduler: str) -> OasisResult:
+        decisions = tuple(self.decisions[i] for i in sorted(self.decisions))
+        return OasisResult(
+            scheduler=scheduler,
+            schedule=self.schedule(scheduler),
+            decisions=decisions,
+            constants=None if self.greedy else self.constants,
+            certificate=None if self.greedy else self.certificate(),
+            worker_prices=None if self.greedy else self.state.worker_prices.copy(),
+            ps_prices=None if self.greedy else self.state.ps_prices.copy(),
+        )
+
+
+def _constants(instance: Instance, constants: PriceConstants | None, price_scale: float, eta: float) -> PriceConstants:
+    if constants is None:
+        return compute_constants(instance, eta=eta, price_scale=price_scale)
+    if constants.resources != instance.cluster.resources:
+        raise InputError(f"constants: resources {list(constants.resources)} do not match the cluster's "
+                         f"{list(instance.cluster.resources)}")
+    return constants if price_scale == 1.0 else constants.rescaled(price_scale)
+
+
+def run_oasis(
+    instance: Instance,
+    constants: PriceConstants | None = None,
+    price_scale: float = 1.0,
+    eta: float = 1.0,
+) -> OasisResult:
+    """Run OASiS on ``instance`` (all jobs, arrival order) and compute its certificate.
+
+    ``constants`` defaults to :func:`primaldual.prices.compute_constants` ``(instance, eta, price_scale)``; if
+    given, ``price_scale`` multiplies it (and ``eta`` is ignored).
+    """
+    engine = OnlineEngine(instance, _constants(instance, constants, price_scale, eta))
+    for i in arrival_order(instance):
+        engine.decide(i)
+    return engine.result("oasis")
+
+
+def run_greedy(instance: Instance) -> OasisResult:
+    """Run the ``greedy`` ablation on ``instance`` (module docstring)."""
+    engine = OnlineEngine(instance, None, greedy=True)
+    for i in arrival_order(instance):
+        engine.decide(i)
+    return engine.result("greedy")
+
+
+# ---------------------------------------------------------------------------------- scheduler interface
+
+
+class _PlanningScheduler(OnlineScheduler):
+    """Plans each job at its arrival (``on_arrival``) and plays the plan back slot by slot (``allocate``)."""
+
+    greedy: bool = False
+
+    def start(self, instance: Instance) -> None:
+        super().start(instance)
+        self._engine = OnlineEngine(instance, self._make_constants(instance), greedy=self.greedy)
+        self._certificate = None
+
+    def _make_constants(self, instance: Instance) -> PriceConstants | None:
+        return None
+
+    @property
+    def engine(self) -> OnlineEngine:
+        if not hasattr(self, "_engine"):
+            raise InputError(f"scheduler {self.name}: call start(instance) first")
+        return self._engine
+
+    def on_arrival(self, slot: int, jobs: list[int]) -> None:
+        for i in jobs:
+            if self.instance.jobs[i].arrival != slot:
+                raise InputError(f"job {i}: arrives in slot {self.instance.jobs[i].arrival}, announced in {slot}")
+            self.engine.decide(i)
+            self._certificate = None
+
+    def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
+        out = {}
+        for i, plan in self.engine.plans.items():
+            workers = plan.workers[slot]
+            if workers.any():
+                out[i] = Allocation(workers, plan.parameter_servers[slot])
+        return out
+
+    def decisions(self) -> list[dict]:
+        return [self.engine.decisions[i].to_dict() for i in sorted(self.engine.decisions)]
+
+    def result(self) -> OasisResult:
+        """The run so far as an :class:`OasisResult` (same object :func:`run_oasis` returns)."""
+        return self.engine.result(self.name)
+
+
+class OasisScheduler(_PlanningScheduler):
+    """OASiS behind the :class:`~primaldual.scheduler.OnlineScheduler` interface (``--scheduler oasis``).
+
+    Parameters: ``price_scale`` (multiplies every price), ``eta`` (the ``L`` scaling), or explicit
+    ``constants`` (a :class:`PriceConstants`). ``report()`` carries the certificate under ``"certificate"``.
+    """
+
+    name = "oasis"
+    greedy = False
+
+    def __init__(self, price_scale: float = 1.0, eta: float = 1.0, constants: PriceConstants | None = None):
+        for label, value in (("price_scale", price_scale), ("eta", eta)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                raise InputError(f"scheduler oasis: {label} must be a finite number > 0, got {value!r}")
+        self.price_scale = float(price_scale)
+        self.eta = float(eta)
+        self.constants = constants
+
+    def _make_constants(self, instance: Instance) -> PriceConstants:
+        return _constants(instance, self.constants, self.price_scale, self.eta)
+
+    def parameters(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"price_scale": self.price_scale, "eta": self.eta}
+        if hasattr(self, "_engine"):
+            out["constants"] = self._engine.constants.to_dict()
+        return out
+
+    def certificate(self) -> Certificate:
+        if self._certificate is None:
+            self._certificate = self.engine.certificate()
+        return self._certificate
+
+    def report(self) -> dict[str, Any]:
+        engine = self.engine
+        return {
+            "certificate": self.certificate().to_dict(),
+            "admitted": sum(d.admitted for d in engine.decisions.values()),
+            "decisions": self.decisions(),
+        }
+
+
+class GreedyScheduler(_PlanningScheduler):
+    """The ``greedy`` ablation: OASiS's subroutine with all prices zero (module docstring)."""
+
+    name = "greedy"
+    greedy = True
+
+    def parameters(self) -> dict[str, Any]:
+        return {"prices": "zero", "tie_break": "fewest server shares, then earliest completion"}
+
+    def report(self) -> dict[str, Any]:
+        engine = self.engine
+        return {
+            "admitted": sum(d.admitted for d in engine.decisions.values()),
+            "decisions": self.decisions(),
+        }
+
+
+__all__ = [
+    "Certificate",
+    "GreedyScheduler",
+    "JobDecision",
+    "OasisResult",
+    "OasisScheduler",
+    "OnlineEngine",
+    "arrival_order",
+    "run_greedy",
+    "run_oasis",
+]

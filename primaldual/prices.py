@@ -1,0 +1,480 @@
+"""OASiS's resource prices: the constants ``U^r``, ``L``, ``alpha`` and the price state (oasis.md section 4.1).
+
+Every resource ``r`` of every worker server ``h`` (PS server ``k``) in every slot ``t`` has a price that grows
+exponentially with the amount already allocated, ``g = g_h^r(t)`` (``v_k^r(t)``)::
+
+    p_h^r(t) = L (U_w^r / L) ** (g_h^r(t) / c_h^r)        q_k^r(t) = L (U_ps^r / L) ** (v_k^r(t) / c_k^r)
+
+so a resource costs ``L`` per unit while empty and ``U^r`` when full. The paper's section on these constants is
+not available (oasis.md section 0); the choices below are this project's, derived so that the proof in
+``proofs/oasis.md`` goes through with exactly these numbers. In short:
+
+* ``opt_lower_bound = max_i f_i^alone``, where ``f_i^alone`` is the utility job ``i`` earns when it runs alone on
+  the empty cluster as fast as the servers allow (:func:`standalone_utilities`). Any single job is a feasible
+  solution, so ``OPT >= opt_lower_bound``.
+* ``L = opt_lower_bound / (2 eta T (sum_{h,r} c_h^r + sum_{k,r} c_k^r))``. The initial dual objective
+  ``D_0 = L T sum c`` is then ``opt_lower_bound / (2 eta) <= OPT / (2 eta)``: the "initial dual bound" of the
+  proof, by construction and not by assumption (the paper's ``L`` is defined through the least value density
+  and a factor ``eta`` chosen so that the same bound holds; ``eta`` plays that role here).
+* ``hat U_w^r = max_i f_i^alone / w_i^r`` over jobs with ``w_i^r > 0`` (per pool: ``s_i^r`` for PS servers): the
+  most utility any job can earn per unit of ``r``. A schedule that pays at least ``hat U^r`` per unit of ``r`` for
+  one worker (PS) can never have a positive payoff.
+* ``epsilon_w^r = max_{i,h} w_i^r n_ih / c_h^r`` with ``n_ih = min(N_i, workers of i that fit on h alone)``: the
+  largest share of one server's ``r`` that one job can hold in one slot (the *small-demand* fraction; the
+  theorem needs it small, see below).
+* ``U^r = L (hat U^r / L) ** (1 / (1 - epsilon^r))`` when ``epsilon^r <= SMALL_DEMAND_LIMIT``: the price reaches
+  ``hat U^r`` already at ``(1 - epsilon^r)`` utilisation, so any schedule that would overflow a server is
+  priced out (payoff < 0) *before* the overflow. This is what makes the explicit residual-capacity caps of the
+  dual subroutine provably harmless (they never exclude a schedule with positive payoff), and what makes the
+  final prices dual feasible with the online ``mu_i``. When ``epsilon^r`` is larger (one job can fill most of a
+  server, as on the ``paper`` preset) the theorem's bound would be vacuous (``alpha_discrete >= 2 (e^theta - 1)``),
+  so ``U^r = hat U^r`` (the digest's reconstruction of the paper's choice) and the run reports the assumption
+  as violated.
+* ``alpha = max(1, max_r ln(U^r / L))`` over both pools, ``two_alpha = 2 alpha`` and the online lower bound
+  ``1 + max_r ln(U^r / L)`` (no online algorithm beats it in the worst case; Buchbinder-Naor / Zhou et al.).
+  Allocations are discrete (a job adds ``w y`` at once, not infinitesimally), so the per-job
+  allocation-price inequality holds with ``alpha_discrete = max(1, max_r (exp(theta_r eps_r) - 1) / eps_r)``,
+  ``theta_r = ln(U^r/L)``, which tends to ``alpha`` as ``eps_r -> 0``; the theorem is stated with it.
+
+A resource that no job demands keeps ``U^r = L`` (a constant price). A server with zero capacity of ``r`` is
+unusable for a job that demands ``r`` (the dual subroutine's caps are 0 there) and free for one that does not.
+Its stored price (``L``, never raised) is irrelevant: it adds ``L x 0`` to the dual objective, and no schedule
+that respects the servers' capacities places a unit that demands ``r`` there.
+
+``price_scale`` multiplies ``L`` and every ``U^r`` (so ``alpha`` is unchanged): ``> 1`` makes OASiS more
+selective, ``< 1`` less. The theorem's conditions are re-checked and recorded for the scaled constants.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from primaldual.errors import InputError
+from primaldual.instance import Instance, Job
+
+#: Above this small-demand fraction the 1/(1 - eps) headroom makes prices useless (``alpha_discrete`` grows
+#: like ``exp(theta)``), so the constants fall back to the paper's ``U = hat U`` and the theorem is reported
+#: as not applicable.
+SMALL_DEMAND_LIMIT = 0.5
+
+#: Absolute slack when counting how many units fit in a free amount, so that three 0.1-unit workers fit in
+#: 0.3 units. Five times smaller than the verifier's capacity tolerance (1e-9), so what fits here passes it.
+FIT_TOLERANCE = 2e-10
+
+
+def fit_counts(free: np.ndarray, demand: np.ndarray, limit: int) -> np.ndarray:
+    """How many units of ``demand`` (shape (R,)) fit in ``free`` (shape (..., R)), capped at ``limit``.
+
+    Resources with zero demand do not limit the count (zero demand costs nothing and fits anywhere); a
+    resource with zero free amount and positive demand gives 0 (a zero-capacity resource is unusable).
+    """
+    free = np.asarray(free, dtype=float)
+    demand = np.asarray(demand, dtype=float)
+    counts = None
+    for r in np.flatnonzero(demand > 0):
+        fit = np.floor((free[..., r] + FIT_TOLERANCE) / demand[r])
+        counts = fit if counts is None else np.minimum(counts, fit, out=counts)
+    if counts is None:
+        return np.full(free.shape[:-1], int(limit), dtype=np.int64)
+    return np.minimum(np.maximum(counts, 0), limit).astype(np.int64)
+
+
+# ------------------------------------------------------------------------------------------ instance facts
+
+
+def fastest_standalone_workers(instance: Instance, i: int) -> int:
+    """Most workers job ``i`` can run in one slot on the empty cluster (0 if none), respecting (3), (6), (7).
+
+    Worker servers take ``min(N_i, fit)`` workers each; the ``Z(D) = ceil(D b_i / B_i)`` PSs must fit on the
+    PS servers and satisfy ``Z(D) <= D`` (eq. (7)). Feasibility is monotone in ``D`` (both totals are), so the
+    largest feasible ``D`` is found by a scan down from ``min(N_i, V_i)``.
+    """
+    job = instance.jobs[i]
+    cluster = instance.cluster
+    limit = int(min(job.chunks, instance.work_units[i]))
+    worker_total = int(fit_counts(cluster.worker_capacity, job.worker_demand, limit).sum())
+    ps_total = int(fit_counts(cluster.ps_capacity, job.ps_demand, limit).sum())
+    counts = np.arange(min(limit, worker_total) + 1)
+    needed = job.min_parameter_servers(counts)
+    feasible = (needed <= counts) & (needed <= ps_total)
+    feasible[0] = True
+    return int(np.flatnonzero(feasible)[-1])
+
+
+def standalone_utilities(instance: Instance) -> np.ndarray:
+    """``f_i^alone``: utility of job ``i`` running alone on the empty cluster as fast as it can (0 if it cannot
+    finish by the horizon). Every schedule of ``i`` that respects the servers' capacities completes no earlier,
+    so ``f_i^alone`` bounds its utility from above; and ``OPT >= max_i f_i^alone``.
+    """
+    out = np.zeros(instance.n_jobs)
+    for i, job in enumerate(instance.jobs):
+        workers = fastest_standalone_workers(instance, i)
+        if workers == 0:
+            continue
+        slots = -(-int(instance.work_units[i]) // workers)
+        if job.arrival + slots <= instance.horizon:
+            out[i] = float(job.utility(slots - 1))
+    return out
+
+
+def _demand_fraction(job: Job, demand: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """Per resource, the largest share of one server's capacity that ``job`` alone can hold in one slot."""
+    counts = fit_counts(capacity, demand, job.chunks)  # (servers,)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(capacity > 0, demand[None, :] * counts[:, None] / np.where(capacity > 0, capacity, 1), 0.0)
+    return share.max(axis=0) if share.shape[0] else np.zeros(demand.shape)
+
+
+# -------------------------------------------------------------------------------------------- constants
+
+
+def _finite_or_none(value: float):
+    return float(value) if math.isfinite(value) else None
+
+
+@dataclass(frozen=True, eq=False)
+class PriceConstants:
+    """The constants of OASiS's price functions, with the instance facts they were derived from.
+
+    ``lower`` is ``L``; ``worker_upper[r]`` and ``ps_upper[r]`` are ``U_w^r`` and ``U_ps^r``. The remaining fields
+    record what the theorem's conditions are checked against (see the module docstring and ``proofs/oasis.md``).
+    Build it with :func:`compute_constants` (which also accepts overrides).
+    """
+
+    resources: tuple[str, ...]
+    lower: float
+    worker_upper: np.ndarray
+    ps_upper: np.ndarray
+    eta: float = 1.0
+    price_scale: float = 1.0
+    worker_value_density: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ps_value_density: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    worker_demand_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ps_demand_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    opt_lower_bound: float = 0.0
+    capacity_time: float = 0.0
+    source: str = "instance"
+
+    def __post_init__(self):
+        for name in ("worker_upper", "ps_upper", "worker_value_density", "ps_value_density",
+                     "worker_demand_fraction", "ps_demand_fraction"):
+            array = np.array(getattr(self, name), dtype=float)
+            array.setflags(write=False)
+            object.__setattr__(self, name, array)
+
+    # -- exponents ------------------------------------------------------------------------------------
+
+    @property
+    def worker_log_ratio(self) -> np.ndarray:
+        """``theta_w^r = ln(U_w^r / L)`` per resource (>= 0)."""
+        return np.log(self.worker_upper / self.lower)
+
+    @property
+    def ps_log_ratio(self) -> np.ndarray:
+        return np.log(self.ps_upper / self.lower)
+
+    @property
+    def max_log_ratio(self) -> float:
+        return float(max(self.worker_log_ratio.max(initial=0.0), self.ps_log_ratio.max(initial=0.0)))
+
+    @property
+    def alpha(self) -> float:
+        """``alpha = max(1, max_r ln(U^r / L))`` over both pools."""
+        return max(1.0, self.max_log_ratio)
+
+    @property
+    def two_alpha(self) -> float:
+        return 2.0 * self.alpha
+
+    @property
+    def online_lower_bound(self) -> float:
+        """``1 + ln(U/L)``: no online algorithm has a better competitive ratio in the worst case."""
+        return 1.0 + self.max_log_ratio
+
+    @property
+    def alpha_discrete(self) -> float:
+        """``max(1, max_r (exp(theta_r eps_r) - 1) / eps_r)`` (``theta_r`` where ``eps_r = 0``): the
+        allocation-price factor for allocations of at most ``eps_r`` of a server; it tends to ``alpha`` as
+        ``eps -> 0`` and grows like ``exp(theta)`` when one job can fill a server.
+        """
+        factors = [1.0]
+        for theta, eps in ((self.worker_log_ratio, self.worker_demand_fraction),
+                           (self.ps_log_ratio, self.ps_demand_fraction)):
+            for t, e in zip(theta, eps if eps.size == theta.size else np.zeros_like(theta)):
+                factors.append(float(t) if e <= 0 else math.expm1(min(float(t) * float(e), 700.0)) / float(e))
+        return max(factors)
+
+    # -- the theorem's conditions --------------------------------------------------------------------
+
+    @property
+    def initial_dual(self) -> float:
+        """``D_0 = L T sum c``: the dual objective before any job (all prices ``L``, all ``mu = 0``)."""
+        return self.lower * self.capacity_time
+
+    @property
+    def kappa(self) -> float | None:
+        """``D_0 / opt_lower_bound``; the theorem needs ``kappa < 1`` (default ``1 / (2 eta)``)."""
+        return self.initial_dual / self.opt_lower_bound if self.opt_lower_bound > 0 else None
+
+    def _overflow_priced_out(self, upper, density, fraction) -> bool:
+        for u, d, e in zip(upper, density, fraction):
+            if d <= 0:
+                continue  # no job demands this resource in this pool
+            if e >= 1:
+                return False
+            # (C1): the price at (1 - eps) utilisation is at least hat U (relative slack for rounding).
+            if self.lower * (u / self.lower) ** (1.0 - e) < d * (1.0 - 1e-12):
+                return False
+        return True
+
+    @property
+    def small_demand_holds(self) -> bool:
+        """Condition (C1) of the theorem: for every pool and demanded resource, ``eps^r < 1`` and
+        ``L (U^r/L)^(1-eps^r) >= hat U^r``, so any schedule that would overflow a server has payoff < 0."""
+        return self._overflow_priced_out(self.worker_upper, self.worker_value_density, self.worker_demand_fraction) \
+            and self._overflow_priced_out(self.ps_upper, self.ps_value_density, self.ps_demand_fraction)
+
+    @property
+    def theorem_ratio_bound(self) -> float | None:
+        """``alpha_discrete / (1 - kappa)`` when (C1) and ``kappa < 1`` hold (``2 alpha_discrete`` by default),
+        else ``None``: the proven bound on ``OPT / ALG`` for this run's constants."""
+        kappa = self.kappa
+        if kappa is None or kappa >= 1 or not self.small_demand_holds:
+            return None
+        return self.alpha_discrete / (1.0 - kappa)
+
+    def to_dict(self) -> dict:
+        def vector(values):
+            return {r: float(v) for r, v in zip(self.resources, values)}
+
+        return {
+            "lower": float(self.lower),
+            "worker_upper": vector(self.worker_upper),
+            "ps_upper": vector(self.ps_upper),
+            "eta": float(self.eta),
+            "price_scale": float(self.price_scale),
+            "alpha": self.alpha,
+            "two_alpha": self.two_alpha,
+            "alpha_discrete": _finite_or_none(self.alpha_discrete),
+            "online_lower_bound": self.online_lower_bound,
+            "worker_value_density": vector(self.worker_value_density),
+            "ps_value_density": vector(self.ps_value_density),
+            "worker_demand_fraction": vector(self.worker_demand_fraction),
+            "ps_demand_fraction": vector(self.ps_demand_fraction),
+            "opt_lower_bound": float(self.opt_lower_bound),
+            "initial_dual": float(self.initial_dual),
+            "kappa": None if self.kappa is None else float(self.kappa),
+            "small_demand_holds": self.small_demand_holds,
+            "theorem_ratio_bound": (None if self.theorem_ratio_bound is None
+                                    else _finite_or_none(self.theorem_ratio_bound)),
+            "source": self.source,
+        }
+
+    def rescaled(self, factor: float) -> "PriceConstants":
+        """The same constants with every price multiplied by ``factor`` (``alpha`` unchanged)."""
+        _check_positive("price_scale", factor)
+        return PriceConstants(
+            resources=self.resources,
+            lower=self.lower * factor,
+            worker_upper=self.worker_upper * factor,
+            ps_upper=self.ps_upper * factor,
+            eta=self.eta,
+            price_scale=self.price_scale * factor,
+            worker_value_density=self.worker_value_density,
+            ps_value_density=self.ps_value_density,
+            worker_demand_fraction=self.worker_demand_fraction,
+            ps_demand_fraction=self.ps_demand_fraction,
+            opt_lower_bound=self.opt_lower_bound,
+            capacity_time=self.capacity_time,
+            source=self.source,
+        )
+
+
+def _check_positive(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+            or not math.isfinite(value) or value <= 0:
+        raise InputError(f"{name}: must be a finite number > 0, got {value!r}")
+
+
+def _upper_from_density(lower: float, density: np.ndarray, fraction: np.ndarray) -> np.ndarray:
+    upper = np.full(density.shape, lower)
+    for r, (d, e) in enumerate(zip(density, fraction)):
+        if d <= 0:
+            continue  # nobody demands r in this pool: constant price L
+        u = d if e > SMALL_DEMAND_LIMIT else lower * (d / lower) ** (1.0 / (1.0 - e))
+        upper[r] = max(u, lower)  # prices must not fall with use
+    return upper
+
+
+def compute_constants(
+    instance: Instance,
+    eta: float = 1.0,
+    price_scale: float = 1.0,
+    lower: float | None = None,
+    worker_upper=None,
+    ps_upper=None,
+) -> PriceConstants:
+    """The price constants of ``instance`` (module docstring), with optional overrides.
+
+    ``lower``, ``worker_upper`` and ``ps_upper`` (a number, a sequence over the resources or a mapping
+    resource -> value) replace the computed ``L`` and ``U^r``; ``price_scale`` then multiplies all of them. The
+    instance facts (value densities, demand fractions, ``opt_lower_bound``) are always computed, so the
+    theorem's conditions are checked for whatever constants are used.
+    """
+    _check_positive("eta", eta)
+    _check_positive("price_scale", price_scale)
+    cluster = instance.cluster
+    resources = cluster.resources
+    n_resources = cluster.n_resources
+    standalone = standalone_utilities(instance)
+    opt_lower_bound = float(standalone.max(initial=0.0))
+    capacity_time = float(instance.horizon * (cluster.worker_capacity.sum() + cluster.ps_capacity.sum()))
+
+    worker_density = np.zeros(n_resources)
+    ps_density = np.zeros(n_resources)
+    worker_fraction = np.zeros(n_resources)
+    ps_fraction = np.zeros(n_resources)
+    for i, job in enumerate(instance.jobs):
+        if standalone[i] <= 0:
+            continue  # never admitted, never profitable: imposes nothing on the constants
+        for density, fraction, demand, capacity in (
+            (worker_density, worker_fraction, job.worker_demand, cluster.worker_capacity),
+            (ps_density, ps_fraction, job.ps_demand, cluster.ps_capacity),
+        ):
+            positive = demand > 0
+            density[positive] = np.maximum(density[positive], standalone[i] / demand[positive])
+            np.maximum(fraction, _demand_fraction(job, demand, capacity), out=fraction)
+
+    if lower is None:
+        if opt_lower_bound > 0 and capacity_time > 0:
+            lower = opt_lower_bound / (2.0 * eta * capacity_time)
+        else:
+            lower = 1.0  # nothing can earn anything: any constant price admits nothing
+        source = "instance"
+    else:
+        _check_positive("lower", lower)
+        source = "override"
+    lower = float(lower)
+
+    def override(value, name, default):
+        if value is None:
+            return default
+        if isinstance(value, dict):
+            unknown = set(value) - set(resources)
+            if unknown:
+                raise InputError(f"{name}: unknown resources {sorted(unknown)} (the cluster has {list(resources)})")
+            out = default.copy()
+            for r, v in value.items():
+                out[resources.index(r)] = v
+        else:
+            out = np.broadcast_to(np.asarray(value, dtype=float), (n_resources,)).copy()
+        for v in out:
+            _check_positive(name, float(v))
+            if v < lower:
+                raise InputError(
+                    f"{name}: every U^r must be >= L = {lower:g} (prices must not fall with use), got {v!r}")
+        return out
+
+    default_worker = _upper_from_density(lower, worker_density, worker_fraction)
+    default_ps = _upper_from_density(lower, ps_density, ps_fraction)
+    worker_upper_values = override(worker_upper, "worker_upper", default_worker)
+    ps_upper_values = override(ps_upper, "ps_upper", default_ps)
+    if worker_upper is not None or ps_upper is not None:
+        source = "override"
+    constants = PriceConstants(
+        resources=resources,
+        lower=lower,
+        worker_upper=worker_upper_values,
+        ps_upper=ps_upper_values,
+        eta=float(eta),
+        price_scale=1.0,
+        worker_value_density=worker_density,
+        ps_value_density=ps_density,
+        worker_demand_fraction=worker_fraction,
+        ps_demand_fraction=ps_fraction,
+        opt_lower_bound=opt_lower_bound,
+        capacity_time=capacity_time,
+        source=source,
+    )
+    return constants if price_scale == 1.0 else constants.rescaled(float(price_scale))
+
+
+# ------------------------------------------------------------------------------------------- price state
+
+
+def _price(lower: float, log_ratio: np.ndarray, used: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """``L (U/L)^(used / capacity)`` elementwise; ``L`` where the capacity is 0 (unused by construction)."""
+    positive = capacity > 0
+    fraction = np.divide(used, capacity, out=np.zeros(np.broadcast_shapes(used.shape, capacity.shape)),
+                         where=positive)
+    return lower * np.exp(log_ratio * fraction)
+
+
+class PriceState:
+    """Allocated amounts and prices per (slot, server, resource) for both pools; the only mutable piece.
+
+    ``worker_used[t, h, r]`` is ``g_h^r(t)``, ``ps_used[t, k, r]`` is ``v_k^r(t)``; ``worker_prices`` and
+    ``ps_prices`` are ``p_h^r(t)`` and ``q_k^r(t)``, kept up to date by :meth:`commit` (only the slots a job
+    touches are recomputed). Prices never decrease because amounts are only ever added.
+    """
+
+    def __init__(self, instance: Instance, constants: PriceConstants):
+        cluster = instance.cluster
+        self.instance = instance
+        self.constants = constants
+        shape_w = (instance.horizon, cluster.n_worker_servers, cluster.n_resources)
+        shape_ps = (instance.horizon, cluster.n_ps_servers, cluster.n_resources)
+        self.worker_capacity = np.broadcast_to(cluster.worker_capacity, shape_w)
+        self.ps_capacity = np.broadcast_to(cluster.ps_capacity, shape_ps)
+        self.worker_used = np.zeros(shape_w)
+        self.ps_used = np.zeros(shape_ps)
+        self._worker_theta = constants.worker_log_ratio
+        self._ps_theta = constants.ps_log_ratio
+        self.worker_prices = np.full(shape_w, constants.lower)
+        self.ps_prices = np.full(shape_ps, constants.lower)
+        # capacity - used, kept up to date slot by slot (the dual subroutine's residual caps).
+        self.worker_free = np.array(self.worker_capacity)
+        self.ps_free = np.array(self.ps_capacity)
+
+    def price_term(self) -> float:
+        """``sum p c + sum q c`` over all slots, servers and resources (zero-capacity entries add 0)."""
+        return float((self.worker_prices * self.worker_capacity).sum() + (self.ps_prices * self.ps_capacity).sum())
+
+    def commit(self, job: Job, workers: np.ndarray, parameter_servers: np.ndarray) -> float:
+        """Add a job's allocation (``workers`` (T, H), ``parameter_servers`` (T, K)) and raise the prices.
+
+        Returns the increase of the price term ``sum c (p_new - p_old)``, the dual increase from prices.
+        """
+        increase = 0.0
+        lower = self.constants.lower
+        for counts, demand, used, free, prices, capacity, theta in (
+            (workers, job.worker_demand, self.worker_used, self.worker_free, self.worker_prices,
+             self.worker_capacity, self._worker_theta),
+            (parameter_servers, job.ps_demand, self.ps_used, self.ps_free, self.ps_prices,
+             self.ps_capacity, self._ps_theta),
+        ):
+            slots = np.flatnonzero(np.asarray(counts).sum(axis=1) > 0)
+            if slots.size == 0:
+                continue
+            used[slots] += np.asarray(counts, dtype=float)[slots, :, None] * demand[None, None, :]
+            free[slots] = capacity[slots] - used[slots]
+            old = prices[slots]
+            new = _price(lower, theta, used[slots], capacity[slots])
+            prices[slots] = new
+            increase += float(((new - old) * capacity[slots]).sum())
+        return increase
+
+
+__all__ = [
+    "FIT_TOLERANCE",
+    "PriceConstants",
+    "PriceState",
+    "SMALL_DEMAND_LIMIT",
+    "compute_constants",
+    "fastest_standalone_workers",
+    "fit_counts",
+    "standalone_utilities",
+]

@@ -1,0 +1,55 @@
+"""``primaldual bench oasis``: runs, agrees with its pure-Python reference, prints JSON (no timing asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from primaldual.benchmarks.oasis import reference_best_schedule
+from primaldual.cli import main
+from primaldual.dual import best_schedule
+from primaldual.generate import generate
+from primaldual.oasis import OnlineEngine, arrival_order
+from primaldual.prices import compute_constants
+
+
+def test_reference_dp_agrees_with_the_vectorised_subroutine():
+    """The benchmark's reference is only worth timing if it computes the same thing: mu, payoff and the
+    completion slot agree job by job along an OASiS run (paper preset, 12 jobs)."""
+    instance = generate("paper", 5, jobs=12)
+    engine = OnlineEngine(instance, compute_constants(instance))
+    state = engine.state
+    for i in arrival_order(instance):
+        full = best_schedule(instance, i, state.worker_prices, state.ps_prices, state.worker_free, state.ps_free,
+                             early_stop=False)
+        mu, payoff, slot = reference_best_schedule(instance, i, state.worker_prices, state.ps_prices,
+                                                   state.worker_free, state.ps_free)
+        assert mu == pytest.approx(full.mu, rel=1e-9, abs=1e-12)
+        if full.feasible:
+            assert payoff == pytest.approx(full.payoff, rel=1e-9, abs=1e-12)
+            assert slot == full.completion_slot
+        stopped = reference_best_schedule(instance, i, state.worker_prices, state.ps_prices, state.worker_free,
+                                          state.ps_free, early_stop=True)
+        assert stopped[0] == pytest.approx(mu, rel=1e-9, abs=1e-12)
+        engine.decide(i)
+    assert engine.decisions
+
+
+def test_bench_cli_json(capsys):
+    assert main(["bench", "oasis", "--quick", "--jobs", "20", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    paper, target = figures["paper"], figures["target"]
+    assert paper["jobs"] == 20 and paper["reference_mismatches"] == 0 and paper["reference_jobs"] == 2
+    for key in ("decision_ms_median", "decision_ms_p99", "speedup_median", "vectorisation_speedup_median",
+                "run_seconds", "oasis_utility", "greedy_utility", "ratio_upper_bound"):
+        assert np.isfinite(paper[key])
+    assert target["horizon"] == 100 and target["worker_servers"] == 100 and target["max_chunks"] <= 16
+    assert np.isfinite(target["decision_ms_median"])
+
+
+def test_bench_cli_text(capsys):
+    assert main(["bench", "oasis", "--quick", "--jobs", "10", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "median" in out and "pure-Python DP" in out and "target size" in out
