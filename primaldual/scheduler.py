@@ -140,5 +140,6 @@ def make_scheduler(name: str, **parameters) -> OnlineScheduler:
     cls = scheduler_class(name)
     try:
         return cls(**parameters)
-    except TypeError as error:
+    except (TypeError, ValueError) as error:
+        # TypeError: an unknown keyword; ValueError: a value the scheduler refuses.
         raise InputError(f"scheduler {name}: bad parameters {parameters}: {error}") from None

@@ -1,1 +1,28 @@
-"""The paper's baselines: FIFO, DRF, RRH and Dorm."""
+"""The paper's baselines (oasis.md section 6.3), each a documented reading of its source.
+
+========  ==========================================================  ==========================
+name      reading                                                     module
+========  ==========================================================  ==========================
+``fifo``  arrival order, fixed size, head-of-line blocking            :mod:`.fifo`
+``drf``   per-slot progressive filling on dominant shares             :mod:`.drf`
+``rrh``   rank by risk-discounted reward per resource-time            :mod:`.rrh`
+``dorm``  partitions re-solved by a MILP at arrivals and departures   :mod:`.dorm`
+========  ==========================================================  ==========================
+
+They are registered by name in :data:`primaldual.scheduler.BUILTIN_SCHEDULERS` and share the in-slot
+placement rules of :mod:`.placement`.
+
+Choices the sources leave open are resolved in favour of the baseline and written down in each docstring.
+Common to all four:
+
+* **Jobs that cannot finish are not run.** A job that could not finish by the horizon even with ``N_i``
+  workers in every remaining slot would only waste resources (it earns nothing, design.md section 2), so every
+  baseline skips it (``skip_unfinishable=True``; set it to False for the literal "no admission control"
+  reading of FIFO and DRF).
+* **No worker beyond the remaining work.** In a job's last slot it gets at most its remaining work in workers
+  (and the PSs those need), so the rest of its share is free for others in that slot.
+"""
+
+from primaldual.baselines.placement import PLACEMENTS, FreeCapacity
+
+__all__ = ["PLACEMENTS", "FreeCapacity"]

@@ -1,0 +1,324 @@
+"""``primaldual compare``: the package's main job. Every scheduler on one instance, beside the offline optimum.
+
+Runs the online schedulers (all registered ones by default) through the simulator, checks every schedule
+with the independent verifier, optionally solves the offline ILP with a time limit (seeded with the best
+online schedule as a MIP start), and prints one table: utility, admitted, completed, mean JCT, OPT/ALG and
+the scheduler's own runtime, followed by OASiS's certificate.
+
+**OPT/ALG.** The optimum OPT is known to lie in ``[low, high]``:
+
+* ``low`` is the best verified utility in the run: the ILP's incumbent, or the best scheduler's schedule;
+* ``high`` is the smallest proven upper bound: the ILP's bound (``--opt``) and OASiS's certificate (its dual
+  bound ``D``, or the smaller standalone bound it reports; both are objectives of feasible duals of the
+  packing LP (14), so they bound OPT by weak duality).
+
+When the ILP proves optimality, ``low = high = OPT`` and OPT/ALG is one number; otherwise each row shows the
+interval ``[low / ALG, high / ALG]`` ("-" for an end that is unknown, "inf" when ALG = 0).
+
+Exit codes: 0 when every scheduler ran and every schedule verified; 1 when a scheduler broke a rule (its row
+says which) or a schedule failed verification; 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+
+from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands.run import (
+    add_instance_arguments,
+    build_scheduler,
+    describe,
+    instance_from_args,
+    parse_parameter,
+)
+from primaldual.errors import InputError
+from primaldual.metrics import compute_metrics
+from primaldual.scheduler import available_schedulers, scheduler_class
+from primaldual.simulate import SimulationError, SimulationResult, simulate, to_jsonable
+from primaldual.solvers import check_solver
+from primaldual.verify import verify
+
+ORDER = 50
+
+#: Relative slack when comparing utilities with bounds (floating-point sums, solver tolerances).
+BOUND_TOLERANCE = 1e-6
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="the main job: run every scheduler on an instance and compare with the offline optimum",
+        description=(
+            "Run the online schedulers (all registered ones by default) on one instance, verify every "
+            "schedule, optionally solve the offline optimum (--opt), and print utility, admitted, completed, "
+            "mean JCT, OPT/ALG (an interval when OPT is not proven) and runtime per scheduler, with OASiS's "
+            "certificate. Try: primaldual compare --preset small --seed 3 --opt"
+        ),
+        epilog="Exit 0 on success, 1 if a scheduler broke a rule or a schedule failed verification, 2 on bad input.",
+    )
+    add_instance_arguments(parser)
+    parser.add_argument("--schedulers", metavar="A,B,...",
+                        help=f"comma-separated scheduler names (default: all: {', '.join(available_schedulers())})")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME.KEY=VALUE",
+                        help="a scheduler's parameter (repeatable), e.g. --param fifo.workers=2")
+    parser.add_argument("--opt", action="store_true", help="also solve the offline optimum (ILP)")
+    parser.add_argument("--time-limit", type=float, metavar="S", default=60.0,
+                        help="time limit for the offline ILP in seconds (default: 60)")
+    parser.add_argument("--solver", default="highs", help="backend for the offline ILP (default: highs)")
+    parser.add_argument("--gap", type=float, metavar="G", help="relative MIP gap for the offline ILP (default: exact)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def _scheduler_names(text: str | None) -> list[str]:
+    if text is None:
+        return available_schedulers()
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise InputError("--schedulers: give at least one scheduler name")
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise InputError(f"--schedulers: listed twice: {', '.join(duplicates)}")
+    for name in names:
+        scheduler_class(name)  # raises InputError naming the available schedulers
+    return names
+
+
+def _parameters(texts: list[str], names: list[str]) -> dict[str, dict]:
+    out: dict[str, dict] = {name: {} for name in names}
+    for text in texts:
+        key, value = parse_parameter(text)
+        name, dot, field = key.partition(".")
+        if not dot or not field:
+            raise InputError(f"--param: must look like NAME.KEY=VALUE (e.g. fifo.workers=2), got {text!r}")
+        if name not in out:
+            raise InputError(f"--param: scheduler {name!r} is not being compared ({', '.join(names)})")
+        out[name][field] = value
+    return out
+
+
+def _ratio(numerator: float | None, utility: float) -> float | None:
+    if numerator is None:
+        return None
+    if utility <= 0:
+        return math.inf
+    return numerator / utility
+
+
+def _check_options(args) -> None:
+    problems = []
+    if args.time_limit is not None and not (math.isfinite(args.time_limit) and args.time_limit > 0):
+        problems.append(f"--time-limit: must be a number of seconds > 0, got {args.time_limit!r}")
+    if args.gap is not None and not (math.isfinite(args.gap) and args.gap >= 0):
+        problems.append(f"--gap: must be a number >= 0, got {args.gap!r}")
+    if problems:
+        raise InputError(problems)
+    if args.opt:
+        check_solver(args.solver)
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """What :func:`compare` found: ``summary`` is the ``--json`` object (JSON-ready), ``results`` each scheduler's
+    :class:`~primaldual.simulate.SimulationResult` (schedulers that broke a rule have none) and ``offline`` the
+    :class:`~primaldual.offline.OfflineResult` (None without ``opt``)."""
+
+    summary: dict
+    results: dict[str, SimulationResult]
+    offline: object | None
+
+
+def compare(instance, names: list[str] | None = None, parameters: dict[str, dict] | None = None, *,
+            opt: bool = False, solver: str = "highs", time_limit: float | None = 60.0,
+            mip_gap: float | None = None) -> Comparison:
+    """Run the schedulers ``names`` (default: all registered) with ``parameters[name]`` on ``instance``, verify
+    every schedule, optionally solve the offline ILP (seeded with the best online schedule), and bound OPT/ALG
+    (module docstring)."""
+    names = available_schedulers() if names is None else list(names)
+    parameters = parameters or {}
+    rows = []
+    results = {}
+    for name in names:
+        scheduler = build_scheduler(name, parameters.get(name, {}))
+        try:
+            result = simulate(instance, scheduler)
+        except SimulationError as error:
+            rows.append({"scheduler": name, "error": str(error), "rule": error.rule, "slot": error.slot,
+                         "job": error.job, "verified": False})
+            continue
+        report = verify(instance, result.schedule)
+        results[name] = result
+        metrics = result.metrics
+        rows.append({
+            "scheduler": name,
+            "utility": metrics.utility,
+            "admitted": metrics.admitted,
+            "completed": metrics.completed,
+            "unfinished": metrics.unfinished,
+            "mean_jct": metrics.mean_jct,
+            "runtime_seconds": result.scheduler_seconds,
+            "verified": report.feasible,
+            "verified_utility": report.utility,
+            "violations": [v.message for v in report.violations[:5]],
+            "utilisation": metrics.utilisation,
+            "parameters": to_jsonable(result.parameters),
+        })
+
+    good = [row for row in rows if row.get("verified")]
+    best_row = max(good, key=lambda row: row["utility"], default=None)
+    low = best_row["utility"] if best_row else 0.0
+    uppers = []
+
+    certificate = None
+    if "oasis" in results and results["oasis"].report.get("certificate"):
+        certificate = to_jsonable(results["oasis"].report["certificate"])
+        for key in ("dual_objective", "best_upper_bound"):
+            if certificate.get(key) is not None:
+                uppers.append(("oasis certificate", float(certificate[key])))
+
+    opt_summary = None
+    offline = None
+    warnings = []
+    if opt:
+        from primaldual.offline import solve_offline  # imported here: without --opt no model code is loaded
+
+        start = results[best_row["scheduler"]].schedule if best_row and best_row["utility"] > 0 else None
+        offline = solve_offline(instance, solver=solver, time_limit=time_limit, mip_gap=mip_gap, start=start)
+        opt_summary = {
+            "status": offline.status,
+            "objective": offline.objective,
+            "bound": offline.bound,
+            "gap": offline.gap,
+            "solver": offline.solver,
+            "build_seconds": offline.build_seconds,
+            "solve_seconds": offline.solve_seconds,
+            "start_scheduler": best_row["scheduler"] if start is not None else None,
+            "start_objective": offline.start_objective,
+            "incumbent_source": offline.incumbent_source,
+            "message": offline.message,
+        }
+        if offline.schedule is not None:
+            opt_report = verify(instance, offline.schedule)
+            opt_metrics = compute_metrics(instance, offline.schedule)
+            opt_summary.update({
+                "verified": opt_report.feasible,
+                "admitted": opt_metrics.admitted,
+                "completed": opt_metrics.completed,
+                "mean_jct": opt_metrics.mean_jct,
+            })
+            if opt_report.feasible and offline.objective is not None:
+                low = max(low, float(offline.objective))
+        if offline.bound is not None:
+            uppers.append(("ILP bound", float(offline.bound)))
+        if offline.status == "optimal" and offline.objective is not None:
+            uppers.append(("ILP optimum", float(offline.objective)))
+
+    high = min((value for _, value in uppers), default=None)
+    if high is not None and low > high * (1 + BOUND_TOLERANCE) + BOUND_TOLERANCE:
+        sources = ", ".join(f"{source} {value:.6g}" for source, value in uppers)
+        warnings.append(f"a verified utility {low:.6g} exceeds an upper bound ({sources}): a bound is wrong")
+    proven = opt_summary is not None and opt_summary["status"] == "optimal"
+    for row in rows:
+        if "utility" not in row:
+            continue
+        row["ratio"] = {
+            "low": _ratio(low, row["utility"]),
+            "high": _ratio(high, row["utility"]),
+            "proven": proven,
+        }
+    if certificate is not None:
+        alg = results["oasis"].utility
+        best = certificate.get("best_upper_bound", certificate.get("dual_objective"))
+        certificate["ratio_interval"] = [_ratio(max(low, alg), alg), _ratio(best, alg)]
+    summary = {
+        "instance": describe(instance),
+        "rows": rows,
+        "opt": opt_summary,
+        "opt_interval": [low, high],
+        "certificate": certificate,
+        "warnings": warnings,
+    }
+    return Comparison(summary=summary, results=results, offline=offline)
+
+
+def _num(value, digits: int = 6) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and math.isinf(value):
+        return "inf"
+    return f"{value:.{digits}g}"
+
+
+def _ratio_text(ratio: dict | None) -> str:
+    if not ratio:
+        return "-"
+    low, high = ratio["low"], ratio["high"]
+    if ratio["proven"] or (low is not None and high is not None and math.isclose(low, high, rel_tol=1e-9)):
+        return _fixed(low)
+    return f"[{_fixed(low)}, {_fixed(high)}]"
+
+
+def _fixed(value) -> str:
+    if value is None:
+        return "-"
+    if math.isinf(value):
+        return "inf"
+    return f"{value:.5f}"
+
+
+def _print_table(summary: dict, source: str) -> None:
+    instance = summary["instance"]
+    print(f"compare on {source}: {instance['jobs']} jobs, {instance['horizon']} slots, "
+          f"{instance['worker_servers']} worker + {instance['ps_servers']} PS servers")
+    header = f"{'scheduler':<12} {'utility':>10} {'admitted':>8} {'completed':>9} {'mean JCT':>8}  {'OPT/ALG':<20} {'runtime s':>9}"
+    print(header)
+    print("-" * len(header))
+    for row in summary["rows"]:
+        if "error" in row:
+            print(f"{row['scheduler']:<12} FAILED: {row['error']}")
+            continue
+        mark = "" if row["verified"] else "  NOT VERIFIED"
+        print(f"{row['scheduler']:<12} {row['utility']:>10.4f} {row['admitted']:>8} {row['completed']:>9} "
+              f"{_num(row['mean_jct'], 4):>8}  {_ratio_text(row.get('ratio')):<20} {row['runtime_seconds']:>9.3f}{mark}")
+    opt = summary["opt"]
+    if opt is not None:
+        seconds = opt["build_seconds"] + opt["solve_seconds"]
+        objective = "-" if opt["objective"] is None else f"{opt['objective']:.4f}"
+        print(f"{'OPT':<12} {objective:>10} {_num(opt.get('admitted')):>8} {_num(opt.get('completed')):>9} "
+              f"{_num(opt.get('mean_jct'), 4):>8}  {'1.00000' if opt['status'] == 'optimal' else '-':<20} {seconds:>9.3f}")
+        print(f"OPT: {opt['status']} ({opt['solver']}); incumbent {_num(opt['objective'])}, bound {_num(opt['bound'])}, "
+              f"gap {_num(opt['gap'], 3)}" + (f"; MIP start from {opt['start_scheduler']} "
+                                               f"({_num(opt['start_objective'])})" if opt["start_scheduler"] else ""))
+        if opt.get("message"):
+            print(f"     note: {opt['message']}")
+    low, high = summary["opt_interval"]
+    print(f"OPT lies in [{_num(low)}, {_num(high)}]" + ("" if high is not None else " (no upper bound: run OASiS or --opt)"))
+    certificate = summary["certificate"]
+    if certificate is not None:
+        interval = certificate["ratio_interval"]
+        print(f"OASiS certificate: dual bound D = {_num(certificate.get('dual_objective'))}, standalone bound "
+              f"{_num(certificate.get('standalone_bound'))}; certified OPT/ALG(oasis) in "
+              f"[{_fixed(interval[0])}, {_fixed(interval[1])}]")
+    for warning in summary["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+
+
+def run(args) -> int:
+    _check_options(args)
+    instance, source = instance_from_args(args)
+    names = _scheduler_names(args.schedulers)
+    parameters = _parameters(args.param, names)
+    summary = compare(instance, names, parameters, opt=args.opt, solver=args.solver,
+                      time_limit=args.time_limit, mip_gap=args.gap).summary
+    summary["instance"]["source"] = source
+    failed = any(not row.get("verified") for row in summary["rows"]) or (
+        summary["opt"] is not None and summary["opt"].get("verified") is False)
+    if args.json:
+        print_json(to_jsonable(summary))
+        for warning in summary["warnings"]:
+            print(f"warning: {warning}", file=sys.stderr)
+    else:
+        _print_table(summary, source)
+    return 1 if failed else 0

@@ -1,0 +1,155 @@
+"""``primaldual run``: one online scheduler on one instance, through the simulator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from primaldual.commands._common import add_json_flag, print_json
+from primaldual.errors import InputError
+from primaldual.files import load_instance, save_schedule
+from primaldual.generate import PRESETS, generate
+from primaldual.scheduler import OnlineScheduler, available_schedulers, make_scheduler
+from primaldual.simulate import SimulationError, simulate, to_jsonable
+
+ORDER = 40
+
+
+# ------------------------------------------------------------------------------ shared with ``compare``
+
+
+def add_instance_arguments(parser) -> None:
+    """``INSTANCE`` or ``--preset P [--seed S] [--jobs N]``: a file, or an instance generated on the fly."""
+    parser.add_argument("instance", nargs="?", help="instance JSON file (or use --preset)")
+    parser.add_argument("--preset", help=f"generate the instance instead: one of {', '.join(PRESETS)}")
+    parser.add_argument("--seed", type=int, help="generator seed with --preset (default: 0)")
+    parser.add_argument("--jobs", type=int, help="number of jobs with --preset (default: the preset's)")
+
+
+def instance_from_args(args):
+    """The instance named by the arguments of :func:`add_instance_arguments`, and a short description."""
+    if args.instance and args.preset:
+        raise InputError("INSTANCE: give an instance file or --preset, not both")
+    if args.instance:
+        if args.seed is not None or args.jobs is not None:
+            raise InputError("--seed/--jobs: only apply with --preset (the instance file fixes them)")
+        return load_instance(args.instance), args.instance
+    if not args.preset:
+        raise InputError("INSTANCE: give an instance file, or generate one with e.g. --preset small --seed 0")
+    seed = 0 if args.seed is None else args.seed
+    instance = generate(preset=args.preset, seed=seed, jobs=args.jobs)
+    return instance, f"preset {args.preset}, seed {seed}" + (f", {args.jobs} jobs" if args.jobs else "")
+
+
+def parse_value(text: str):
+    """A ``--param`` value: JSON where it parses (``2``, ``0.5``, ``true``, ``null``), else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_parameter(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise InputError(f"--param: must look like key=value, got {text!r}")
+    return key.strip(), parse_value(value.strip())
+
+
+def build_scheduler(name: str, parameters: dict) -> OnlineScheduler:
+    """``make_scheduler`` with a scheduler's own ``ValueError`` (a bad parameter value) turned into bad input."""
+    try:
+        return make_scheduler(name, **parameters)
+    except InputError:
+        raise
+    except ValueError as error:
+        raise InputError(f"scheduler {name}: bad parameters {parameters}: {error}") from None
+
+
+def describe(instance) -> dict:
+    return {
+        "jobs": instance.n_jobs,
+        "horizon": instance.horizon,
+        "worker_servers": instance.cluster.n_worker_servers,
+        "ps_servers": instance.cluster.n_ps_servers,
+    }
+
+
+# ------------------------------------------------------------------------------------------ the command
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run one online scheduler (oasis, greedy, fifo, drf, rrh, dorm, or a registered one)",
+        description=(
+            "Simulate one online scheduler slot by slot on an instance. The simulator refuses any allocation "
+            "that breaks a constraint; the schedule it writes holds the completed jobs and passes "
+            "'primaldual verify'. Exit 0 on success, 1 if the scheduler broke a rule, 2 on bad input."
+        ),
+        epilog="Schedulers: " + ", ".join(available_schedulers()),
+    )
+    add_instance_arguments(parser)
+    parser.add_argument("--scheduler", required=True, help="scheduler name")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="scheduler parameter (repeatable), e.g. --param workers=2; values are JSON or strings")
+    parser.add_argument("-o", "--output", metavar="SCHEDULE", help="write the schedule (completed jobs) here")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def _fmt(value, digits: int = 6) -> str:
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+def _ratio(value) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def run(args) -> int:
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        raise InputError(f"-o: directory {str(Path(args.output).parent)!r} does not exist")
+    instance, source = instance_from_args(args)
+    parameters = dict(parse_parameter(text) for text in args.param)
+    scheduler = build_scheduler(args.scheduler, parameters)
+    try:
+        result = simulate(instance, scheduler)
+    except SimulationError as error:
+        if args.json:
+            print_json({"scheduler": args.scheduler, "error": str(error), "rule": error.rule,
+                        "slot": error.slot, "job": error.job, "equation": error.equation})
+        else:
+            print(f"primaldual run: {error}", flush=True)
+        return 1
+    if args.output:
+        save_schedule(result.schedule, args.output)
+    metrics = result.metrics
+    if args.json:
+        out = {**result.to_dict(), "scheduler": args.scheduler, "instance": {"source": source, **describe(instance)},
+               "output": args.output}
+        certificate = result.report.get("certificate")
+        if certificate is not None:
+            out["certificate"] = to_jsonable(certificate)
+        print_json(out)
+        return 0
+    print(
+        f"{args.scheduler} on {source}: utility {metrics.utility:.6g}; admitted {metrics.admitted}, completed "
+        f"{metrics.completed} of {instance.n_jobs} jobs; mean JCT {_fmt(metrics.mean_jct, 4)} slots; "
+        f"scheduler runtime {result.scheduler_seconds:.3f} s"
+    )
+    if metrics.unfinished:
+        print(f"{metrics.unfinished} admitted jobs did not finish ({metrics.wasted_worker_slots} worker-slots wasted)")
+    usage = "; ".join(
+        f"{pool} " + ", ".join(f"{name} {value:.1%}" for name, value in values.items())
+        for pool, values in metrics.utilisation.items() if values
+    )
+    print(f"mean utilisation: {usage}")
+    certificate = result.report.get("certificate")
+    if certificate:
+        print(
+            f"certificate: dual bound D = {_fmt(certificate.get('dual_objective'))}, best upper bound on OPT "
+            f"{_fmt(certificate.get('best_upper_bound'))}, OPT/ALG <= {_ratio(certificate.get('best_ratio_upper_bound'))}"
+        )
+    if args.output:
+        print(f"wrote {args.output}")
+    return 0

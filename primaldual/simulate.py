@@ -1,0 +1,349 @@
+"""The time-slotted online simulator: feeds arrivals to a scheduler slot by slot and applies its allocations.
+
+At each slot ``t = 0..T-1`` the simulator
+
+1. tells the scheduler which jobs arrive (``on_arrival(t, jobs)``, jobs in index order; skipped when none);
+2. asks for the slot's allocation (``allocate(t, state)`` -> ``{job: Allocation}``);
+3. checks it, refusing with :class:`SimulationError` any allocation that breaks a rule of problem (1):
+   non-negative integer counts (12)-(13), nothing before arrival (9)-(10), at most ``N_i`` workers (3), PS
+   bandwidth (6), no more PSs than workers (7), worker- and PS-server capacities (4)-(5) summed over all jobs
+   of the slot, and nothing for a job that has already completed;
+4. applies it: each job's remaining work ``V_i - sum of its workers so far`` drops by its workers; a job whose
+   remaining work reaches 0 completes in ``t`` (``on_completion(t, jobs)``). Refusing allocations to completed
+   jobs makes ``t`` the last slot with a worker, i.e. the completion slot of eq. (8).
+
+The result's :class:`~primaldual.schedule.Schedule` holds the **completed** jobs only: a job that received
+resources but did not finish its work by the horizon earns nothing (design.md section 2) and is left out, so
+the schedule satisfies eq. (2) and passes :func:`primaldual.verify.verify`. Such jobs still count in
+``metrics.admitted``, ``metrics.unfinished``, ``metrics.wasted_worker_slots`` and the utilisation.
+
+The scheduler's own runtime (``start``, ``on_arrival``, ``allocate``, ``on_completion``) is measured with
+``time.perf_counter`` and reported as ``scheduler_seconds``; the simulator's checks are not included.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from primaldual.instance import Instance
+from primaldual.metrics import RunMetrics, compute_metrics
+from primaldual.schedule import JobSchedule, Schedule
+from primaldual.scheduler import OnlineScheduler, SlotState, make_scheduler
+
+#: Absolute slack on capacity sums and on eq. (6), the same as the verifier's.
+TOLERANCE = 1e-9
+
+#: Counts above this are refused as malformed before they are converted to int64 (no server holds 2^53 units).
+MAX_COUNT = 2.0**53
+
+
+class SimulationError(RuntimeError):
+    """A scheduler returned an allocation that breaks a rule; ``rule`` is a stable key, ``equation`` the
+    paper's equation number where one applies."""
+
+    def __init__(self, scheduler: str, slot: int, message: str, *, job: int | None = None,
+                 rule: str = "", equation: str | None = None):
+        self.scheduler, self.slot, self.job, self.rule, self.equation = scheduler, slot, job, rule, equation
+        where = f"scheduler {scheduler!r}, slot {slot}" + (f", job {job}" if job is not None else "")
+        suffix = f" (eq. {equation})" if equation else ""
+        super().__init__(f"{where}: {message}{suffix}")
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    """One run of one online scheduler on one instance.
+
+    ``schedule`` holds the completed jobs only; ``received`` lists every job that got resources.
+    ``parameters`` and ``report`` are the scheduler's own (read after the run).
+    """
+
+    scheduler: str
+    schedule: Schedule
+    metrics: RunMetrics
+    parameters: dict
+    report: dict
+    received: tuple[int, ...]
+    scheduler_seconds: float
+
+    @property
+    def utility(self) -> float:
+        return self.metrics.utility
+
+    @property
+    def admitted(self) -> int:
+        return self.metrics.admitted
+
+    @property
+    def completed(self) -> int:
+        return self.metrics.completed
+
+    def to_dict(self) -> dict:
+        return {
+            "scheduler": self.scheduler,
+            **self.metrics.to_dict(),
+            "parameters": to_jsonable(self.parameters),
+            "report": to_jsonable(self.report),
+        }
+
+
+def to_jsonable(value):
+    """Plain JSON types: numpy scalars and arrays to Python, tuples to lists, non-finite floats to None."""
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return to_jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+class _Checker:
+    """The rules of one instance, as arrays over jobs, so each slot's check is a few numpy operations."""
+
+    def __init__(self, instance: Instance, name: str):
+        self.name = name
+        self.n_jobs = instance.n_jobs
+        self.n_worker_servers = instance.cluster.n_worker_servers
+        self.n_ps_servers = instance.cluster.n_ps_servers
+        self.resources = instance.cluster.resources
+        self.worker_capacity = instance.cluster.worker_capacity
+        self.ps_capacity = instance.cluster.ps_capacity
+        self.arrivals = instance.arrivals
+        self.chunks = np.array([j.chunks for j in instance.jobs], dtype=np.int64)
+        self.worker_bandwidth = np.array([j.worker_bandwidth_gbps for j in instance.jobs])
+        self.ps_bandwidth = np.array([j.ps_bandwidth_gbps for j in instance.jobs])
+        self.worker_demand = instance.worker_demand_matrix()
+        self.ps_demand = instance.ps_demand_matrix()
+
+    def error(self, slot, message, job=None, rule="", equation=None):
+        return SimulationError(self.name, slot, message, job=job, rule=rule, equation=equation)
+
+    def rows(self, slot: int, allocation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The allocation as ``jobs`` (n,), ``workers`` (n, H), ``parameter_servers`` (n, K) of integer counts;
+        raises on a malformed allocation."""
+        if not isinstance(allocation, Mapping):
+            raise self.error(
+                slot, f"allocate() must return a dict job -> Allocation, got {type(allocation).__name__}",
+                rule="type",
+            )
+        n = len(allocation)
+        jobs = np.empty(n, dtype=np.int64)
+        workers = np.empty((n, self.n_worker_servers))
+        parameter_servers = np.empty((n, self.n_ps_servers))
+        for m, (i, entry) in enumerate(allocation.items()):
+            if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.n_jobs:
+                raise self.error(slot, f"unknown job {i!r} (the instance has jobs 0..{self.n_jobs - 1})",
+                                 rule="unknown_job")
+            jobs[m] = i
+            try:
+                y = np.asarray(entry.workers, dtype=float)
+                z = np.asarray(entry.parameter_servers, dtype=float)
+            except (AttributeError, TypeError, ValueError):
+                raise self.error(
+                    slot, f"the allocation must be an Allocation(workers, parameter_servers) of numbers, "
+                    f"got {entry!r}", job=int(i), rule="type",
+                ) from None
+            if y.shape != (self.n_worker_servers,) or z.shape != (self.n_ps_servers,):
+                raise self.error(
+                    slot, f"workers must have shape ({self.n_worker_servers},) and parameter_servers "
+                    f"({self.n_ps_servers},), got {y.shape} and {z.shape}", job=int(i), rule="shape",
+                )
+            workers[m], parameter_servers[m] = y, z
+        for equation, what, counts in (("12", "workers", workers), ("13", "parameter servers", parameter_servers)):
+            bad = ~np.isfinite(counts) | (counts < 0) | (counts != np.round(counts)) | (counts > MAX_COUNT)
+            if bad.any():
+                m, s = np.argwhere(bad)[0]
+                raise self.error(
+                    slot, f"{what} on server {s} must be a non-negative integer, got {counts[m, s]!r}",
+                    job=int(jobs[m]), rule="integrality", equation=equation,
+                )
+        return jobs, workers.astype(np.int64), parameter_servers.astype(np.int64)
+
+    def check(self, slot, jobs, workers, parameter_servers, completed, completion_slot) -> None:
+        """Eqs. (3), (6), (7), (9)-(10), (4)-(5) and 'nothing after completion', for the non-empty rows."""
+        if not jobs.size:
+            return
+        early = self.arrivals[jobs] > slot
+        if early.any():
+            m = int(np.flatnonzero(early)[0])
+            equation = "9" if workers[m].any() else "10"
+            raise self.error(
+                slot, f"allocates resources before the job's arrival slot {int(self.arrivals[jobs[m]])}",
+                job=int(jobs[m]), rule="arrival", equation=equation,
+            )
+        done = completed[jobs]
+        if done.any():
+            m = int(np.flatnonzero(done)[0])
+            raise self.error(
+                slot, f"allocates resources to a job that completed its work in slot {completion_slot[jobs[m]]}",
+                job=int(jobs[m]), rule="completed",
+            )
+        per_job_workers = workers.sum(axis=1)
+        per_job_ps = parameter_servers.sum(axis=1)
+        over_cap = per_job_workers > self.chunks[jobs]
+        if over_cap.any():
+            m = int(np.flatnonzero(over_cap)[0])
+            raise self.error(
+                slot, f"{per_job_workers[m]} workers, more than its N = {self.chunks[jobs[m]]} chunks",
+                job=int(jobs[m]), rule="worker_cap", equation="3",
+            )
+        lhs = per_job_workers * self.worker_bandwidth[jobs]
+        rhs = per_job_ps * self.ps_bandwidth[jobs]
+        short = lhs > rhs * (1 + TOLERANCE) + TOLERANCE
+        if short.any():
+            m = int(np.flatnonzero(short)[0])
+            i = int(jobs[m])
+            raise self.error(
+                slot, f"{per_job_workers[m]} workers x {self.worker_bandwidth[i]:g} Gbps need more PS bandwidth "
+                f"than {per_job_ps[m]} PSs x {self.ps_bandwidth[i]:g} Gbps",
+                job=i, rule="ps_bandwidth", equation="6",
+            )
+        too_many = per_job_ps > per_job_workers
+        if too_many.any():
+            m = int(np.flatnonzero(too_many)[0])
+            raise self.error(
+                slot, f"{per_job_ps[m]} PSs, more than its {per_job_workers[m]} workers",
+                job=int(jobs[m]), rule="ps_count", equation="7",
+            )
+        for equation, pool, counts, demand, capacity in (
+            ("4", "worker", workers, self.worker_demand, self.worker_capacity),
+            ("5", "PS", parameter_servers, self.ps_demand, self.ps_capacity),
+        ):
+            load = counts.T @ demand[jobs]  # (servers, R)
+            over = load > capacity + TOLERANCE
+            if over.any():
+                s, r = np.argwhere(over)[0]
+                users = [int(i) for i in jobs[counts[:, s] > 0]]
+                raise self.error(
+                    slot, f"{pool} server {s} {self.resources[r]}: jobs {users} use {load[s, r]:g}, "
+                    f"capacity {capacity[s, r]:g}", rule="capacity", equation=equation,
+                )
+
+
+def simulate(instance: Instance, scheduler: OnlineScheduler | str) -> SimulationResult:
+    """Run ``scheduler`` (an instance, or a registered name with default parameters) on ``instance``.
+
+    Raises :class:`SimulationError` on the first allocation that breaks a rule; the message names the
+    scheduler, the slot, the job and what is broken.
+    """
+    if isinstance(scheduler, str):
+        scheduler = make_scheduler(scheduler)
+    name = str(getattr(scheduler, "name", type(scheduler).__name__))
+    horizon, n_jobs = instance.horizon, instance.n_jobs
+    checker = _Checker(instance, name)
+    remaining = np.array(instance.work_units, dtype=np.int64)
+    arrived = np.zeros(n_jobs, dtype=bool)
+    completed = np.zeros(n_jobs, dtype=bool)
+    received = np.zeros(n_jobs, dtype=bool)
+    completion_slot = np.full(n_jobs, -1, dtype=np.int64)
+    given = np.zeros(n_jobs, dtype=np.int64)  # worker-slots each job received
+    worker_load = np.zeros(instance.cluster.n_resources)
+    ps_load = np.zeros(instance.cluster.n_resources)
+    # Per job, the slots it ran in and its per-server counts there; dense arrays are built only at the end.
+    records: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    by_slot: dict[int, list[int]] = {}
+    for i, a in enumerate(instance.arrivals):
+        by_slot.setdefault(int(a), []).append(i)
+
+    seconds = 0.0
+    started = time.perf_counter()
+    scheduler.start(instance)
+    seconds += time.perf_counter() - started
+    for t in range(horizon):
+        arriving = by_slot.get(t)
+        if arriving:
+            arrived[arriving] = True
+            started = time.perf_counter()
+            scheduler.on_arrival(t, list(arriving))
+            seconds += time.perf_counter() - started
+        active = np.flatnonzero(arrived & ~completed)
+        if not active.size and arrived.all():
+            break  # every job has arrived and completed: nothing is left to allocate
+        state = SlotState(
+            slot=t,
+            remaining_work=_frozen(np.maximum(remaining, 0)),
+            arrived=_frozen(arrived),
+            completed=_frozen(completed),
+            active=tuple(int(i) for i in active),
+            slots_left=horizon - t,
+        )
+        started = time.perf_counter()
+        allocation = scheduler.allocate(t, state)
+        seconds += time.perf_counter() - started
+
+        jobs, workers, parameter_servers = checker.rows(t, allocation)
+        nonempty = workers.any(axis=1) | parameter_servers.any(axis=1)
+        if not nonempty.all():
+            jobs, workers, parameter_servers = jobs[nonempty], workers[nonempty], parameter_servers[nonempty]
+        if not jobs.size:
+            continue
+        checker.check(t, jobs, workers, parameter_servers, completed, completion_slot)
+
+        per_job_workers = workers.sum(axis=1)
+        remaining[jobs] -= per_job_workers
+        given[jobs] += per_job_workers
+        received[jobs] = True
+        worker_load += per_job_workers @ checker.worker_demand[jobs]
+        ps_load += parameter_servers.sum(axis=1) @ checker.ps_demand[jobs]
+        for m, i in enumerate(jobs.tolist()):
+            records.setdefault(i, []).append((t, workers[m], parameter_servers[m]))
+        finished = jobs[(remaining[jobs] <= 0) & ~completed[jobs]]
+        if finished.size:
+            completed[finished] = True
+            completion_slot[finished] = t
+            started = time.perf_counter()
+            scheduler.on_completion(t, [int(i) for i in finished])
+            seconds += time.perf_counter() - started
+
+    assignments = {}
+    for i in np.flatnonzero(completed).tolist():
+        slots = [t for t, _, _ in records[i]]
+        y = np.zeros((horizon, instance.cluster.n_worker_servers), dtype=np.int64)
+        z = np.zeros((horizon, instance.cluster.n_ps_servers), dtype=np.int64)
+        y[slots] = np.stack([row for _, row, _ in records[i]])
+        z[slots] = np.stack([row for _, _, row in records[i]])
+        assignments[i] = JobSchedule(y, z)
+    parameters = dict(scheduler.parameters())
+    report = dict(scheduler.report())
+    schedule = Schedule(
+        assignments,
+        meta={"generator": "primaldual.simulate", "scheduler": name, "parameters": to_jsonable(parameters)},
+    )
+    metrics = compute_metrics(
+        instance,
+        schedule,
+        admitted=int(received.sum()),
+        wasted_worker_slots=int(given[received & ~completed].sum()),
+        worker_load=worker_load,
+        ps_load=ps_load,
+        scheduler_seconds=seconds,
+    )
+    return SimulationResult(
+        scheduler=name,
+        schedule=schedule,
+        metrics=metrics,
+        parameters=parameters,
+        report=report,
+        received=tuple(int(i) for i in np.flatnonzero(received)),
+        scheduler_seconds=seconds,
+    )
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    out = array.copy()
+    out.setflags(write=False)
+    return out
+
+
+__all__ = ["SimulationError", "SimulationResult", "simulate", "to_jsonable"]
