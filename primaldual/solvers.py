@@ -4,10 +4,21 @@ HiGHS (through highspy, Pyomo's ``appsi_highs`` interface) is the default and ne
 GLPK come from Debian (``coinor-cbc``, ``glpk-utils``); SCIP, Gurobi and CPLEX are used where installed or
 licensed. :func:`solve_model` is the one place a Pyomo model is handed to a solver, for every model of the
 package (the offline ILP, Dorm's partition MILP, the batch-sizing model).
+
+What :func:`solve_model` promises, whatever the backend:
+
+* the variables hold the solver's solution when ``has_solution`` is true (a variable the solver did not
+  report is set to 0, because solution files omit zeros), and are left untouched otherwise;
+* ``objective`` is recomputed from those values (not parsed from a log);
+* ``bound`` is the solver's best bound in the model's sense (an upper bound for a maximisation), or None when
+  the backend reports none, reports one on the wrong side of its own incumbent, or stopped an LP early;
+* ``status`` is one of :data:`STATUSES`, the same words for every backend.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import time
 from dataclasses import dataclass
 
@@ -26,8 +37,42 @@ SOLVERS: dict[str, str] = {
     "cplex": "cplex",
 }
 
+#: Backends whose Pyomo interface accepts a MIP start (the variables' current values).
+WARMSTART_SOLVERS = frozenset({"highs", "cbc", "gurobi", "cplex"})
 
+#: Backends whose Pyomo plugin reports no best bound of its own when stopping at a relative MIP gap.
+GAP_ONLY_SOLVERS = frozenset({"cbc", "glpk"})
+
+#: ``SolveOutcome.status`` values: a normalised reading of Pyomo's termination condition.
+STATUSES = ("optimal", "feasible", "infeasible", "unbounded", "time_limit", "other_limit", "error", "unknown")
+
+_TERMINATION_STATUS = {
+    TerminationCondition.optimal: "optimal",
+    TerminationCondition.globallyOptimal: "optimal",
+    TerminationCondition.locallyOptimal: "optimal",
+    TerminationCondition.feasible: "feasible",
+    TerminationCondition.infeasible: "infeasible",
+    TerminationCondition.unbounded: "unbounded",
+    TerminationCondition.infeasibleOrUnbounded: "infeasible",
+    TerminationCondition.maxTimeLimit: "time_limit",
+    TerminationCondition.maxIterations: "other_limit",
+    TerminationCondition.maxEvaluations: "other_limit",
+    TerminationCondition.minFunctionValue: "other_limit",
+    TerminationCondition.minStepLength: "other_limit",
+    TerminationCondition.other: "other_limit",
+    TerminationCondition.error: "error",
+    TerminationCondition.solverFailure: "error",
+    TerminationCondition.internalSolverError: "error",
+    TerminationCondition.licensingProblems: "error",
+    TerminationCondition.invalidProblem: "error",
+    TerminationCondition.resourceInterrupt: "error",
+    TerminationCondition.userInterrupt: "error",
+}
+
+
+@functools.lru_cache(maxsize=None)
 def solver_available(name: str) -> bool:
+    """Whether backend ``name`` can run here (cached per process: it may start the executable)."""
     if name not in SOLVERS:
         return False
     try:
@@ -40,28 +85,42 @@ def available_solvers() -> list[str]:
     return [name for name in SOLVERS if solver_available(name)]
 
 
+@functools.lru_cache(maxsize=None)
 def solver_version(name: str) -> str:
     try:
         version = pyo.SolverFactory(SOLVERS[name]).version()
     except Exception:
         return "unknown"
+    if version is None:
+        return "unknown"
     return ".".join(str(part) for part in version) if isinstance(version, tuple) else str(version)
 
 
-def get_solver(name: str):
-    """The Pyomo solver object for ``name``; :class:`InputError` if unknown or not installed here."""
+def check_solver(name: str) -> None:
+    """Raise :class:`InputError` if ``name`` is unknown or not installed here; cheap, no solver object kept."""
     if name not in SOLVERS:
         raise InputError(f"--solver: unknown solver {name!r}; known: {', '.join(SOLVERS)}")
     if not solver_available(name):
         raise InputError(
             f"--solver: {name} is not available on this machine (available: {', '.join(available_solvers())})"
         )
+
+
+def get_solver(name: str):
+    """The Pyomo solver object for ``name``; :class:`InputError` if unknown or not installed here."""
+    check_solver(name)
     return pyo.SolverFactory(SOLVERS[name])
 
 
 @dataclass(frozen=True)
 class SolveOutcome:
-    """What a solver said: Pyomo's termination condition, whether values were loaded, bounds, seconds."""
+    """What a solver said: Pyomo's termination condition, whether values were loaded, bounds, seconds.
+
+    ``termination`` is Pyomo's raw termination condition; ``status`` its normalised reading (one of
+    :data:`STATUSES`). ``warmstart_used`` says whether the backend was actually handed the start.
+    ``seconds`` is the wall time of the whole call (Pyomo's translation of the model included);
+    ``solver_seconds`` the backend's own run time where it reports one (None otherwise).
+    """
 
     termination: str
     has_solution: bool
@@ -70,6 +129,10 @@ class SolveOutcome:
     seconds: float
     solver: str
     version: str
+    status: str = "unknown"
+    warmstart_used: bool = False
+    message: str = ""
+    solver_seconds: float | None = None
 
 
 def _options(name: str, time_limit: float | None, mip_gap: float | None, threads: int | None) -> dict:
@@ -81,6 +144,8 @@ def _options(name: str, time_limit: float | None, mip_gap: float | None, threads
             options["mip_rel_gap"] = float(mip_gap)
         if threads is not None:
             options["threads"] = int(threads)
+        # Keep HiGHS quiet: its log would go to Pyomo's logger on every solve.
+        options["output_flag"] = False
     elif name == "cbc":
         if time_limit is not None:
             options["sec"] = float(time_limit)
@@ -90,7 +155,8 @@ def _options(name: str, time_limit: float | None, mip_gap: float | None, threads
             options["threads"] = int(threads)
     elif name == "glpk":
         if time_limit is not None:
-            options["tmlim"] = int(max(1, round(time_limit)))
+            # glpsol takes whole seconds; round up so that a short limit never becomes "no limit" (0).
+            options["tmlim"] = max(1, int(math.ceil(time_limit)))
         if mip_gap is not None:
             options["mipgap"] = float(mip_gap)
     elif name in ("gurobi", "cplex", "scip"):
@@ -105,6 +171,90 @@ def _options(name: str, time_limit: float | None, mip_gap: float | None, threads
     return options
 
 
+def _objective(model):
+    objectives = list(model.component_data_objects(pyo.Objective, active=True))
+    if len(objectives) != 1:
+        raise ValueError(f"solve_model needs exactly one active objective, the model has {len(objectives)}")
+    return objectives[0]
+
+
+def _termination_name(termination) -> str:
+    """``"optimal"``, ``"maxTimeLimit"``...: Pyomo's legacy conditions are strings, appsi's plain enums."""
+    value = getattr(termination, "value", termination)
+    return value if isinstance(value, str) else getattr(termination, "name", str(termination))
+
+
+def _finite(value) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _solve_highs(model, options: dict, time_limit, mip_gap, warmstart: bool, on_start, on_incumbent):
+    """HiGHS through Pyomo's appsi interface used directly (not the legacy wrapper), so that the translation
+    of the model into HiGHS can be timed apart from HiGHS's own run, and its best bound read as reported."""
+    from pyomo.contrib.appsi.solvers.highs import Highs
+
+    backend = Highs()
+    backend.config.load_solution = False
+    backend.config.stream_solver = False
+    backend.config.time_limit = None if time_limit is None else float(time_limit)
+    backend.config.mip_gap = None if mip_gap is None else float(mip_gap)
+    backend.config.warmstart = bool(warmstart)
+    backend.highs_options = {key: value for key, value in options.items()
+                             if key not in ("time_limit", "mip_rel_gap")}
+    backend.set_instance(model)
+    # The model does not change between translation and solve: skip appsi's scan for changes.
+    for key in ("check_for_new_or_removed_constraints", "check_for_new_or_removed_vars",
+                "check_for_new_or_removed_params", "check_for_new_objective", "update_constraints",
+                "update_vars", "update_params", "update_named_expressions"):
+        setattr(backend.update_config, key, False)
+    if on_incumbent is not None:
+        _report_incumbents(backend, model, on_incumbent)
+    if on_start is not None:
+        on_start()
+    results = backend.solve(model)
+    return backend, results
+
+
+def _report_incumbents(backend, model, on_incumbent) -> None:
+    """Subscribe to HiGHS's improving-solution callback: load each new incumbent into the model's variables
+    and call ``on_incumbent(objective, bound)``. A caller that may kill the solver keeps what it has so far."""
+    columns = [(backend._vars[var_id][0], column) for var_id, column in backend._pyomo_var_to_solver_var_map.items()]
+    objective = _objective(model)
+
+    def improving(event) -> None:
+        values = event.data_out.mip_solution
+        for var, column in columns:
+            var.set_value(float(values[column]), skip_validation=True)
+        try:
+            on_incumbent(float(pyo.value(objective)), _finite(event.data_out.mip_dual_bound))
+        except Exception:  # a failing observer must not abort the solve
+            pass
+
+    backend._solver_model.cbMipImprovingSolution += improving
+
+
+def _appsi_status(termination) -> str:
+    from pyomo.contrib.appsi.base import TerminationCondition as Appsi
+
+    return {
+        Appsi.optimal: "optimal",
+        Appsi.infeasible: "infeasible",
+        Appsi.unbounded: "unbounded",
+        Appsi.infeasibleOrUnbounded: "infeasible",
+        Appsi.maxTimeLimit: "time_limit",
+        Appsi.maxIterations: "other_limit",
+        Appsi.objectiveLimit: "other_limit",
+        Appsi.minStepLength: "other_limit",
+        Appsi.error: "error",
+        Appsi.interrupted: "error",
+        Appsi.licensingProblems: "error",
+    }.get(termination, "unknown")
+
+
 def solve_model(
     model,
     solver: str = "highs",
@@ -112,57 +262,130 @@ def solve_model(
     mip_gap: float | None = None,
     threads: int | None = None,
     warmstart: bool = False,
+    on_start=None,
+    on_incumbent=None,
 ) -> SolveOutcome:
-    """Solve ``model`` in place (values loaded when a solution exists) and say what happened."""
-    backend = get_solver(solver)
+    """Solve ``model`` in place (values loaded when a solution exists) and say what happened.
+
+    ``warmstart=True`` hands the variables' current values to the backend as a MIP start where the backend
+    supports it (:data:`WARMSTART_SOLVERS`: HiGHS through ``Highs.setSolution``, CBC through a ``-mipstart``
+    file); elsewhere it is ignored and ``warmstart_used`` is False. ``on_start()``, if given, is called when
+    the backend is about to run (for HiGHS after the model is translated), so that a caller can start a
+    wall clock on the solver alone. ``on_incumbent(objective, bound)``, if given, is called each time HiGHS
+    finds a better solution, with the solution loaded in the model's variables (other backends do not report
+    incumbents while they run). Solver errors (a crashed executable, an unreadable answer) are reported as
+    ``status="error"`` with the message, not raised; an unknown or unavailable backend raises
+    :class:`InputError`.
+    """
+    check_solver(solver)
+    objective = _objective(model)
+    sense_max = objective.sense == pyo.maximize
     options = _options(solver, time_limit, mip_gap, threads)
+    version = solver_version(solver)
+    use_warmstart = bool(warmstart) and solver in WARMSTART_SOLVERS
+    variables = list(model.component_data_objects(pyo.Var, active=True))
     started = time.perf_counter()
-    kwargs = {"load_solutions": False}
-    if warmstart and solver in ("cbc", "gurobi", "cplex"):
-        kwargs["warmstart"] = True
-    if solver == "highs":
-        for key, value in options.items():
-            backend.highs_options[key] = value
-        if warmstart:
-            backend.config.warmstart = True if hasattr(backend.config, "warmstart") else None
-        results = backend.solve(model, **kwargs)
-    else:
-        results = backend.solve(model, options=options, **kwargs)
-    seconds = time.perf_counter() - started
-    termination = results.solver.termination_condition
+    solver_seconds = None
+    raw_bound = None
+    try:
+        if solver == "highs":
+            backend, results = _solve_highs(
+                model, options, time_limit, mip_gap, use_warmstart, on_start, on_incumbent)
+            termination = results.termination_condition
+            status = _appsi_status(termination)
+            solver_seconds = _finite(results.wallclock_time)
+            raw_bound = results.best_objective_bound
+            has_answer = results.best_feasible_objective is not None
+
+            def load():
+                results.solution_loader.load_vars()
+        else:
+            backend = pyo.SolverFactory(SOLVERS[solver])
+            kwargs = {"load_solutions": False, "options": options}
+            if use_warmstart:
+                kwargs["warmstart"] = True
+            if on_start is not None:
+                on_start()
+            results = backend.solve(model, **kwargs)
+            termination = results.solver.termination_condition
+            status = _TERMINATION_STATUS.get(termination, "unknown")
+            if results.solver.status == SolverStatus.error and status not in ("infeasible", "unbounded"):
+                status = "error"
+            solver_seconds = _finite(getattr(results.solver, "wallclock_time", None)) or _finite(
+                getattr(results.solver, "time", None))
+            raw_bound = results.problem.upper_bound if sense_max else results.problem.lower_bound
+            solutions = getattr(results, "solution", None)
+            has_answer = solutions is not None and len(solutions) > 0
+
+            def load():
+                model.solutions.load_from(results)
+    except Exception as error:  # a crashed or missing executable, an unparsable solution file
+        return SolveOutcome(
+            termination="error", has_solution=False, objective=None, bound=None,
+            seconds=time.perf_counter() - started, solver=solver, version=version, status="error",
+            warmstart_used=use_warmstart, message=f"{type(error).__name__}: {error}",
+        )
+
     has_solution = False
-    try:
-        if len(results.solution) > 0 or solver == "highs":
-            model.solutions.load_from(results)
-            has_solution = True
-    except Exception:
-        has_solution = False
-    objective = None
-    if has_solution:
-        objectives = list(model.component_data_objects(pyo.Objective, active=True))
+    value = None
+    if has_answer and status not in ("infeasible", "unbounded", "error"):
+        previous = [v.value for v in variables]
+        for v in variables:
+            v.set_value(None, skip_validation=True)
         try:
-            objective = float(pyo.value(objectives[0])) if objectives else None
-        except (ValueError, TypeError):
-            has_solution, objective = False, None
-    sense_max = any(o.sense == pyo.maximize for o in model.component_data_objects(pyo.Objective, active=True))
-    raw_bound = results.problem.upper_bound if sense_max else results.problem.lower_bound
-    bound = None
-    try:
-        bound = float(raw_bound) if raw_bound is not None and abs(float(raw_bound)) != float("inf") else None
-    except (TypeError, ValueError):
+            load()
+            for v in variables:
+                if v.value is None:  # solution files list non-zero values only
+                    v.set_value(0, skip_validation=True)
+            value = float(pyo.value(objective))
+            has_solution = math.isfinite(value)
+        except Exception:
+            has_solution = False
+        if not has_solution:
+            value = None
+            for v, old in zip(variables, previous):
+                v.set_value(old, skip_validation=True)
+    seconds = time.perf_counter() - started
+
+    bound = _finite(raw_bound)
+    message = ""
+    if status != "optimal" and bound is not None and all(v.is_continuous() for v in variables):
+        # An LP stopped early reports its current objective as "bound" (Pyomo's appsi does for HiGHS); that is
+        # a primal value, not a certificate. Only a finished LP's value bounds anything.
         bound = None
+    if bound is not None and value is not None:
+        slack = 1e-6 * max(1.0, abs(value))
+        wrong_side = bound < value - slack if sense_max else bound > value + slack
+        if wrong_side:
+            # A bound on the wrong side of the solver's own incumbent is a parsing or sign error: drop it.
+            message = f"{solver} reported bound {bound!r} on the wrong side of its incumbent {value!r}; ignored"
+            bound = None
+    if status == "optimal" and not has_solution:
+        status = "error"
+        message = message or f"{solver} reported an optimum but returned no solution"
+    if status == "optimal" and solver in GAP_ONLY_SOLVERS and mip_gap:
+        # These plugins report a gap-optimal answer as its own bound. Both solvers stop when the gap relative
+        # to the incumbent is within mip_gap, so widen the bound by that much to keep it a true bound.
+        widen = float(mip_gap) * abs(value) + 1e-9
+        bound = value + widen if sense_max else value - widen
+    elif status == "optimal" and bound is None:
+        bound = value  # an optimal answer is its own bound (some plugins leave the field empty)
     return SolveOutcome(
-        termination=str(termination),
-        has_solution=has_solution and results.solver.status != SolverStatus.aborted,
-        objective=objective,
+        termination=_termination_name(termination),
+        has_solution=has_solution,
+        objective=value,
         bound=bound,
         seconds=seconds,
         solver=solver,
-        version=solver_version(solver),
+        version=version,
+        status=status,
+        warmstart_used=use_warmstart,
+        message=message,
+        solver_seconds=solver_seconds,
     )
 
 
 __all__ = [
-    "SOLVERS", "SolveOutcome", "TerminationCondition", "available_solvers", "get_solver",
-    "solve_model", "solver_available", "solver_version",
+    "SOLVERS", "STATUSES", "SolveOutcome", "TerminationCondition", "WARMSTART_SOLVERS", "available_solvers",
+    "check_solver", "get_solver", "solve_model", "solver_available", "solver_version",
 ]

@@ -1,0 +1,395 @@
+"""The offline utility-maximisation problem (1)-(13) of OASiS as a Pyomo model (oasis.md sections 2 and 6.5).
+
+:func:`build_offline_model` is pure: it reads an :class:`~primaldual.instance.Instance` and returns a
+``pyomo.environ.ConcreteModel``; it never solves and does no I/O (see :mod:`primaldual.offline` for that).
+Slots are zero-based (the paper counts from one).
+
+Linearising the completion slot (8)
+-----------------------------------
+Eq. (8) defines ``t_hat_i`` as the last slot with a worker, an argmax that is not linear. It is replaced by
+completion indicators ``complete[i, t]`` (``omega_it`` in oasis.md section 6.5), one per job and slot
+``t >= a_i``:
+
+* ``sum_t complete[i, t] = admit[i]``: an admitted job picks exactly one completion slot;
+* ``sum_h workers[i, t, h] <= N_i * sum_{t' >= t} complete[i, t']``: workers may run in slot t only if the
+  chosen completion slot is t or later (this also carries the cap (3), and forces no workers for a rejected
+  job);
+* the objective is ``sum_{i, t} f_i(t - a_i) complete[i, t]``.
+
+The tail sums ``sum_{t' >= t} complete[i, t']`` are carried by continuous variables ``unfinished[i, t]``
+defined by ``unfinished[i, t] = unfinished[i, t + 1] + complete[i, t]`` (an exact substitution: same integer
+solutions, same LP relaxation), so that no row holds O(T) indicators; then ``unfinished[i, a_i] = admit[i]``
+says the indicators sum to ``x_i``.
+
+Why this is exact for non-increasing utilities: a feasible schedule of (1)-(13) maps to a solution of the
+model with ``complete[i, t_hat_i] = 1`` and the same objective. Conversely, in any solution of the model a job
+whose indicator sits at slot t* has no worker after t*, so its true completion slot ``t_hat <= t*`` and its
+true utility ``f_i(t_hat - a_i) >= f_i(t* - a_i)``, the value the model counts. So the two problems have the
+same optimum, and the schedule of an optimal model solution is optimal for (1)-(13) (its indicator sits at
+``t_hat`` or at a slot of equal value). The verifier recomputes ``t_hat`` from the schedule, as eq. (8) says.
+
+Formulations
+------------
+``formulation="weak"`` is the paper's constraints with the linearisation above. ``formulation="strong"``
+(the default) adds two families of valid inequalities that cut off fractional points of the LP relaxation
+but no integer schedule:
+
+* *earliest completion*: no job completes before ``a_i + ceil(V_i / N_i) - 1`` (it cannot do ``V_i``
+  worker-slots with at most ``N_i`` workers per slot any sooner), so its indicators start there;
+* *cumulative work*: if job i completes by slot t, its work done by slot t covers ``V_i``:
+  ``work_done[i, t] >= V_i * sum_{t' <= t} complete[i, t']`` (written ``V_i (admit[i] - unfinished[i, t+1])``),
+  with ``work_done`` the running sum of workers.
+  It holds for integer schedules because a job does all its work by its completion slot; in the weak LP a
+  job can instead claim an early completion with a large fractional weight while doing its work late.
+
+Sparsity
+--------
+Only jobs that can finish by the horizon (``instance.can_finish``) and that fit on at least one worker server
+and one PS server get variables (the others have no feasible schedule and are rejected, eq. (11) with
+``x_i = 0``). Workers (PSs) of job i get a variable only for slots ``t >= a_i`` (eqs. (9)-(10)) and servers
+where one worker (PS) of job i fits; each count is bounded by how many fit on the server and by ``N_i``
+(by (3), and by (7) for PSs). A capacity row (4)-(5) is only written where these bounds could exceed it.
+
+Pooled relaxation
+-----------------
+``pooled=True`` merges each pool's servers into one server per resource and slot: a job's workers (PSs) per
+slot become one variable, bounded by ``N_i`` and by how many fit across the servers of the pool, and
+capacities are summed over servers. Every schedule of (1)-(13) aggregates to a feasible pooled solution of the
+same value, so the pooled optimum is an upper bound on OPT, free of the symmetry between identical servers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyomo.environ as pyo
+
+from primaldual.errors import InputError
+from primaldual.instance import Instance
+
+FORMULATIONS = ("strong", "weak")
+
+#: Utilities below this fraction of the largest are counted as 0 in the objective (see ``objective_slack``).
+UTILITY_FLOOR = 1e-9
+
+#: Absolute slack on capacities when counting how many workers fit (3 x 0.1 is 0.30000000000000004), the same
+#: as the verifier's ``CAPACITY_TOLERANCE``: a count that fits here passes verification.
+FIT_TOLERANCE = 1e-9
+
+
+def _fit_counts(demand: np.ndarray, capacity: np.ndarray, most: int) -> np.ndarray:
+    """How many units of ``demand`` (shape (R,)) fit on each server of ``capacity`` (shape (S, R)), capped at
+    ``most``. Resources the job does not use (demand 0) do not limit it."""
+    counts = np.full(capacity.shape[0], most, dtype=np.int64)
+    for r in np.flatnonzero(demand > 0):
+        fit = np.floor((capacity[:, r] + FIT_TOLERANCE) / demand[r]).astype(np.int64)
+        counts = np.minimum(counts, fit)
+    return np.maximum(counts, 0)
+
+
+@dataclass(frozen=True)
+class OfflineSparsity:
+    """The index sets of the model, computed from the instance alone (no Pyomo).
+
+    ``jobs``: jobs that get variables. ``earliest_completion[i]``: first slot job i may complete in.
+    ``worker_fit[i]`` (``ps_fit[i]``): per worker (PS) server, how many workers (PSs) of job i fit, capped at
+    ``N_i``; a server with 0 gets no variable.
+    """
+
+    jobs: tuple[int, ...]
+    earliest_completion: dict[int, int]
+    worker_fit: dict[int, np.ndarray]
+    ps_fit: dict[int, np.ndarray]
+
+
+def offline_sparsity(instance: Instance) -> OfflineSparsity:
+    """Which jobs, slots and servers get variables (see the module docstring)."""
+    cluster = instance.cluster
+    jobs, earliest, worker_fit, ps_fit = [], {}, {}, {}
+    for i, job in enumerate(instance.jobs):
+        if not instance.can_finish[i] or job.worker_bandwidth_gbps > job.ps_bandwidth_gbps:
+            continue  # no schedule reaches V_i by the horizon, or (6)-(7) admit no PS count
+        workers = _fit_counts(job.worker_demand, cluster.worker_capacity, job.chunks)
+        servers = _fit_counts(job.ps_demand, cluster.ps_capacity, job.chunks)
+        if not workers.any() or not servers.any():
+            continue
+        jobs.append(i)
+        earliest[i] = int(job.arrival + instance.shortest_duration[i] - 1)
+        worker_fit[i], ps_fit[i] = workers, servers
+    return OfflineSparsity(tuple(jobs), earliest, worker_fit, ps_fit)
+
+
+def schedulable_jobs(instance: Instance) -> tuple[int, ...]:
+    """The jobs that get variables in :func:`build_offline_model`; the others are rejected by every schedule."""
+    return offline_sparsity(instance).jobs
+
+
+def build_offline_model(
+    instance: Instance, relax: bool = False, formulation: str = "strong", pooled: bool = False
+) -> pyo.ConcreteModel:
+    """Build (do not solve) problem (1)-(13) for ``instance`` with (8) linearised (module docstring).
+
+    ``relax=True`` makes every variable continuous within its bounds (the LP relaxation, an upper bound on
+    OPT). ``formulation`` is ``"strong"`` (default; adds the earliest-completion and cumulative-work
+    inequalities) or ``"weak"``. ``pooled=True`` merges each pool's servers into one (a relaxation).
+
+    Components: sets ``jobs``, ``job_slots`` (i, t), ``completion_slots`` (i, t), ``worker_placements``
+    (i, t, h) and ``ps_placements`` (i, t, k) (or (i, t) when pooled); variables ``admit`` (x_i),
+    ``complete`` (omega_it), ``unfinished`` (tail sums of omega), ``workers`` (y), ``parameter_servers`` (z),
+    ``work_done`` (strong only); objective ``total_utility``. Each constraint's ``doc`` names the equation it
+    encodes. The plain attribute ``objective_slack`` is the most the objective can under-count OPT because
+    utilities below :data:`UTILITY_FLOOR` x the largest are counted as 0 (add it to any bound).
+    """
+    if formulation not in FORMULATIONS:
+        raise InputError(f"formulation: must be one of {', '.join(FORMULATIONS)}, got {formulation!r}")
+    strong = formulation == "strong"
+    sparsity = offline_sparsity(instance)
+    jobs = sparsity.jobs
+    horizon = instance.horizon
+    cluster = instance.cluster
+    n_resources = cluster.n_resources
+    arrival = {i: int(instance.jobs[i].arrival) for i in jobs}
+    first_completion = {i: (sparsity.earliest_completion[i] if strong else arrival[i]) for i in jobs}
+
+    integer = pyo.NonNegativeReals if relax else pyo.NonNegativeIntegers
+    binary = pyo.UnitInterval if relax else pyo.Binary
+
+    model = pyo.ConcreteModel(
+        name=f"offline_{formulation}{'_pooled' if pooled else ''}{'_lp' if relax else ''}",
+        doc="OASiS offline problem (1)-(13), completion slot (8) linearised with indicators",
+    )
+    model.formulation = formulation
+    model.relaxed = bool(relax)
+    model.pooled = bool(pooled)
+
+    # ------------------------------------------------------------------------------------------ index sets
+    job_slots = [(i, t) for i in jobs for t in range(arrival[i], horizon)]  # (9)-(10): nothing before a_i
+    completion_slots = [(i, t) for i in jobs for t in range(first_completion[i], horizon)]
+    model.jobs = pyo.Set(initialize=jobs, doc="jobs that can finish by the horizon and fit on some server")
+    model.resources = pyo.Set(initialize=range(n_resources), doc="resource types r")
+    model.job_slots = pyo.Set(dimen=2, initialize=job_slots, doc="(i, t) with t >= a_i, eqs. (9)-(10)")
+    model.completion_slots = pyo.Set(dimen=2, initialize=completion_slots, doc="(i, t) where job i may complete")
+
+    # ------------------------------------------------------------------------------------------ parameters
+    job_data = {i: instance.jobs[i] for i in jobs}
+    model.work_units = pyo.Param(model.jobs, initialize={i: int(instance.work_units[i]) for i in jobs},
+                                 doc="V_i = ceil(W_i), the RHS of eq. (2) in worker-slots")
+    model.chunks = pyo.Param(model.jobs, initialize={i: job_data[i].chunks for i in jobs}, doc="N_i, eq. (3)")
+    model.worker_bandwidth = pyo.Param(model.jobs, initialize={i: job_data[i].worker_bandwidth_gbps for i in jobs},
+                                       doc="b_i (Gbps), eq. (6)")
+    model.ps_bandwidth = pyo.Param(model.jobs, initialize={i: job_data[i].ps_bandwidth_gbps for i in jobs},
+                                   doc="B_i (Gbps), eq. (6)")
+    utility = {(i, t): float(job_data[i].utility(t - arrival[i])) for i, t in completion_slots}
+    # Sigmoids fall to 1e-36 and below late in the horizon; such costs trouble LP solvers ("excessively small
+    # costs") and mean nothing. Values under UTILITY_FLOOR x the largest are counted as 0, and the most this
+    # can under-count, at most one floored value per job, is kept in ``objective_slack`` for the bound.
+    floor = UTILITY_FLOOR * max((abs(v) for v in utility.values()), default=0.0)
+    floored: dict[int, float] = {}
+    for (i, t), value in utility.items():
+        if 0 < abs(value) < floor:
+            floored[i] = max(floored.get(i, 0.0), abs(value))
+            utility[i, t] = 0.0
+    model.objective_slack = float(sum(floored.values()))
+    model.utility = pyo.Param(
+        model.completion_slots, initialize=utility,
+        doc="f_i(t - a_i), the utility of completing in slot t, eq. (1) (0 below UTILITY_FLOOR x the largest)",
+    )
+
+    # ------------------------------------------------------------------------------------------- variables
+    model.admit = pyo.Var(model.jobs, domain=binary, doc="x_i, eq. (11)")
+    model.complete = pyo.Var(model.completion_slots, domain=binary, doc="omega_it: job i completes in slot t")
+    # The running sum of the indicators from slot t on; integral whenever the indicators are, so continuous.
+    # It keeps every row short: "sum_{t' >= t} omega" would put O(T) indicators in each of O(T) rows per job.
+    model.unfinished = pyo.Var(model.job_slots, domain=pyo.NonNegativeReals, bounds=(0, 1),
+                               doc="sum_{t' >= t} omega_it': job i is admitted and completes in slot t or later")
+
+    if pooled:
+        worker_total = {i: int(min(job_data[i].chunks, sparsity.worker_fit[i].sum())) for i in jobs}
+        ps_total = {i: int(min(job_data[i].chunks, sparsity.ps_fit[i].sum())) for i in jobs}
+        model.worker_placements = pyo.Set(dimen=2, initialize=job_slots, doc="(i, t): workers of job i, pooled")
+        model.ps_placements = pyo.Set(dimen=2, initialize=job_slots, doc="(i, t): PSs of job i, pooled")
+        model.workers = pyo.Var(model.worker_placements, domain=integer,
+                                bounds=lambda m, i, t: (0, worker_total[i]),
+                                doc="sum_h y_ih(t), eq. (12), pooled")
+        model.parameter_servers = pyo.Var(model.ps_placements, domain=integer,
+                                          bounds=lambda m, i, t: (0, ps_total[i]),
+                                          doc="sum_k z_ik(t), eq. (13), pooled")
+
+        def workers_in_slot(m, i, t):
+            return m.workers[i, t]
+
+        def ps_in_slot(m, i, t):
+            return m.parameter_servers[i, t]
+    else:
+        worker_servers = {i: np.flatnonzero(sparsity.worker_fit[i]).tolist() for i in jobs}
+        ps_servers = {i: np.flatnonzero(sparsity.ps_fit[i]).tolist() for i in jobs}
+        model.worker_placements = pyo.Set(
+            dimen=3, initialize=[(i, t, h) for i, t in job_slots for h in worker_servers[i]],
+            doc="(i, t, h): a worker of job i fits on worker server h, t >= a_i",
+        )
+        model.ps_placements = pyo.Set(
+            dimen=3, initialize=[(i, t, k) for i, t in job_slots for k in ps_servers[i]],
+            doc="(i, t, k): a PS of job i fits on PS server k, t >= a_i",
+        )
+        model.workers = pyo.Var(model.worker_placements, domain=integer,
+                                bounds=lambda m, i, t, h: (0, int(sparsity.worker_fit[i][h])),
+                                doc="y_ih(t), eq. (12)")
+        model.parameter_servers = pyo.Var(model.ps_placements, domain=integer,
+                                          bounds=lambda m, i, t, k: (0, int(sparsity.ps_fit[i][k])),
+                                          doc="z_ik(t), eq. (13)")
+
+        def workers_in_slot(m, i, t):
+            return sum(m.workers[i, t, h] for h in worker_servers[i])
+
+        def ps_in_slot(m, i, t):
+            return sum(m.parameter_servers[i, t, k] for k in ps_servers[i])
+
+    # ----------------------------------------------------------------------------------------- objective
+    model.total_utility = pyo.Objective(
+        expr=sum(model.utility[i, t] * model.complete[i, t] for i, t in completion_slots),
+        sense=pyo.maximize,
+        doc="eq. (1): sum_i x_i f_i(t_hat_i - a_i), with (8) linearised by the completion indicators",
+    )
+
+    # ---------------------------------------------------------------------------------------- constraints
+    completes_in = set(completion_slots)
+
+    def completing(m, i, t):
+        return m.complete[i, t] if (i, t) in completes_in else 0
+
+    model.unfinished_definition = pyo.Constraint(
+        model.job_slots,
+        rule=lambda m, i, t: m.unfinished[i, t]
+        == (m.unfinished[i, t + 1] if t + 1 < horizon else 0) + completing(m, i, t),
+        doc="eq. (8) linearised: unfinished[i, t] = sum_{t' >= t} complete[i, t']",
+    )
+    model.admission = pyo.Constraint(
+        model.jobs,
+        rule=lambda m, i: m.unfinished[i, arrival[i]] == m.admit[i],
+        doc="eqs. (8), (11): an admitted job completes in exactly one slot, a rejected job in none",
+    )
+    model.work = pyo.Constraint(
+        model.jobs,
+        rule=lambda m, i: sum(workers_in_slot(m, i, t) for t in range(arrival[i], horizon))
+        >= m.work_units[i] * m.admit[i],
+        doc="eq. (2): worker-slots cover the work V_i of an admitted job",
+    )
+    model.run_until_completion = pyo.Constraint(
+        model.job_slots,
+        rule=lambda m, i, t: workers_in_slot(m, i, t) <= m.chunks[i] * m.unfinished[i, t],
+        doc="eqs. (3), (8): at most N_i workers in slot t, and none after the completion slot",
+    )
+    model.ps_bandwidth_cover = pyo.Constraint(
+        model.job_slots,
+        rule=lambda m, i, t: m.worker_bandwidth[i] * workers_in_slot(m, i, t)
+        <= m.ps_bandwidth[i] * ps_in_slot(m, i, t),
+        doc="eq. (6): the PSs' bandwidth covers the workers' bandwidth",
+    )
+    model.ps_at_most_workers = pyo.Constraint(
+        model.job_slots,
+        rule=lambda m, i, t: ps_in_slot(m, i, t) <= workers_in_slot(m, i, t),
+        doc="eq. (7): no more PSs than workers",
+    )
+
+    demand_w = {i: job_data[i].worker_demand for i in jobs}
+    demand_s = {i: job_data[i].ps_demand for i in jobs}
+    if pooled:
+        _pooled_capacity(model, instance, jobs, arrival, demand_w, demand_s, worker_total, ps_total)
+    else:
+        _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, sparsity)
+
+    if strong:
+        model.work_done = pyo.Var(model.job_slots, domain=pyo.NonNegativeReals,
+                                  doc="worker-slots of job i in slots a_i..t (the running sum of eq. (2))")
+        model.work_done_definition = pyo.Constraint(
+            model.job_slots,
+            rule=lambda m, i, t: m.work_done[i, t]
+            == (m.work_done[i, t - 1] if t > arrival[i] else 0) + workers_in_slot(m, i, t),
+            doc="running sum of the workers of eq. (2)",
+        )
+        cumulative = [(i, t) for i, t in completion_slots if t < horizon - 1]  # at T-1 it is eq. (2) itself
+        model.cumulative_work_slots = pyo.Set(dimen=2, initialize=cumulative,
+                                              doc="(i, t): completion slots before the last slot")
+        model.cumulative_work = pyo.Constraint(
+            model.cumulative_work_slots,
+            rule=lambda m, i, t: m.work_done[i, t] >= m.work_units[i] * (m.admit[i] - m.unfinished[i, t + 1]),
+            doc="valid cut on eq. (2): a job that completes by slot t has done its work V_i by slot t",
+        )
+    return model
+
+
+def _binding(terms: list[tuple[float, int]], capacity: float) -> bool:
+    """Whether ``sum demand x upper bound`` can exceed ``capacity``; otherwise the row is redundant."""
+    return sum(d * u for d, u in terms) > capacity + 1e-9
+
+
+def _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, sparsity) -> None:
+    """Eqs. (4)-(5), one row per (slot, server, resource) where the variables' bounds could exceed it."""
+    horizon = instance.horizon
+    cluster = instance.cluster
+    for name, equation, capacity, demand, fit, var_name in (
+        ("worker_capacity", "(4)", cluster.worker_capacity, demand_w, sparsity.worker_fit, "workers"),
+        ("ps_capacity", "(5)", cluster.ps_capacity, demand_s, sparsity.ps_fit, "parameter_servers"),
+    ):
+        users: dict[tuple[int, int, int], list[int]] = {}
+        for t in range(horizon):
+            for server in range(capacity.shape[0]):
+                for r in range(cluster.n_resources):
+                    present = [
+                        i for i in jobs
+                        if arrival[i] <= t and fit[i][server] > 0 and demand[i][r] > 0
+                    ]
+                    if present and _binding([(demand[i][r], fit[i][server]) for i in present], capacity[server, r]):
+                        users[(t, server, r)] = present
+        rows = pyo.Set(dimen=3, initialize=list(users), doc=f"(t, server, r) rows of eq. {equation} that can bind")
+        setattr(model, f"{name}_rows", rows)
+
+        def rule(m, t, server, r, users=users, capacity=capacity, demand=demand, var_name=var_name):
+            var = getattr(m, var_name)
+            return sum(float(demand[i][r]) * var[i, t, server] for i in users[(t, server, r)]) <= float(
+                capacity[server, r]
+            )
+
+        pool = "worker" if name == "worker_capacity" else "PS"
+        setattr(model, name, pyo.Constraint(
+            rows, rule=rule, doc=f"eq. {equation}: {pool}-server capacity per slot and resource"))
+
+
+def _pooled_capacity(model, instance, jobs, arrival, demand_w, demand_s, worker_total, ps_total) -> None:
+    """Eqs. (4)-(5) summed over the servers of each pool: one row per (slot, resource) that can bind."""
+    horizon = instance.horizon
+    cluster = instance.cluster
+    for name, equation, capacity, demand, total, var_name in (
+        ("worker_capacity", "(4)", cluster.worker_capacity.sum(axis=0), demand_w, worker_total, "workers"),
+        ("ps_capacity", "(5)", cluster.ps_capacity.sum(axis=0), demand_s, ps_total, "parameter_servers"),
+    ):
+        users: dict[tuple[int, int], list[int]] = {}
+        for t in range(horizon):
+            for r in range(cluster.n_resources):
+                present = [i for i in jobs if arrival[i] <= t and demand[i][r] > 0]
+                if present and _binding([(demand[i][r], total[i]) for i in present], capacity[r]):
+                    users[(t, r)] = present
+        rows = pyo.Set(dimen=2, initialize=list(users), doc=f"(t, r) rows of eq. {equation}, pooled, that can bind")
+        setattr(model, f"{name}_rows", rows)
+
+        def rule(m, t, r, users=users, capacity=capacity, demand=demand, var_name=var_name):
+            var = getattr(m, var_name)
+            return sum(float(demand[i][r]) * var[i, t] for i in users[(t, r)]) <= float(capacity[r])
+
+        pool = "worker" if name == "worker_capacity" else "PS"
+        setattr(model, name, pyo.Constraint(
+            rows, rule=rule, doc=f"eq. {equation} pooled: total {pool}-pool capacity per slot and resource"))
+
+
+def model_size(model: pyo.ConcreteModel) -> tuple[int, int]:
+    """``(variables, constraints)`` of a built model (active components only)."""
+    n_variables = sum(1 for _ in model.component_data_objects(pyo.Var, active=True))
+    n_constraints = sum(1 for _ in model.component_data_objects(pyo.Constraint, active=True))
+    return n_variables, n_constraints
+
+
+__all__ = [
+    "FORMULATIONS", "OfflineSparsity", "build_offline_model", "model_size", "offline_sparsity",
+    "schedulable_jobs",
+]

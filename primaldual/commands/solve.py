@@ -1,0 +1,125 @@
+"""``primaldual solve``: the offline optimum of an instance (or a bound on it), with an honest certificate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from primaldual.commands._common import add_json_flag, print_json
+from primaldual.errors import InputError
+from primaldual.files import load_instance, load_schedule, save_schedule
+from primaldual.models.offline import FORMULATIONS
+from primaldual.offline import solve_offline, write_model
+from primaldual.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
+
+ORDER = 30
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "solve",
+        help="offline optimum (ILP of eqs. 1-13), its LP / pooled relaxation bound, or an MPS/LP export",
+        description=(
+            "Solve the offline utility-maximisation problem of an instance. The incumbent schedule is checked "
+            "by the independent verifier; the bound is an upper bound on the optimum. Status 'optimal' means "
+            "the bound meets the incumbent; a time- or gap-limited answer is 'feasible' with its gap. "
+            "Exit 0 when a schedule (or relaxation bound) was found, 1 when the solver found nothing "
+            "(infeasible, time limit without incumbent, killed, solver error), 2 on bad input."
+        ),
+    )
+    parser.add_argument("instance", nargs="?", help="instance JSON file (not needed with --list-solvers)")
+    parser.add_argument("--solver", default="highs", help=f"backend: one of {', '.join(SOLVERS)} (default: highs)")
+    parser.add_argument("--time-limit", type=float, metavar="S",
+                        help="solver time limit in seconds, backed by a hard wall-clock limit (default: none)")
+    parser.add_argument("--gap", type=float, metavar="G", help="relative MIP gap at which to stop (default: exact)")
+    parser.add_argument("--threads", type=int, metavar="N", help="solver threads (default: the solver's)")
+    parser.add_argument("--formulation", default="strong", choices=FORMULATIONS,
+                        help="strong (default: adds valid cumulative-work and earliest-completion cuts) or weak")
+    parser.add_argument("--relax", action="store_true", help="solve the LP relaxation (an upper bound; no schedule)")
+    parser.add_argument("--pooled", action="store_true",
+                        help="merge each pool's servers into one (a relaxation and upper bound; no schedule)")
+    parser.add_argument("--start", metavar="SCHEDULE",
+                        help="feasible schedule used as a MIP start; the result is never worse than it")
+    parser.add_argument("-o", "--output", metavar="SCHEDULE", help="write the incumbent schedule here")
+    parser.add_argument("--write-mps", metavar="FILE",
+                        help="write the model to FILE (.mps or .lp) for re-solving elsewhere, and do not solve")
+    parser.add_argument("--list-solvers", action="store_true", help="list the backends and whether they run here")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run)
+
+
+def _list_solvers(args) -> int:
+    rows = []
+    for name, pyomo_name in SOLVERS.items():
+        available = solver_available(name)
+        rows.append({
+            "name": name,
+            "pyomo_name": pyomo_name,
+            "available": available,
+            "version": solver_version(name) if available else None,
+            "mip_start": name in WARMSTART_SOLVERS,
+        })
+    if args.json:
+        print_json({"solvers": rows, "available": [row["name"] for row in rows if row["available"]]})
+    else:
+        print(f"{'solver':8} {'available':9} {'version':10} {'MIP start':9} pyomo")
+        for row in rows:
+            print(f"{row['name']:8} {'yes' if row['available'] else 'no':9} {row['version'] or '-':10} "
+                  f"{'yes' if row['mip_start'] else 'no':9} {row['pyomo_name']}")
+    return 0
+
+
+def _format(value) -> str:
+    return "-" if value is None else f"{value:.10g}"
+
+
+def run(args) -> int:
+    if args.list_solvers:
+        return _list_solvers(args)
+    if not args.instance:
+        raise InputError("INSTANCE: an instance file is required (unless --list-solvers is given)")
+    relaxation = args.relax or args.pooled
+    if args.output and relaxation:
+        raise InputError("-o: --relax and --pooled give a bound, not a schedule; drop -o or the relaxation flag")
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        raise InputError(f"-o: directory {str(Path(args.output).parent)!r} does not exist")
+    instance = load_instance(args.instance)
+
+    if args.write_mps:
+        written = write_model(instance, args.write_mps, relax=args.relax, formulation=args.formulation,
+                              pooled=args.pooled)
+        if args.json:
+            print_json({"written": written["path"], **written})
+        else:
+            print(f"wrote {written['path']} ({written['format']}): {written['n_variables']} variables, "
+                  f"{written['n_constraints']} constraints")
+        return 0
+
+    start = load_schedule(args.start, instance) if args.start else None
+    result = solve_offline(
+        instance, solver=args.solver, time_limit=args.time_limit, mip_gap=args.gap, threads=args.threads,
+        start=start, relax=args.relax, pooled=args.pooled, formulation=args.formulation,
+    )
+    written = None
+    if args.output and result.schedule is not None:
+        save_schedule(result.schedule, args.output)
+        written = args.output
+    if args.json:
+        print_json({**result.to_dict(), "output": written})
+    else:
+        what = "relaxation" if relaxation else "incumbent"
+        print(
+            f"status {result.status}; {what} {_format(result.objective)}; bound {_format(result.bound)}; "
+            f"gap {_format(result.gap)}; solver {result.solver} {result.solver_version}; "
+            f"{result.n_variables} variables, {result.n_constraints} constraints; "
+            f"build {result.build_seconds:.3f} s, solve {result.solve_seconds:.3f} s"
+        )
+        if result.schedule is not None:
+            print(f"admitted {len(result.schedule.admitted)} of {instance.n_jobs} jobs"
+                  + (f"; incumbent from the {result.incumbent_source}" if result.incumbent_source else ""))
+        if result.message:
+            print(f"note: {result.message}")
+        if written:
+            print(f"wrote {written}")
+        elif args.output:
+            print(f"no schedule to write to {args.output}")
+    return 0 if result.success else 1

@@ -1,0 +1,44 @@
+"""Helpers for the offline-optimum tests: hand-built instances with exact, integral work."""
+
+import numpy as np
+import pytest
+
+from primaldual.instance import Cluster, Instance, Job
+from primaldual.solvers import solver_available
+from primaldual.utility import Constant
+
+SLOT_SECONDS = 3600.0
+
+
+def make_job(arrival=0, work=1, chunks=1, worker_bandwidth=1.0, ps_bandwidth=1.0, worker_demand=(1.0,),
+             ps_demand=(1.0,), utility=None, name=""):
+    """A job whose work is exactly ``work`` worker-slots: E = M = 1, no communication, tau = slot x work / N."""
+    return Job(
+        arrival=arrival,
+        epochs=1,
+        chunks=chunks,
+        minibatches_per_chunk=1,
+        compute_seconds=SLOT_SECONDS * work / chunks,
+        gradient_mb=0.0,
+        worker_bandwidth_gbps=worker_bandwidth,
+        ps_bandwidth_gbps=ps_bandwidth,
+        worker_demand=np.array(worker_demand, dtype=float),
+        ps_demand=np.array(ps_demand, dtype=float),
+        utility=utility if utility is not None else Constant(1.0),
+        name=name,
+    )
+
+
+def make_instance(jobs, horizon, worker_capacity, ps_capacity, resources=("gpu",)):
+    return Instance(
+        cluster=Cluster(tuple(resources), np.array(worker_capacity, dtype=float), np.array(ps_capacity, dtype=float)),
+        jobs=tuple(jobs),
+        horizon=horizon,
+        slot_seconds=SLOT_SECONDS,
+    )
+
+
+def require_solver(name: str) -> None:
+    """Skip (with the reason) when a backend is absent here; CI installs CBC and GLPK from Debian."""
+    if not solver_available(name):
+        pytest.skip(f"solver {name} is not installed here (CI installs coinor-cbc and glpk-utils)")
