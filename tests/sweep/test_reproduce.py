@@ -1,0 +1,136 @@
+"""``reproduce``: every figure and summary.md on miniature settings, checks that can fail, exit codes."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from primaldual.reproduce import Outcome, Settings, lbbsp_checks, paper_checks, ratio_checks, reproduce
+
+MINI = Settings(
+    name="mini",
+    tiny_instances=3,
+    small_instances=1,
+    small_time_limit=60.0,
+    paper_jobs=(8, 16),
+    paper_seeds=(0,),
+    paper_jobs_without_dorm=(24,),
+    capacity_jobs=8,
+    capacity_scales=(0.5, 1.0),
+    capacity_seeds=(0,),
+    lbbsp_seeds=(0,),
+    lbbsp_quick=True,
+)
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reproduce")
+    messages = []
+    result = reproduce(out, settings=MINI, workers=2, progress=False, log=messages.append)
+    return out, result, messages
+
+
+def test_every_figure_and_the_summary_are_written(mini):
+    out, result, messages = mini
+    names = sorted(p.name for p in result.figures)
+    assert names == [
+        "lbbsp-iteration-time.png",
+        "ratio-small-small-ratios.png",
+        "ratio-tiny-tiny-ratios.png",
+        "utility-vs-capacity-paper-utility-vs-capacity_scale.png",
+        "utility-vs-jobs-paper-utility-vs-jobs.png",
+    ]
+    for path in result.figures:
+        assert path.read_bytes()[:4] == b"\x89PNG"
+    summary = (out / "summary.md").read_text()
+    assert "Settings: **mini**" in summary and "| result | expected | measured | verdict |" in summary
+    for outcome in result.outcomes:
+        assert f"| {outcome.result} | {outcome.expected} | {outcome.measured} | {outcome.verdict} |" in summary
+    lbbsp = json.loads((out / "lbbsp.json").read_text())
+    assert set(lbbsp["0"]["scenarios"]) == {"gpu", "cpu"}
+    assert result.records == 3 + 1 + 3 + 2 and result.computed == result.records
+
+
+def test_the_artifact_checks_hold_on_the_miniature(mini):
+    _, result, _ = mini
+    expectations = {o.result: o for o in result.outcomes if o.kind == "expectation"}
+    for name in ("OPT on tiny", "OASiS certificate on tiny", "feasibility (tiny)", "OPT on small",
+                 "OASiS certificate on small", "feasibility (small)", "feasibility (paper, jobs)",
+                 "OASiS certificate at scale (jobs, paper)", "feasibility (paper, capacity_scale)"):
+        assert expectations[name].passed, expectations[name]
+    assert any(o.kind == "paper" for o in result.outcomes)
+
+
+def test_rerun_reuses_every_record(mini):
+    out, first, _ = mini
+    again = reproduce(out, settings=MINI, workers=1, progress=False, log=lambda message: None)
+    assert again.computed == 0 and again.records == first.records
+    assert [o.measured for o in again.outcomes if "LB-BSP" not in o.result and "lbbsp" not in o.result.lower()] == [
+        o.measured for o in first.outcomes if "LB-BSP" not in o.result and "lbbsp" not in o.result.lower()
+    ]
+
+
+def _records(out):
+    from primaldual.records import read_records
+
+    return list(read_records(out / "results.jsonl").values())
+
+
+def test_a_certificate_below_opt_fails(mini):
+    out, _, _ = mini
+    tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
+    assert all(o.passed for o in ratio_checks(tiny) if o.result == "OASiS certificate on tiny")
+    tiny[1]["opt"]["upper_candidates"]["oasis_certificate"] = tiny[1]["opt"]["lower"] * 0.9
+    outcome = next(o for o in ratio_checks(tiny) if o.result == "OASiS certificate on tiny")
+    assert not outcome.passed and outcome.measured.startswith("2/3 hold")
+
+
+def test_an_infeasible_schedule_fails(mini):
+    out, _, _ = mini
+    tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
+    tiny[0]["schedulers"]["fifo"]["feasible"] = False
+    outcome = next(o for o in ratio_checks(tiny) if o.result == "feasibility (tiny)")
+    assert not outcome.passed
+
+
+def test_paper_claim_fails_when_a_baseline_wins(mini):
+    out, _, _ = mini
+    jobs = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "utility-vs-jobs"]
+    outcomes = {o.result: o for o in paper_checks(jobs, "jobs")}
+    assert outcomes["OASiS certificate at scale (jobs, paper)"].passed
+    jobs[0]["schedulers"]["drf"]["utility"] = jobs[0]["schedulers"]["oasis"]["report"]["certificate"]["dual_objective"] * 1.5
+    outcomes = {o.result: o for o in paper_checks(jobs, "jobs")}
+    claim = outcomes["paper: OASiS best (jobs)"]
+    assert claim.kind == "paper" and not claim.passed and claim.verdict == "NOT REPRODUCED"
+    assert "drf at jobs = 8" in claim.measured
+    assert not outcomes["OASiS certificate at scale (jobs, paper)"].passed
+
+
+def test_lbbsp_checks_fail_without_a_speedup():
+    run = {"scenarios": {"cpu": {
+        "lbbsp_speedup": 1.0, "oracle_speedup": 1.2, "paper_improvement_percent": 38.7, "lbbsp_method": "lbbsp_cpu",
+    }}}
+    outcomes = {o.result: o for o in lbbsp_checks({"0": run})}
+    assert not outcomes["LB-BSP faster than BSP (cpu)"].passed
+    assert outcomes["oracle bounds LB-BSP (cpu)"].passed
+    assert outcomes["paper: LB-BSP gain (cpu)"].verdict == "NOT REPRODUCED"
+
+
+def test_outcome_verdicts():
+    assert Outcome("a", "b", "c", True).verdict == "PASS"
+    assert Outcome("a", "b", "c", False).verdict == "FAIL"
+    assert Outcome("a", "b", "c", True, kind="paper").verdict == "REPRODUCED"
+
+
+def test_reproduce_cli_bad_input(capsys, tmp_path):
+    from primaldual.cli import main
+
+    assert main(["reproduce", "--quick", "--out", str(tmp_path / "x"), "--address", "tcp://127.0.0.1:1"]) == 2
+    assert "--address: only meaningful with --executor dask" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(SystemExit) as caught:  # argparse: a required flag is missing
+        main(["reproduce", "--quick"])
+    assert caught.value.code == 2 and "--out" in capsys.readouterr().err
