@@ -50,7 +50,7 @@ class SimulationError(RuntimeError):
                  rule: str = "", equation: str | None = None):
         self.scheduler, self.slot, self.job, self.rule, self.equation = scheduler, slot, job, rule, equation
         where = f"scheduler {scheduler!r}, slot {slot}" + (f", job {job}" if job is not None else "")
-        suffix = f" (eq. {equation})" if equation else ""
+        suffix = (f" (eq. {equation})" if equation else "") + (f" [rule {rule}]" if rule else "")
         super().__init__(f"{where}: {message}{suffix}")
 
 

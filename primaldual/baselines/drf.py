@@ -30,7 +30,7 @@ import heapq
 
 import numpy as np
 
-from primaldual.baselines.placement import FreeCapacity, check_placement, place_units
+from primaldual.baselines.placement import FreeCapacity, can_finish, check_placement, place_units
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
 
 
@@ -120,7 +120,7 @@ class DrfScheduler(OnlineScheduler):
             return {}
         remaining = state.remaining_work[active]
         if self.skip_unfinishable:
-            finishable = slot + -(-remaining // self.chunks[active]) <= self.instance.horizon
+            finishable = can_finish(slot, remaining, self.chunks[active], self.instance.horizon)
             self.skipped.update(int(i) for i in active[~finishable])
             active, remaining = active[finishable], remaining[finishable]
         limits = {int(i): int(min(n, r)) for i, n, r in zip(active, self.chunks[active], remaining)}

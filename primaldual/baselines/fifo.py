@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from primaldual.baselines.placement import FreeCapacity, check_placement, trim
+from primaldual.baselines.placement import FreeCapacity, can_finish, check_placement, trim
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
 
 
@@ -56,7 +56,7 @@ class FifoScheduler(OnlineScheduler):
         return {"skipped": list(self.skipped), "start_slots": {str(i): t for i, t in self.started.items()}}
 
     def _can_finish(self, i: int, slot: int, remaining: int) -> bool:
-        return slot + -(-int(remaining) // self.size[i]) <= self.instance.horizon
+        return bool(can_finish(slot, int(remaining), self.size[i], self.instance.horizon))
 
     def on_arrival(self, slot: int, jobs: list[int]) -> None:
         work = self.instance.work_units

@@ -38,6 +38,13 @@ def check_placement(policy: str) -> str:
     return policy
 
 
+def can_finish(slot, remaining, workers, horizon: int):
+    """Whether ``remaining`` worker-slots can be done by the horizon with ``workers`` workers in every slot from
+    ``slot`` on: ``slot + ceil(remaining / workers) <= horizon`` (vectorised). The baselines' ``skip_unfinishable``
+    rule; capacities are ignored, so a False is certain and a True optimistic."""
+    return slot + -(-np.asarray(remaining) // np.asarray(workers)) <= horizon
+
+
 def units_that_fit(free: np.ndarray, demand: np.ndarray) -> np.ndarray:
     """Per server, how many units of ``demand`` (shape (R,)) fit in ``free`` (shape (S, R))."""
     positive = demand > 0

@@ -20,11 +20,22 @@ a rejected job never runs. **Scheduling** (every slot): admitted jobs are ranked
 and served greedily in that order, each with as many workers as fit, up to ``min(N_i, R_i)``, and the PSs
 eq. (6) needs.
 
+**Preemption** (``preemptive``). The source leaves it open whether a started task may be displaced; both
+readings are offered:
+
+* ``preemptive=True`` (the default): the greedy pass starts from an empty cluster every slot, so a denser
+  newcomer can take resources from a running job (the model charges nothing for preemption);
+* ``preemptive=False``: a started job keeps the workers and PSs it holds, on the same servers, until it
+  completes (in its last slot only what its remaining work needs). The greedy pass then runs on what is left:
+  in rank order each admitted job, running or waiting, grows towards ``min(N_i, R_i)`` workers as far as the
+  free capacity allows. A running job is only released when it can no longer finish (``skip_unfinishable``).
+
 Choices in the baseline's favour (the source schedules sequential tasks on a market of processors, so the
 mapping to elastic worker/PS jobs is ours):
 
-* re-ranking every slot lets a denser newcomer take resources from a running job (the model charges nothing
-  for preemption), which can only help the ranking do its job;
+* preemption is on by default: re-ranking every slot lets a denser newcomer take resources from a running job,
+  which lets the ranking do its job (on ``small`` instances, seeds 0-19 with 10 and 20 jobs, mean utility
+  245.4 against 232.5 without preemption);
 * jobs that can no longer finish by the horizon at full speed are dropped (``skip_unfinishable``), and jobs
   that cannot finish are never admitted;
 * the defaults ``discount_rate = 0.02`` per slot and ``risk_weight = 1`` gave RRH its highest mean utility
@@ -34,29 +45,39 @@ mapping to elastic worker/PS jobs is ours):
   and the ranking is present value per resource-time; set ``risk_weight < 1`` for the source's full
   reward, whose opportunity cost also rejects jobs at arrival.
 
-Parameters: ``discount_rate`` (>= 0), ``risk_weight`` (in [0, 1], the source's alpha), ``placement``
-(``first_fit`` default, or ``least_loaded``), ``skip_unfinishable`` (True).
+Parameters: ``discount_rate`` (>= 0), ``risk_weight`` (in [0, 1], the source's alpha), ``preemptive``
+(True), ``placement`` (``first_fit`` default, or ``least_loaded``), ``skip_unfinishable`` (True).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from primaldual.baselines.placement import FreeCapacity, check_placement, dominant_share_unit
+from primaldual.baselines.placement import (
+    FreeCapacity,
+    can_finish,
+    check_placement,
+    dominant_share_unit,
+    grow,
+    trim,
+)
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
 
 
 class RrhScheduler(OnlineScheduler):
     name = "rrh"
 
-    def __init__(self, discount_rate: float = 0.02, risk_weight: float = 1.0, placement: str = "first_fit",
-                 skip_unfinishable: bool = True):
+    def __init__(self, discount_rate: float = 0.02, risk_weight: float = 1.0, preemptive: bool = True,
+                 placement: str = "first_fit", skip_unfinishable: bool = True):
         if not (isinstance(discount_rate, (int, float)) and np.isfinite(discount_rate) and discount_rate >= 0):
             raise ValueError(f"discount_rate must be a number >= 0, got {discount_rate!r}")
         if not (isinstance(risk_weight, (int, float)) and 0 <= risk_weight <= 1):
             raise ValueError(f"risk_weight must be a number in [0, 1], got {risk_weight!r}")
         self.discount_rate = float(discount_rate)
         self.risk_weight = float(risk_weight)
+        if not isinstance(preemptive, (bool, np.bool_)):
+            raise ValueError(f"preemptive must be true or false, got {preemptive!r}")
+        self.preemptive = bool(preemptive)
         self.placement = check_placement(placement)
         self.skip_unfinishable = bool(skip_unfinishable)
 
@@ -70,11 +91,13 @@ class RrhScheduler(OnlineScheduler):
         self.admitted: list[int] = []
         self.rejected: list[int] = []
         self.dropped: list[int] = []
+        self.held: dict[int, Allocation] = {}  # without preemption: what each started job keeps
 
     def parameters(self) -> dict:
         return {
             "discount_rate": self.discount_rate,
             "risk_weight": self.risk_weight,
+            "preemptive": self.preemptive,
             "placement": self.placement,
             "skip_unfinishable": self.skip_unfinishable,
         }
@@ -100,7 +123,7 @@ class RrhScheduler(OnlineScheduler):
         return reward / (remaining * np.maximum(self.unit[jobs_array], 1e-12))
 
     def _finishable(self, slot: int, i: int) -> bool:
-        return slot + -(-int(self.remaining[i]) // int(self.chunks[i])) <= self.instance.horizon
+        return bool(can_finish(slot, int(self.remaining[i]), int(self.chunks[i]), self.instance.horizon))
 
     def on_arrival(self, slot: int, jobs: list[int]) -> None:
         for i in jobs:
@@ -116,6 +139,8 @@ class RrhScheduler(OnlineScheduler):
     def on_completion(self, slot: int, jobs: list[int]) -> None:
         done = set(jobs)
         self.admitted = [i for i in self.admitted if i not in done]
+        for i in jobs:
+            self.held.pop(i, None)
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         self.remaining = np.array(state.remaining_work, dtype=np.int64)  # the simulator's account is the truth
@@ -124,17 +149,30 @@ class RrhScheduler(OnlineScheduler):
             if late:
                 self.dropped.extend(late)
                 self.admitted = [i for i in self.admitted if i not in set(late)]
+                for i in late:
+                    self.held.pop(i, None)
         if not self.admitted:
             return {}
         reward = self.rewards(slot, self.admitted)
         order = sorted(range(len(self.admitted)), key=lambda m: (-reward[m], self.admitted[m]))
+        jobs = self.instance.jobs
         free = FreeCapacity(self.instance.cluster)
-        out = {}
+        out: dict[int, Allocation] = {}
+        for i, allocation in self.held.items():  # empty when preemptive
+            most = int(min(self.chunks[i], self.remaining[i]))
+            out[i] = trim(jobs[i], allocation, most) if int(allocation.workers.sum()) > most else allocation
+            free.take(jobs[i], out[i])
         for m in order:
             i = self.admitted[m]
-            job = self.instance.jobs[i]
-            workers = free.max_workers(job, int(min(self.chunks[i], self.remaining[i])))
-            if workers > 0:
-                out[i] = free.place(job, workers, self.placement)
-                self.remaining[i] -= workers
+            most = int(min(self.chunks[i], self.remaining[i]))
+            if i in out:
+                out[i] = grow(free, jobs[i], out[i], most, self.placement)
+            else:
+                workers = free.max_workers(jobs[i], most)
+                if workers > 0:
+                    out[i] = free.place(jobs[i], workers, self.placement)
+        for i, allocation in out.items():
+            self.remaining[i] -= int(allocation.workers.sum())
+        if not self.preemptive:
+            self.held = dict(out)
         return out

@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 from primaldual.commands._common import add_json_flag, print_json
+from primaldual.compare import describe
 from primaldual.errors import InputError
 from primaldual.files import load_instance, save_schedule
 from primaldual.generate import PRESETS, generate
-from primaldual.scheduler import OnlineScheduler, available_schedulers, make_scheduler
+from primaldual.scheduler import available_schedulers, make_scheduler
 from primaldual.simulate import SimulationError, simulate, to_jsonable
 
 ORDER = 40
@@ -35,6 +36,8 @@ def instance_from_args(args):
             raise InputError("--seed/--jobs: only apply with --preset (the instance file fixes them)")
         return load_instance(args.instance), args.instance
     if not args.preset:
+        if args.seed is not None or args.jobs is not None:
+            raise InputError("--seed/--jobs: need --preset, e.g. --preset small --seed 3")
         raise InputError("INSTANCE: give an instance file, or generate one with e.g. --preset small --seed 0")
     seed = 0 if args.seed is None else args.seed
     instance = generate(preset=args.preset, seed=seed, jobs=args.jobs)
@@ -54,25 +57,6 @@ def parse_parameter(text: str) -> tuple[str, object]:
     if not sep or not key.strip():
         raise InputError(f"--param: must look like key=value, got {text!r}")
     return key.strip(), parse_value(value.strip())
-
-
-def build_scheduler(name: str, parameters: dict) -> OnlineScheduler:
-    """``make_scheduler`` with a scheduler's own ``ValueError`` (a bad parameter value) turned into bad input."""
-    try:
-        return make_scheduler(name, **parameters)
-    except InputError:
-        raise
-    except ValueError as error:
-        raise InputError(f"scheduler {name}: bad parameters {parameters}: {error}") from None
-
-
-def describe(instance) -> dict:
-    return {
-        "jobs": instance.n_jobs,
-        "horizon": instance.horizon,
-        "worker_servers": instance.cluster.n_worker_servers,
-        "ps_servers": instance.cluster.n_ps_servers,
-    }
 
 
 # ------------------------------------------------------------------------------------------ the command
@@ -111,7 +95,7 @@ def run(args) -> int:
         raise InputError(f"-o: directory {str(Path(args.output).parent)!r} does not exist")
     instance, source = instance_from_args(args)
     parameters = dict(parse_parameter(text) for text in args.param)
-    scheduler = build_scheduler(args.scheduler, parameters)
+    scheduler = make_scheduler(args.scheduler, **parameters)
     try:
         result = simulate(instance, scheduler)
     except SimulationError as error:

@@ -101,34 +101,42 @@ def test_drf_equalises_dominant_shares():
     assert shares[0] == pytest.approx(2 / 3) and shares[1] == pytest.approx(2 / 3)
 
 
-@settings(derandomize=True, max_examples=30, deadline=None)
+@settings(derandomize=True, max_examples=40, deadline=None)
 @given(
     demands=st.lists(
-        st.tuples(st.integers(1, 4), st.integers(1, 6), st.integers(1, 5)), min_size=2, max_size=4),
+        st.tuples(st.integers(1, 4), st.integers(1, 6), st.integers(1, 8), st.integers(1, 4)), min_size=2, max_size=4),
+    ps_cpu=st.sampled_from([4.0, 8.0, 50.0]),
 )
-def test_drf_progressive_filling_invariant(demands):
-    """After filling, no job could take another bundle while holding a smaller dominant share than the share
-    another job had before its last bundle (Ghodsi et al.'s progressive filling)."""
-    jobs = [make_job(0, work=50, chunks=n, worker_demand=(float(g), float(c)), ps_demand=(0.0, 1.0))
-            for g, c, n in demands]
-    instance = make_instance(jobs, horizon=60, worker_capacity=((8.0, 16.0), (6.0, 12.0)),
-                             ps_capacity=((0.0, 50.0),))
+def test_drf_progressive_filling_invariant(demands, ps_cpu):
+    """Progressive filling hands each bundle to the smallest dominant share: when job j took its last bundle,
+    every job i that was neither capped nor blocked had a share of at least j's share before that bundle.
+
+    One worker and one PS server, so "i was not blocked then" is checkable: free capacity only shrinks within
+    the slot, so if i's next bundle fits in the final free capacity plus j's last bundle, it fitted then.
+    """
+    jobs = [make_job(0, work=50, chunks=n, worker_demand=(float(g), float(c)), ps_demand=(0.0, 1.0),
+                     bandwidth_ratio=0.25 * ratio)
+            for g, c, n, ratio in demands]
+    instance = make_instance(jobs, horizon=60, worker_capacity=((8.0, 16.0),), ps_capacity=((0.0, ps_cpu),))
     limits = {i: job.chunks for i, job in enumerate(jobs)}
     free = FreeCapacity(instance.cluster)
     allocation = progressive_filling(instance, list(range(len(jobs))), limits, free)
     counts = {i: int(allocation[i].workers.sum()) if i in allocation else 0 for i in range(len(jobs))}
     ps = {i: int(allocation[i].parameter_servers.sum()) if i in allocation else 0 for i in range(len(jobs))}
+    assert all(ps[i] == jobs[i].min_parameter_servers(counts[i]) for i in counts)
     shares = dominant_shares(instance, counts, ps)
-    for i, job in enumerate(jobs):
-        can_grow = counts[i] < job.chunks and units_that_fit(free.worker, job.worker_demand).sum() > 0
-        if not can_grow:
+    for j, last in enumerate(jobs):
+        if counts[j] == 0:
             continue
-        for j in range(len(jobs)):
-            if counts[j] == 0:
-                continue
-            before = dominant_shares(instance, {j: counts[j] - 1},
-                                     {j: int(jobs[j].min_parameter_servers(counts[j] - 1))})[j]
-            assert shares[i] >= before - 1e-12
+        last_ps = int(last.min_parameter_servers(counts[j])) - int(last.min_parameter_servers(counts[j] - 1))
+        before = dominant_shares(instance, {j: counts[j] - 1}, {j: int(last.min_parameter_servers(counts[j] - 1))})[j]
+        worker_room = free.worker[0] + last.worker_demand
+        ps_room = free.ps[0] + last_ps * last.ps_demand
+        for i, job in enumerate(jobs):
+            # A bundle needs one worker and at most one PS (b_i <= B_i); count one PS to be safe.
+            fitted = (job.worker_demand <= worker_room + 1e-9).all() and (job.ps_demand <= ps_room + 1e-9).all()
+            if i != j and counts[i] < limits[i] and fitted:
+                assert shares[i] >= before - 1e-12
 
 
 # ----------------------------------------------------------------------------------------------- RRH
@@ -154,6 +162,33 @@ def test_rrh_ranks_by_density_not_by_raw_utility():
                              horizon=8, worker_capacity=((2.0, 8.0),))
     result = run(instance, "rrh")
     assert result.metrics.completion_slots == {1: 1, 0: 5}
+
+
+def test_rrh_preemption_is_a_parameter():
+    # Only one job fits at a time. Job 0 (sparse) starts alone in slot 0; job 1 (dense) arrives in slot 1.
+    both = dict(chunks=1, worker_demand=(2.0, 1.0))
+    instance = make_instance([make_job(arrival=0, work=3, utility=Constant(10.0), **both),
+                              make_job(arrival=1, work=1, utility=Constant(50.0), **both)],
+                             horizon=6, worker_capacity=((2.0, 8.0),))
+    # Preemptive (the default): job 1 displaces job 0 for one slot.
+    preemptive = run(instance, "rrh")
+    assert preemptive.parameters["preemptive"] is True
+    assert workers_per_slot(preemptive, 0) == [1, 0, 1, 1, 0, 0]
+    assert workers_per_slot(preemptive, 1) == [0, 1, 0, 0, 0, 0]
+    # Non-preemptive: job 0 keeps its server until it completes; job 1 waits despite its higher reward.
+    held = run(instance, "rrh", preemptive=False)
+    assert workers_per_slot(held, 0) == [1, 1, 1, 0, 0, 0]
+    assert workers_per_slot(held, 1) == [0, 0, 0, 1, 0, 0]
+
+
+def test_rrh_without_preemption_lets_a_running_job_grow():
+    # Job 0 (N = 4) starts on the 2 GPUs left by job 1 and, without preemption, keeps them; when job 1
+    # completes it grows onto the freed GPUs.
+    instance = make_instance([make_job(arrival=0, work=10, chunks=4, utility=Constant(1.0)),
+                              make_job(arrival=0, work=2, chunks=2, utility=Constant(50.0))], horizon=6)
+    held = run(instance, "rrh", preemptive=False)
+    assert workers_per_slot(held, 1) == [2, 0, 0, 0, 0, 0]
+    assert workers_per_slot(held, 0) == [2, 4, 4, 0, 0, 0]
 
 
 def test_rrh_opportunity_cost_rejects_at_arrival():

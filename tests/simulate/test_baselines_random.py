@@ -58,6 +58,7 @@ def test_dorm_on_small_instances(seed, formulation):
         ("fifo", {"workers": 1, "placement": "least_loaded", "skip_unfinishable": False}),
         ("drf", {"placement": "least_loaded", "skip_unfinishable": False}),
         ("rrh", {"risk_weight": 0.5, "discount_rate": 0.2, "placement": "least_loaded"}),
+        ("rrh", {"preemptive": False}),
         ("dorm", {"fairness_threshold": 0.05, "max_adjustments": 1}),
     ],
 )
@@ -66,6 +67,13 @@ def test_baselines_with_other_parameters(name, parameters, seed):
     result = check_run(generate("small", seed, jobs=20), name, **parameters)
     for key, value in parameters.items():
         assert result.parameters[key] == value
+    if parameters.get("preemptive") is False:
+        # Without preemption a started job never loses a worker or PS on any server before its last slot.
+        for i, assignment in result.schedule.assignments.items():
+            last = result.metrics.completion_slots[i]
+            start = int(np.flatnonzero(assignment.workers.sum(axis=1))[0])
+            for counts in (assignment.workers, assignment.parameter_servers):
+                assert (np.diff(counts[start:last], axis=0) >= 0).all()
 
 
 @pytest.mark.parametrize("name", BASELINES)

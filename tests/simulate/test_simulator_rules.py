@@ -82,6 +82,7 @@ def refused(instance, script) -> SimulationError:
     assert "scheduler 'scripted'" in message and f"slot {error.slot}" in message
     if error.job is not None:
         assert f"job {error.job}" in message
+    assert message.endswith(f"[rule {error.rule}]")
     return error
 
 
