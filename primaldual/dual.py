@@ -30,8 +30,10 @@ of the dual constraint (20), ``f_i(t_il - a_i) - sum p w y - sum q s z``, and eq
     ``t`` in one forward pass. Supplying more than ``V_i`` never helps because ``c_t`` is non-decreasing in
     ``D`` (a cheaper way to supply ``v + 1`` would give a way to supply ``v`` no dearer), so states stop at
     ``V_i``. Each step is one vectorised min-plus convolution: a strided ``(V_i + 1) x (D_max + 1)`` view of the
-    previous row plus ``c_t``, its row minimum and ``argmin`` (the back-pointer). Ties go to the smallest
-    ``D`` in the later slot (work as early as possible).
+    previous row plus ``c_t``, its row ``argmin`` (the back-pointer) and the minima gathered there. Only the
+    columns up to the largest ``D`` with finite ``c_t(D)`` and the rows up to the most work the slots so far can
+    supply are computed (the rest is ``+inf``), which shrinks the step when servers are full. Ties go to the
+    smallest ``D`` in the later slot (work as early as possible).
 
 (c) **Best schedule.** ``t* = argmax_t f_i(t - a_i) - C_i(t)`` (earliest on ties), ``mu_i = max(0, payoff)``.
     Because ``f_i`` is non-increasing, a schedule counted at ``t`` that finishes earlier is only worth more,
@@ -40,8 +42,8 @@ of the dual constraint (20), ``f_i(t_il - a_i) - sum p w y - sum q s z``, and eq
     once ``f_i(t - a_i) <= max(0, best payoff)``: no later completion can do better (costs are >= 0).
 
 **Complexity** per job, with ``S = T - a_i`` slots, ``n = min(N_i, V_i)``, ``H``/``K`` servers and ``R``
-resources: unit prices and caps ``O(S (H + K) R)``; placement tables ``O(S (H log H + K log K) + S n^2)``
-(sort, then fill the ``n`` cheapest servers for every ``D <= n``); DP ``O(S V_i n)`` time and ``O(S V_i)``
+resources: unit prices and caps ``O(S (H + K) R)``; placement tables ``O(S (H log H + K log K) + S n)``
+(one sort per slot, then one prefix sum over the ``n`` cheapest units); DP ``O(S V_i n)`` time and ``O(S V_i)``
 memory for the back-pointers; reconstruction ``O(S + T (H + K))``. Polynomial in ``T, H, K, N_i, V_i``;
 pseudo-polynomial in the job's numeric parameters through ``V_i`` (oasis.md 4.5).
 
@@ -63,7 +65,14 @@ from primaldual.instance import Instance, Job
 from primaldual.prices import fit_counts
 from primaldual.schedule import JobSchedule
 
+#: What the subroutine maximises: ``"payoff"`` (utility minus cost, eq. (21): OASiS) or ``"utility"`` (the
+#: ``greedy`` ablation, cost only breaks ties).
 OBJECTIVES = ("payoff", "utility")
+
+
+def _check_objective(objective: str) -> None:
+    if objective not in OBJECTIVES:
+        raise InputError(f"objective: must be one of {OBJECTIVES}, got {objective!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,7 +139,6 @@ class SlotCosts:
     fills and ``ps_needed[D] = Z(D)`` to rebuild the placement. ``cost`` has one row if the prices and free
     amounts were the same for every slot."""
 
-    first_slot: int
     cost: np.ndarray
     workers: PoolPlacement
     parameter_servers: PoolPlacement
@@ -144,7 +152,6 @@ def slot_costs(
     ps_prices: np.ndarray,
     worker_free: np.ndarray,
     ps_free: np.ndarray,
-    first_slot: int = 0,
 ) -> SlotCosts:
     """Step (a) for every slot of the window at once.
 
@@ -173,7 +180,7 @@ def slot_costs(
     # Eq. (7): Z(D) <= D (fails only if b_i > B_i, which instance files refuse).
     cost[:, ps_needed > counts] = np.inf
     cost[:, 0] = 0.0
-    return SlotCosts(first_slot, cost, workers, parameter_servers, ps_needed)
+    return SlotCosts(cost, workers, parameter_servers, ps_needed)
 
 
 class WorkCover:
@@ -191,8 +198,7 @@ class WorkCover:
 
     def __init__(self, work: int, max_workers: int, utility: np.ndarray, objective: str = "payoff",
                  early_stop: bool = True):
-        if objective not in OBJECTIVES:
-            raise InputError(f"objective: must be one of {OBJECTIVES}, got {objective!r}")
+        _check_objective(objective)
         self.work = int(work)
         self.max_workers = int(max_workers)
         self.utility = np.asarray(utility, dtype=float)
@@ -212,6 +218,8 @@ class WorkCover:
             offset=self.max_workers * item, strides=(item, -item),
         )
         self._candidates = np.empty((self.work + 1, self.max_workers + 1))
+        self._states = np.arange(self.work + 1)
+        self._reach = 0  # F(v) is +inf for every v > _reach
         self.slots_done = 0
         self.stopped = False
         self.best_slot: int | None = None
@@ -223,16 +231,25 @@ class WorkCover:
         """Process the next ``len(cost)`` slots; return whether more slots can still improve the answer."""
         utility = self.utility
         n_slots = utility.shape[0]
-        for row_cost in cost:
+        cost = np.asarray(cost, dtype=float)
+        # Per slot, the largest D with a finite c_t(D) (0 if none): larger D can never be chosen.
+        finite = np.isfinite(cost)
+        most_workers = cost.shape[1] - 1 - finite[:, ::-1].argmax(axis=1)
+        most_workers[~finite.any(axis=1)] = 0
+        for row_cost, most in zip(cost, most_workers.tolist()):
             if self.stopped or self.slots_done >= n_slots:
                 break
             s = self.slots_done
-            reach = min(self.work, (s + 1) * self.max_workers)  # larger v are still unreachable (+inf)
-            candidates = self._candidates[: reach + 1]
-            np.add(self._windows[: reach + 1], row_cost, out=candidates)
+            # States v past what the slots so far can supply stay +inf, and so do columns past ``most``:
+            # cutting both is exact, and saves most of the work once the servers fill up.
+            reach = min(self.work, self._reach + most)
+            states = self._states[: reach + 1]
+            candidates = self._candidates[: reach + 1, : most + 1]
+            np.add(self._windows[: reach + 1, : most + 1], row_cost[: most + 1], out=candidates)
             best_d = candidates.argmin(axis=1)  # the first minimum: fewest workers in this slot
             self.choice[s, : reach + 1] = best_d
-            candidates.min(axis=1, out=self._row[: reach + 1])
+            self._row[: reach + 1] = candidates[states, best_d]  # the row minima, gathered without a 2nd pass
+            self._reach = reach
             total = float(self._row[self.work])
             self.completion_cost[s] = total
             if total < np.inf:
@@ -326,8 +343,7 @@ def best_schedule(
     ``ps_free`` are the amounts the job may use, shape (T, H, R)/(T, K, R) or (H, R)/(K, R) for the same in
     every slot (residual capacity online; own capacity for the certificate). See the module docstring.
     """
-    if objective not in OBJECTIVES:
-        raise InputError(f"objective: must be one of {OBJECTIVES}, got {objective!r}")
+    _check_objective(objective)
     job = instance.jobs[job_index]
     horizon = instance.horizon
     n_worker_servers = instance.cluster.n_worker_servers
@@ -356,7 +372,7 @@ def best_schedule(
     start, size = 0, FIRST_BLOCK
     while start < n_slots:
         stop = min(n_slots, start + size)
-        table = slot_costs(job, max_workers, *block(start, stop), first_slot=arrival + start)
+        table = slot_costs(job, max_workers, *block(start, stop))
         tables.append((start, stop, table))
         more = cover.extend(np.broadcast_to(table.cost, (stop - start, max_workers + 1)))
         start, size = stop, size * 2

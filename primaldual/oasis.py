@@ -19,9 +19,10 @@ a certified interval ``[ALG, D]`` for the optimum and ``D / ALG`` for this run's
 ILP solved. The restriction to capacity-respecting schedules loses nothing: an integral solution uses no
 other. The same argument at zero prices gives the *standalone bound* ``sum_i f_i^alone`` (each job alone on
 the empty cluster); it is reported beside ``D`` together with the smaller of the two, because OASiS's final
-prices are near ``U`` on every saturated server, which makes ``D`` loose under contention. The certificate also checks the theorem's steps numerically (``proofs/oasis.md``): the per-job
-allocation-price inequality ``Delta D_i <= alpha_discrete Delta P_i``, ``mu_i^final <= mu_i`` and
-``D <= D_0 + alpha_discrete ALG``, and reports by how much they fail where the assumptions do not hold.
+prices are near ``U`` on every saturated server, which makes ``D`` loose under contention. The certificate
+also checks the theorem's steps numerically (``proofs/oasis.md``): the per-job allocation-price inequality
+``Delta D_i <= alpha_discrete Delta P_i``, ``mu_i^final <= mu_i`` and ``D <= D_0 + alpha_discrete ALG``, and
+reports by how much they fail where the assumptions do not hold.
 
 **greedy** is the ablation "the same subroutine with all prices zero": a job is admitted iff it has a
 feasible schedule with positive utility, and gets the schedule of highest utility (earliest feasible
@@ -41,20 +42,12 @@ import numpy as np
 from primaldual.dual import DualResult, best_schedule
 from primaldual.errors import InputError
 from primaldual.instance import Instance
-from primaldual.prices import PriceConstants, PriceState, compute_constants, standalone_utilities
+from primaldual.prices import PriceConstants, PriceState, compute_constants, json_number, standalone_utilities
 from primaldual.schedule import JobSchedule, Schedule
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
 
 #: Relative slack of the numerical checks of the theorem's inequalities (floating-point sums).
 CHECK_TOLERANCE = 1e-9
-
-
-def _number(value: float | None):
-    """A JSON-safe float: ``None`` for infinities and NaN."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True)
@@ -92,14 +85,14 @@ class JobDecision:
             "arrival": self.arrival,
             "admitted": self.admitted,
             "feasible": self.feasible,
-            "mu": _number(self.mu),
-            "payoff": _number(self.payoff),
-            "cost": _number(self.cost),
-            "utility": _number(self.utility),
+            "mu": json_number(self.mu),
+            "payoff": json_number(self.payoff),
+            "cost": json_number(self.cost),
+            "utility": json_number(self.utility),
             "completion_slot": self.completion_slot,
-            "primal_increase": _number(self.primal_increase),
-            "dual_increase": _number(self.dual_increase),
-            "price_increase": _number(self.price_increase),
+            "primal_increase": json_number(self.primal_increase),
+            "dual_increase": json_number(self.dual_increase),
+            "price_increase": json_number(self.price_increase),
         }
 
 
@@ -165,28 +158,28 @@ class Certificate:
         constants = self.constants
         scale = max(1.0, abs(self.dual_objective))
         return {
-            "dual_objective": _number(self.dual_objective),
-            "primal": _number(self.primal),
-            "opt_interval": [_number(self.primal), _number(self.dual_objective)],
-            "ratio_upper_bound": _number(self.ratio_upper_bound),
-            "standalone_bound": _number(self.standalone_bound),
-            "best_upper_bound": _number(self.best_upper_bound),
-            "best_ratio_upper_bound": _number(self.best_ratio_upper_bound),
-            "mu_sum": _number(self.mu_sum),
-            "price_term": _number(self.price_term),
-            "initial_dual": _number(self.initial_dual),
-            "online_dual": _number(self.online_dual),
+            "dual_objective": json_number(self.dual_objective),
+            "primal": json_number(self.primal),
+            "opt_interval": [json_number(self.primal), json_number(self.dual_objective)],
+            "ratio_upper_bound": json_number(self.ratio_upper_bound),
+            "standalone_bound": json_number(self.standalone_bound),
+            "best_upper_bound": json_number(self.best_upper_bound),
+            "best_ratio_upper_bound": json_number(self.best_ratio_upper_bound),
+            "mu_sum": json_number(self.mu_sum),
+            "price_term": json_number(self.price_term),
+            "initial_dual": json_number(self.initial_dual),
+            "online_dual": json_number(self.online_dual),
             "alpha": constants.alpha,
             "two_alpha": constants.two_alpha,
-            "alpha_discrete": _number(constants.alpha_discrete),
+            "alpha_discrete": json_number(constants.alpha_discrete),
             "online_lower_bound": constants.online_lower_bound,
-            "theorem_ratio_bound": _number(constants.theorem_ratio_bound),
+            "theorem_ratio_bound": json_number(constants.theorem_ratio_bound),
             "small_demand_holds": constants.small_demand_holds,
-            "allocation_price_factor": _number(self.allocation_price_factor),
+            "allocation_price_factor": json_number(self.allocation_price_factor),
             "allocation_price_holds": self.allocation_price_holds,
-            "violation_factor": _number(self.violation_factor),
-            "max_mu_increase": _number(self.max_mu_increase),
-            "dual_growth_bound": _number(self.dual_growth_bound),
+            "violation_factor": json_number(self.violation_factor),
+            "max_mu_increase": json_number(self.max_mu_increase),
+            "dual_growth_bound": json_number(self.dual_growth_bound),
             "dual_growth_holds": bool(self.dual_objective <= self.dual_growth_bound + CHECK_TOLERANCE * scale),
             "constants": constants.to_dict(),
         }

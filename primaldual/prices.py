@@ -27,9 +27,9 @@ not available (oasis.md section 0); the choices below are this project's, derive
   priced out (payoff < 0) *before* the overflow. This is what makes the explicit residual-capacity caps of the
   dual subroutine provably harmless (they never exclude a schedule with positive payoff), and what makes the
   final prices dual feasible with the online ``mu_i``. When ``epsilon^r`` is larger (one job can fill most of a
-  server, as on the ``paper`` preset) the theorem's bound would be vacuous (``alpha_discrete >= 2 (e^theta - 1)``),
-  so ``U^r = hat U^r`` (the digest's reconstruction of the paper's choice) and the run reports the assumption
-  as violated.
+  server, as on the ``paper`` preset) the headroom would make the theorem's bound vacuous
+  (``alpha_discrete >= 2 (hat U^r / L - 1)``), so ``U^r = hat U^r`` (the digest's reconstruction of the
+  paper's choice) and the run reports the assumption as violated.
 * ``alpha = max(1, max_r ln(U^r / L))`` over both pools, ``two_alpha = 2 alpha`` and the online lower bound
   ``1 + max_r ln(U^r / L)`` (no online algorithm beats it in the worst case; Buchbinder-Naor / Zhou et al.).
   Allocations are discrete (a job adds ``w y`` at once, not infinitesimally), so the per-job
@@ -89,8 +89,8 @@ def fastest_standalone_workers(instance: Instance, i: int) -> int:
     """Most workers job ``i`` can run in one slot on the empty cluster (0 if none), respecting (3), (6), (7).
 
     Worker servers take ``min(N_i, fit)`` workers each; the ``Z(D) = ceil(D b_i / B_i)`` PSs must fit on the
-    PS servers and satisfy ``Z(D) <= D`` (eq. (7)). Feasibility is monotone in ``D`` (both totals are), so the
-    largest feasible ``D`` is found by a scan down from ``min(N_i, V_i)``.
+    PS servers and satisfy ``Z(D) <= D`` (eq. (7)). Every ``D`` up to ``min(N_i, V_i)`` and the worker
+    servers' total is checked at once; the largest feasible one is the answer.
     """
     job = instance.jobs[i]
     cluster = instance.cluster
@@ -131,8 +131,13 @@ def _demand_fraction(job: Job, demand: np.ndarray, capacity: np.ndarray) -> np.n
 # -------------------------------------------------------------------------------------------- constants
 
 
-def _finite_or_none(value: float):
-    return float(value) if math.isfinite(value) else None
+def json_number(value: float | None) -> float | None:
+    """A JSON-safe float: ``None`` for ``None``, infinities and NaN (the records of this module and of
+    :mod:`primaldual.oasis`)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -258,7 +263,7 @@ class PriceConstants:
             "price_scale": float(self.price_scale),
             "alpha": self.alpha,
             "two_alpha": self.two_alpha,
-            "alpha_discrete": _finite_or_none(self.alpha_discrete),
+            "alpha_discrete": json_number(self.alpha_discrete),
             "online_lower_bound": self.online_lower_bound,
             "worker_value_density": vector(self.worker_value_density),
             "ps_value_density": vector(self.ps_value_density),
@@ -268,8 +273,7 @@ class PriceConstants:
             "initial_dual": float(self.initial_dual),
             "kappa": None if self.kappa is None else float(self.kappa),
             "small_demand_holds": self.small_demand_holds,
-            "theorem_ratio_bound": (None if self.theorem_ratio_bound is None
-                                    else _finite_or_none(self.theorem_ratio_bound)),
+            "theorem_ratio_bound": json_number(self.theorem_ratio_bound),
             "source": self.source,
         }
 
@@ -476,5 +480,6 @@ __all__ = [
     "compute_constants",
     "fastest_standalone_workers",
     "fit_counts",
+    "json_number",
     "standalone_utilities",
 ]

@@ -93,6 +93,24 @@ def slot_options(job: Job, worker_prices, ps_prices, worker_free, ps_free, max_w
     return options
 
 
+def cheapest_per_count(instance: Instance, i: int, worker_prices, ps_prices, worker_free, ps_free):
+    """For each slot ``a_i..T-1``, the sorted ``(worker count, least cost)`` pairs over every feasible placement.
+
+    A schedule's payoff depends on a slot only through its worker count (completion, work) and its cost, so
+    the brute forces below combine these per-slot minima instead of every placement.
+    """
+    job = instance.jobs[i]
+    per_slot = []
+    for t in range(job.arrival, instance.horizon):
+        cheapest = {}
+        for y, _, cost in slot_options(job, worker_prices[t], ps_prices[t], worker_free[t], ps_free[t], job.chunks):
+            d = sum(y)
+            if d not in cheapest or cost < cheapest[d]:
+                cheapest[d] = cost
+        per_slot.append(sorted(cheapest.items()))
+    return per_slot
+
+
 def brute_force_best(instance: Instance, i: int, worker_prices, ps_prices, worker_free, ps_free):
     """Enumerate every schedule of job ``i`` (any worker count per slot up to N_i, any over-cover of the work,
     any PS count allowed by (6)-(7), any placement) and return ``(best payoff, best utility at zero prices)``.
@@ -101,18 +119,7 @@ def brute_force_best(instance: Instance, i: int, worker_prices, ps_prices, worke
     """
     job = instance.jobs[i]
     work = int(instance.work_units[i])
-    slots = list(range(job.arrival, instance.horizon))
-    per_slot = []
-    for t in slots:
-        options = slot_options(job, worker_prices[t], ps_prices[t], worker_free[t], ps_free[t], job.chunks)
-        # Keep the cheapest placement per worker count: the payoff depends on a slot only through its count
-        # (completion, work) and its cost.
-        cheapest = {}
-        for y, z, cost in options:
-            d = sum(y)
-            if d not in cheapest or cost < cheapest[d]:
-                cheapest[d] = cost
-        per_slot.append(sorted(cheapest.items()))
+    per_slot = cheapest_per_count(instance, i, worker_prices, ps_prices, worker_free, ps_free)
     best_payoff = -math.inf
     best_utility = -math.inf
     for choice in itertools.product(*per_slot):
@@ -255,16 +262,7 @@ def brute_force_lexicographic(instance: Instance, i: int, tie_worker_prices, tie
     utility); ``(-inf, inf)`` if the job has no schedule."""
     job = instance.jobs[i]
     work = int(instance.work_units[i])
-    slots = list(range(job.arrival, instance.horizon))
-    per_slot = []
-    for t in slots:
-        cheapest = {}
-        for y, z, cost in slot_options(job, tie_worker_prices[t], tie_ps_prices[t], worker_free[t], ps_free[t],
-                                       job.chunks):
-            d = sum(y)
-            if d not in cheapest or cost < cheapest[d]:
-                cheapest[d] = cost
-        per_slot.append(sorted(cheapest.items()))
+    per_slot = cheapest_per_count(instance, i, tie_worker_prices, tie_ps_prices, worker_free, ps_free)
     best = (-math.inf, math.inf)
     for choice in itertools.product(*per_slot):
         counts = [d for d, _ in choice]
@@ -280,19 +278,10 @@ def brute_force_lexicographic(instance: Instance, i: int, tie_worker_prices, tie
 
 def completion_costs_by_enumeration(instance: Instance, i: int, worker_prices, ps_prices, worker_free, ps_free):
     """``C_i(t)`` for every slot ``t >= a_i``: the least cost of covering the work using slots ``a_i..t`` only."""
-    job = instance.jobs[i]
     work = int(instance.work_units[i])
-    slots = list(range(job.arrival, instance.horizon))
-    per_slot = []
-    for t in slots:
-        cheapest = {}
-        for y, z, cost in slot_options(job, worker_prices[t], ps_prices[t], worker_free[t], ps_free[t], job.chunks):
-            d = sum(y)
-            if d not in cheapest or cost < cheapest[d]:
-                cheapest[d] = cost
-        per_slot.append(sorted(cheapest.items()))
+    per_slot = cheapest_per_count(instance, i, worker_prices, ps_prices, worker_free, ps_free)
     out = []
-    for last in range(len(slots)):
+    for last in range(len(per_slot)):
         best = math.inf
         for choice in itertools.product(*per_slot[: last + 1]):
             if sum(d for d, _ in choice) >= work:

@@ -76,6 +76,18 @@ def test_alpha_discrete_tends_to_alpha_and_bounds_it_from_above():
     assert constants_with(0.0).alpha_discrete == pytest.approx(10.0)
 
 
+def test_alpha_is_at_least_one():
+    """alpha = max(1, ln(U/L)): with U/L < e the log ratio is below 1 and alpha (hence 2 alpha and
+    alpha_discrete) is 1, which Lemma 7 needs for the mu_i term; the online lower bound keeps 1 + ln(U/L)."""
+    constants = PriceConstants(("gpu",), 1.0, np.array([2.0]), np.array([1.5]),
+                               worker_value_density=[2.0], ps_value_density=[1.5],
+                               worker_demand_fraction=[0.1], ps_demand_fraction=[0.1])
+    assert constants.max_log_ratio == pytest.approx(math.log(2.0))
+    assert constants.alpha == 1.0 and constants.two_alpha == 2.0
+    assert constants.alpha_discrete == 1.0
+    assert constants.online_lower_bound == pytest.approx(1.0 + math.log(2.0))
+
+
 def test_eta_and_price_scale():
     instance = small_demand_instance(0, n_jobs=20)
     base = compute_constants(instance)
