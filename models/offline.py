@@ -180,17 +180,7 @@ def build_offline_model(
                                        doc="b_i (Gbps), eq. (6)")
     model.ps_bandwidth = pyo.Param(model.jobs, initialize={i: job_data[i].ps_bandwidth_gbps for i in jobs},
                                    doc="B_i (Gbps), eq. (6)")
-    utility = {(i, t): float(job_data[i].utility(t - arrival[i])) for i, t in completion_slots}
-    # Sigmoids fall to 1e-36 and below late in the horizon; such costs trouble LP solvers ("excessively small
-    # costs") and mean nothing. Values under UTILITY_FLOOR x the largest are counted as 0, and the most this
-    # can under-count, at most one floored value per job, is kept in ``objective_slack`` for the bound.
-    floor = UTILITY_FLOOR * max((abs(v) for v in utility.values()), default=0.0)
-    floored: dict[int, float] = {}
-    for (i, t), value in utility.items():
-        if 0 < abs(value) < floor:
-            floored[i] = max(floored.get(i, 0.0), abs(value))
-            utility[i, t] = 0.0
-    model.objective_slack = float(sum(floored.values()))
+    utility, model.objective_slack = _floored_utilities(instance, completion_slots)
     model.utility = pyo.Param(
         model.completion_slots, initialize=utility,
         doc="f_i(t - a_i), the utility of completing in slot t, eq. (1) (0 below UTILITY_FLOOR x the largest)",
@@ -300,23 +290,46 @@ def build_offline_model(
         _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, sparsity)
 
     if strong:
-        model.work_done = pyo.Var(model.job_slots, domain=pyo.NonNegativeReals,
-                                  doc="worker-slots of job i in slots a_i..t (the running sum of eq. (2))")
-        model.work_done_definition = pyo.Constraint(
-            model.job_slots,
-            rule=lambda m, i, t: m.work_done[i, t]
-            == (m.work_done[i, t - 1] if t > arrival[i] else 0) + workers_in_slot(m, i, t),
-            doc="running sum of the workers of eq. (2)",
-        )
-        cumulative = [(i, t) for i, t in completion_slots if t < horizon - 1]  # at T-1 it is eq. (2) itself
-        model.cumulative_work_slots = pyo.Set(dimen=2, initialize=cumulative,
-                                              doc="(i, t): completion slots before the last slot")
-        model.cumulative_work = pyo.Constraint(
-            model.cumulative_work_slots,
-            rule=lambda m, i, t: m.work_done[i, t] >= m.work_units[i] * (m.admit[i] - m.unfinished[i, t + 1]),
-            doc="valid cut on eq. (2): a job that completes by slot t has done its work V_i by slot t",
-        )
+        _cumulative_work(model, arrival, horizon, completion_slots, workers_in_slot)
     return model
+
+
+def _floored_utilities(instance: Instance, completion_slots) -> tuple[dict, float]:
+    """``f_i(t - a_i)`` per completion slot, with values under :data:`UTILITY_FLOOR` x the largest set to 0; and
+    the most this can under-count the objective (the model's ``objective_slack``).
+
+    Sigmoids fall to 1e-36 and below late in the horizon; such costs trouble LP solvers ("excessively small
+    costs") and mean nothing. A job completes once, so the under-count is at most its largest floored value.
+    """
+    utility = {(i, t): float(instance.jobs[i].utility(t - instance.jobs[i].arrival)) for i, t in completion_slots}
+    floor = UTILITY_FLOOR * max((abs(v) for v in utility.values()), default=0.0)
+    floored: dict[int, float] = {}
+    for (i, t), value in utility.items():
+        if 0 < abs(value) < floor:
+            floored[i] = max(floored.get(i, 0.0), abs(value))
+            utility[i, t] = 0.0
+    return utility, float(sum(floored.values()))
+
+
+def _cumulative_work(model, arrival, horizon, completion_slots, workers_in_slot) -> None:
+    """The strong formulation's cut (module docstring): ``work_done`` is the running sum of the workers, and a
+    job that completes by slot t has done its work V_i by slot t."""
+    model.work_done = pyo.Var(model.job_slots, domain=pyo.NonNegativeReals,
+                              doc="worker-slots of job i in slots a_i..t (the running sum of eq. (2))")
+    model.work_done_definition = pyo.Constraint(
+        model.job_slots,
+        rule=lambda m, i, t: m.work_done[i, t]
+        == (m.work_done[i, t - 1] if t > arrival[i] else 0) + workers_in_slot(m, i, t),
+        doc="running sum of the workers of eq. (2)",
+    )
+    cumulative = [(i, t) for i, t in completion_slots if t < horizon - 1]  # at T-1 it is eq. (2) itself
+    model.cumulative_work_slots = pyo.Set(dimen=2, initialize=cumulative,
+                                          doc="(i, t): completion slots before the last slot")
+    model.cumulative_work = pyo.Constraint(
+        model.cumulative_work_slots,
+        rule=lambda m, i, t: m.work_done[i, t] >= m.work_units[i] * (m.admit[i] - m.unfinished[i, t + 1]),
+        doc="valid cut on eq. (2): a job that completes by slot t has done its work V_i by slot t",
+    )
 
 
 def _binding(terms: list[tuple[float, int]], capacity: float) -> bool:

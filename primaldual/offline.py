@@ -52,7 +52,7 @@ DEFAULT_HIGHS_GAP = 1e-7
 #: ``OfflineResult.status`` values.
 STATUSES = ("optimal", "feasible", "infeasible", "time_limit_no_incumbent", "killed", "error")
 
-#: Statuses for which an incumbent or a relaxation value was found (the CLI exits 0).
+#: Statuses for which an incumbent or a relaxation bound was found (the CLI exits 0).
 SUCCESS_STATUSES = ("optimal", "feasible")
 
 
@@ -63,9 +63,10 @@ class OfflineResult:
     For the ILP, ``objective`` is the verified utility of ``schedule`` (None if there is none) and ``bound``
     an upper bound on OPT. For a relaxation (``relaxed`` or ``pooled``) there is no schedule: ``objective`` is
     the relaxation's value at the solver's answer and ``bound`` the solver's bound on the relaxation, itself an
-    upper bound on OPT. ``gap = (bound - objective) / |bound|`` (0 when both are 0). ``solve_seconds`` is the
-    wall time of the solve call, Pyomo's translation of the model included; ``solver_seconds`` the backend's
-    own run time where it reports one.
+    upper bound on OPT; a relaxation stopped before it proved a bound (an LP at its time limit) reports neither
+    and has status ``"time_limit_no_incumbent"``. ``gap = (bound - objective) / |bound|`` (0 when both are 0).
+    ``solve_seconds`` is the wall time of the solve call, Pyomo's translation of the model included;
+    ``solver_seconds`` the backend's own run time where it reports one.
     ``incumbent_source`` is ``"solver"``, ``"start"`` (the MIP start was better) or ``"empty"``.
     """
 
@@ -127,7 +128,7 @@ def _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace) -
         isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0
         or not math.isfinite(time_limit)
     ):
-        problems.append(f"--time-limit: must be a number of seconds > 0, got {time_limit!r}")
+        problems.append(f"--time-limit: must be a finite number of seconds > 0, got {time_limit!r}")
     if mip_gap is not None and (
         isinstance(mip_gap, bool) or not isinstance(mip_gap, (int, float)) or not 0 <= mip_gap < 1
     ):
@@ -137,7 +138,7 @@ def _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace) -
     if formulation not in FORMULATIONS:
         problems.append(f"--formulation: must be one of {', '.join(FORMULATIONS)}, got {formulation!r}")
     if grace is not None and (not isinstance(grace, (int, float)) or not grace >= 0 or not math.isfinite(grace)):
-        problems.append(f"grace: must be a number of seconds >= 0, got {grace!r}")
+        problems.append(f"grace: must be a finite number of seconds >= 0, got {grace!r}")
     if not isinstance(solver, str):
         problems.append(f"--solver: must be a solver name, got {solver!r}")
     if problems:
@@ -400,49 +401,61 @@ def _certify(instance, raw, start, start_utility, trivial_bound, relaxation, not
     killed = bool(raw.get("killed"))
     failure = raw.get("error")
     built = raw.get("built") or {}
-    build_seconds = float(raw.get("build_seconds", built.get("build_seconds", 0.0)))
     solve_seconds = float(outcome.seconds if outcome is not None else raw.get("solve_seconds", 0.0))
-    sizes = dict(n_variables=int(raw.get("n_variables", built.get("n_variables", 0))),
-                 n_constraints=int(raw.get("n_constraints", built.get("n_constraints", 0))))
-    # The model counts utilities below its floor as 0 (models/offline.py): its optimum may fall short of OPT
-    # by at most this much, so the bound on OPT is the model's bound plus this slack.
-    slack = float(raw.get("objective_slack", built.get("objective_slack", 0.0)))
-    solver_seconds = outcome.solver_seconds if outcome is not None else None
-    termination = outcome.termination if outcome is not None else ("killed" if killed else "error")
     if killed:
         notes.append(f"the solver overran its time limit and was killed after {solve_seconds:.1f} s")
     if failure:
         notes.append(f"solver process failed: {failure}")
     if outcome is not None and outcome.message:
         notes.append(outcome.message)
-
+    # The model counts utilities below its floor as 0 (models/offline.py): its optimum may fall short of OPT
+    # by at most this much, so the bound on OPT is the model's bound plus this slack.
+    slack = float(raw.get("objective_slack", built.get("objective_slack", 0.0)))
+    fields = dict(
+        build_seconds=float(raw.get("build_seconds", built.get("build_seconds", 0.0))),
+        solve_seconds=solve_seconds,
+        solver_seconds=outcome.solver_seconds if outcome is not None else None,
+        termination=outcome.termination if outcome is not None else ("killed" if killed else "error"),
+        n_variables=int(raw.get("n_variables", built.get("n_variables", 0))),
+        n_constraints=int(raw.get("n_constraints", built.get("n_constraints", 0))),
+        **common,
+    )
     if relaxation:
-        objective = outcome.objective if outcome is not None and outcome.has_solution else None
-        bound = outcome.bound if outcome is not None else None
-        if bound is not None:
-            bound += slack
-        if objective is not None and bound is not None and bound < objective:
-            bound = objective  # the solver's bound on its own relaxation, equal up to tolerances
-        if killed:
-            status = "killed"
-        elif outcome is None or outcome.status == "error":
-            status = "error"
-        elif objective is not None and outcome.status == "optimal":
-            status = "optimal"
-        elif objective is not None:
-            status = "feasible"
-        elif outcome.status == "infeasible":
-            status = "infeasible"
-        else:
-            status = "time_limit_no_incumbent"
-        return OfflineResult(
-            status=status, objective=objective, bound=bound, gap=_gap(objective, bound), schedule=None,
-            build_seconds=build_seconds, solve_seconds=solve_seconds, solver_seconds=solver_seconds,
-            termination=termination,
-            incumbent_source=None, start_objective=None, message="; ".join(notes), **sizes, **common,
-        )
+        return _certify_relaxation(outcome, killed, slack, notes, fields)
+    return _certify_ilp(instance, raw, outcome, killed, failure, slack, start, start_utility, trivial_bound,
+                        notes, fields)
 
-    # The ILP: the incumbent is the better of the solver's verified schedule and the start.
+
+def _certify_relaxation(outcome, killed, slack, notes, fields) -> OfflineResult:
+    """A relaxation's answer is its bound: without one (an LP stopped early) nothing is certified."""
+    objective = outcome.objective if outcome is not None and outcome.has_solution else None
+    bound = None if outcome is None or outcome.bound is None else outcome.bound + slack
+    if objective is not None and bound is not None and bound < objective:
+        bound = objective  # the solver's bound on its own relaxation, equal up to tolerances
+    if objective is not None and bound is None:
+        # An interrupted simplex has a primal value that bounds nothing; reporting it would invite misuse.
+        notes.append("the relaxation was not solved to the end, so its value bounds nothing")
+        objective = None
+    if killed:
+        status = "killed"
+    elif outcome is None or outcome.status == "error":
+        status = "error"
+    elif objective is not None:
+        status = "optimal" if outcome.status == "optimal" else "feasible"
+    elif outcome.status == "infeasible":
+        status = "infeasible"
+    else:
+        status = "time_limit_no_incumbent"
+    return OfflineResult(
+        status=status, objective=objective, bound=bound, gap=_gap(objective, bound), schedule=None,
+        incumbent_source=None, start_objective=None, message="; ".join(notes), **fields,
+    )
+
+
+def _certify_ilp(instance, raw, outcome, killed, failure, slack, start, start_utility, trivial_bound, notes,
+                 fields) -> OfflineResult:
+    """The ILP: the incumbent is the better of the solver's verified schedule and the start; the bound is
+    the solver's (plus the floor's slack), capped by the trivial bound and discarded if below the incumbent."""
     candidates = []
     assignments = raw.get("assignments")
     bound_reported = outcome.bound if outcome is not None else None
@@ -503,13 +516,11 @@ def _certify(instance, raw, start, start_utility, trivial_bound, relaxation, not
             **(schedule.meta if source == "start" else {}),
             "source": "offline" if source == "solver" else "offline:start",
             "status": status, "objective": objective, "bound": bound,
-            "solver": common["solver"], "formulation": common["formulation"],
+            "solver": fields["solver"], "formulation": fields["formulation"],
         })
     return OfflineResult(
         status=status, objective=objective, bound=bound, gap=_gap(objective, bound), schedule=schedule,
-        build_seconds=build_seconds, solve_seconds=solve_seconds, solver_seconds=solver_seconds,
-            termination=termination,
-        incumbent_source=source, start_objective=start_utility, message="; ".join(notes), **sizes, **common,
+        incumbent_source=source, start_objective=start_utility, message="; ".join(notes), **fields,
     )
 
 

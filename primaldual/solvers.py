@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 
 import pyomo.environ as pyo
+from pyomo.common.log import LoggingIntercept
 from pyomo.opt import SolverStatus, TerminationCondition
 
 from primaldual.errors import InputError
@@ -221,8 +222,18 @@ def _solve_highs(model, options: dict, time_limit, mip_gap, warmstart: bool, on_
 
 def _report_incumbents(backend, model, on_incumbent) -> None:
     """Subscribe to HiGHS's improving-solution callback: load each new incumbent into the model's variables
-    and call ``on_incumbent(objective, bound)``. A caller that may kill the solver keeps what it has so far."""
-    columns = [(backend._vars[var_id][0], column) for var_id, column in backend._pyomo_var_to_solver_var_map.items()]
+    and call ``on_incumbent(objective, bound)``. A caller that may kill the solver keeps what it has so far.
+
+    This reads private attributes of Pyomo's appsi HiGHS interface; should a Pyomo release rename them, the
+    solve goes on without streaming (a killed solve then keeps only the MIP start) rather than failing."""
+    try:
+        columns = [(backend._vars[var_id][0], column)
+                   for var_id, column in backend._pyomo_var_to_solver_var_map.items()]
+        solver_model = backend._solver_model
+    except (AttributeError, KeyError, TypeError):
+        return
+    if not hasattr(solver_model, "cbMipImprovingSolution"):
+        return
     objective = _objective(model)
 
     def improving(event) -> None:
@@ -234,7 +245,7 @@ def _report_incumbents(backend, model, on_incumbent) -> None:
         except Exception:  # a failing observer must not abort the solve
             pass
 
-    backend._solver_model.cbMipImprovingSolution += improving
+    solver_model.cbMipImprovingSolution += improving
 
 
 def _appsi_status(termination) -> str:
@@ -318,7 +329,10 @@ def solve_model(
             has_answer = solutions is not None and len(solutions) > 0
 
             def load():
-                model.solutions.load_from(results)
+                # Pyomo warns on stdout when it loads the answer of a solver stopped at a limit; the status
+                # reported here says so already, and the warning would garble the CLI's output.
+                with LoggingIntercept(module="pyomo.core"):
+                    model.solutions.load_from(results)
     except Exception as error:  # a crashed or missing executable, an unparsable solution file
         return SolveOutcome(
             termination="error", has_solution=False, objective=None, bound=None,
@@ -364,10 +378,13 @@ def solve_model(
         status = "error"
         message = message or f"{solver} reported an optimum but returned no solution"
     if status == "optimal" and solver in GAP_ONLY_SOLVERS and mip_gap:
-        # These plugins report a gap-optimal answer as its own bound. Both solvers stop when the gap relative
-        # to the incumbent is within mip_gap, so widen the bound by that much to keep it a true bound.
-        widen = float(mip_gap) * abs(value) + 1e-9
+        # These plugins report a gap-optimal answer as its own bound. GLPK stops when |bound - value| <=
+        # g |value|, CBC when it is <= g max(|value|, |bound|) (CbcModel's testGap); the latter allows
+        # |bound - value| up to g |value| / (1 - g), so widen by that much (it covers both) to keep a true bound.
+        gap = float(mip_gap)
+        widen = gap * abs(value) / (1.0 - gap) + 1e-9 if gap < 1 else math.inf
         bound = value + widen if sense_max else value - widen
+        bound = _finite(bound)
     elif status == "optimal" and bound is None:
         bound = value  # an optimal answer is its own bound (some plugins leave the field empty)
     return SolveOutcome(

@@ -1,11 +1,12 @@
 """Honest certificates: bounds above incumbents, relaxations above the optimum, time limits and MIP starts."""
 
 import dataclasses
+import multiprocessing
 
 import numpy as np
 import pyomo.environ as pyo
 import pytest
-from offline_helpers import require_solver
+from offline_helpers import make_instance, make_job, require_solver
 
 import primaldual.offline as offline
 from primaldual.generate import generate
@@ -13,6 +14,7 @@ from primaldual.models.offline import build_offline_model, schedulable_jobs
 from primaldual.offline import OPTIMALITY_TOLERANCE, solve_offline
 from primaldual.schedule import Schedule
 from primaldual.solvers import solve_model
+from primaldual.utility import Constant, Sigmoid
 from primaldual.verify import verify
 
 
@@ -217,8 +219,6 @@ def test_seeding_sets_a_feasible_point_of_the_model(small):
 
 
 def test_inside_a_daemonic_process_the_solver_limit_alone_applies(small, monkeypatch):
-    import multiprocessing
-
     instance, exact = small
     # A daemonic process (a multiprocessing.Pool worker, say) may not start the solver process.
     monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
@@ -228,10 +228,30 @@ def test_inside_a_daemonic_process_the_solver_limit_alone_applies(small, monkeyp
     assert_honest(instance, result)
 
 
-def test_an_lp_stopped_early_claims_no_bound():
+def test_an_lp_stopped_early_claims_no_bound(monkeypatch):
     # An interrupted simplex has a primal value, not a bound (Pyomo's appsi would report it as one).
     instance = generate("small", 0, jobs=20, horizon=30, worker_servers=6, ps_servers=6, load=20 / 24)
     model = build_offline_model(instance, relax=True, formulation="weak")
     outcome = solve_model(model, time_limit=1e-3)
     assert outcome.status == "time_limit"
     assert outcome.bound is None
+    # Nor does solve_offline present that value as a relaxation's answer (in-process, the solver's limit only).
+    monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
+    result = solve_offline(instance, relax=True, formulation="weak", time_limit=1e-3)
+    assert result.status == "time_limit_no_incumbent" and not result.success
+    assert result.objective is None and result.bound is None and "bounds nothing" in result.message
+
+
+def test_bounds_count_the_utilities_the_model_floors():
+    # Job 0 cannot finish before slot 1, where its steep sigmoid is worth ~1e-12: the model counts that as 0
+    # (below its floor), the verifier does not. OPT (both jobs) = 5 + steep(1); every bound must cover it
+    # exactly, though the solver may leave job 0 out (optimal within OPTIMALITY_TOLERANCE).
+    steep = Sigmoid(gamma1=10.0, gamma2=30.0, gamma3=0.0)
+    instance = make_instance([make_job(work=2, utility=steep), make_job(work=1, utility=Constant(5.0))],
+                             horizon=3, worker_capacity=[[2.0]], ps_capacity=[[2.0]])
+    optimum = 5.0 + float(steep(1))
+    assert optimum > 5.0
+    ilp = solve_offline(instance)
+    assert ilp.status == "optimal" and 5.0 <= ilp.objective <= optimum <= ilp.bound
+    for kwargs in ({"relax": True}, {"relax": True, "formulation": "weak"}, {"pooled": True}):
+        assert solve_offline(instance, **kwargs).bound >= optimum, kwargs

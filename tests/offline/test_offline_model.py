@@ -9,6 +9,7 @@ from primaldual.generate import generate
 from primaldual.models.offline import (
     UTILITY_FLOOR, build_offline_model, model_size, offline_sparsity, schedulable_jobs,
 )
+from primaldual.solvers import solve_model
 from primaldual.utility import Constant, LinearDecay, Sigmoid
 
 
@@ -142,3 +143,22 @@ def test_redundant_capacity_rows_are_left_out():
                         worker_capacity=[[1.0]], ps_capacity=[[4.0]])
     assert len(build_offline_model(two).worker_capacity_rows) == 2
     assert [pyo.value(c.upper) for c in build_offline_model(two).worker_capacity.values()] == [1.0, 1.0]
+
+
+def test_cumulative_work_cut_tightens_the_lp():
+    # One job of work 4 with N = 4, but one worker fits per slot: the ILP finishes in slot 3 (utility 3). The
+    # earliest-completion bound is slot 0 (V / N = 1), so only the cumulative-work cut separates the two LPs.
+    # Without it the LP completes in slot 0 with weight 3/4 (one worker there, the work done later):
+    # 0.75 x 12 + 0.25 x 3 = 9.75. With it, completing by slot t needs (t + 1) / 4 of the work done: 1/4 per
+    # slot, 0.25 x (12 + 9 + 6 + 3) = 7.5.
+    instance = make_instance([make_job(work=4, chunks=4, utility=LinearDecay(12.0, 4.0))], horizon=4,
+                             worker_capacity=[[1.0]], ps_capacity=[[4.0]])
+    bounds = {}
+    for formulation in ("weak", "strong"):
+        model = build_offline_model(instance, relax=True, formulation=formulation)
+        outcome = solve_model(model)
+        assert outcome.status == "optimal"
+        bounds[formulation] = outcome.bound
+    assert bounds == pytest.approx({"weak": 9.75, "strong": 7.5})
+    ilp = solve_model(build_offline_model(instance))
+    assert ilp.objective == pytest.approx(3.0)
