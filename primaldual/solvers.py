@@ -266,6 +266,27 @@ def _appsi_status(termination) -> str:
     }.get(termination, "unknown")
 
 
+#: The ``threads`` option of the last HiGHS solve in this process (None: HiGHS's default).
+_highs_threads: list = [None]
+
+
+def _size_highs_threads(threads: int | None) -> None:
+    """Reset HiGHS's process-wide thread scheduler when a solve asks for another thread count.
+
+    HiGHS sizes one global scheduler on the first solve of a process; a later solve with a different
+    ``threads`` then fails with status "unknown" (seen with highspy 1.16: default, then ``threads=1``). Solves
+    in this package run one at a time per process, so resetting between them is safe.
+    """
+    if threads == _highs_threads[0]:
+        return
+    import highspy
+
+    reset = getattr(highspy.Highs, "resetGlobalScheduler", None)
+    if reset is not None:
+        reset(True)
+    _highs_threads[0] = threads
+
+
 def solve_model(
     model,
     solver: str = "highs",
@@ -300,6 +321,7 @@ def solve_model(
     raw_bound = None
     try:
         if solver == "highs":
+            _size_highs_threads(threads)
             backend, results = _solve_highs(
                 model, options, time_limit, mip_gap, use_warmstart, on_start, on_incumbent)
             termination = results.termination_condition

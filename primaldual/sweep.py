@@ -376,8 +376,6 @@ def run(spec: Spec) -> dict[str, Any]:
         from primaldual.offline import solve_offline
 
         start = schedules[best_online] if (spec.mip_start and best_online is not None) else None
-        if spec.solver == "highs":
-            _reset_highs_threads()
         clock = time.perf_counter()
         solved = solve_offline(
             instance,
@@ -440,23 +438,6 @@ def run(spec: Spec) -> dict[str, Any]:
         "versions": versions(),
         "timings": _jsonable(timings),
     }
-
-
-def _reset_highs_threads() -> None:
-    """Let the next HiGHS solve in this process start its thread pool with the spec's thread count.
-
-    HiGHS keeps one global thread scheduler per process, sized by the first solve; a later solve that asks for
-    a different ``threads`` fails (status "error"). A scheduler that ran before (Dorm solves its MILPs with
-    HiGHS's default) would otherwise make the offline solve with ``threads=1`` fail. A sweep task runs alone in
-    its process, so no other solve is running while the scheduler is reset.
-    """
-    try:
-        import highspy
-    except ImportError:  # pragma: no cover - highspy is a dependency
-        return
-    reset = getattr(highspy.Highs, "resetGlobalScheduler", None)
-    if reset is not None:
-        reset(True)
 
 
 def _tight(lower: float, upper: float) -> bool:
