@@ -106,8 +106,9 @@ PRESETS: dict[str, Preset] = {
         load=0.6,
         slot_seconds=3600.0,
         resources=("gpu", "cpu", "memory"),
-        worker_capacity={"gpu": (4, 4), "cpu": (16, 32), "memory": (64, 128)},
-        ps_capacity={"gpu": (0, 0), "cpu": (8, 16), "memory": (32, 64)},
+        # Two GPUs per worker server: a 4-worker job of 2-GPU workers fills the whole pool, so jobs compete.
+        worker_capacity={"gpu": (2, 2), "cpu": (8, 16), "memory": (32, 64)},
+        ps_capacity={"gpu": (0, 0), "cpu": (4, 8), "memory": (16, 32)},
         worker_demand={"gpu": (1, 2), "cpu": (2, 8), "memory": (4, 32)},
         ps_demand={"gpu": (0, 0), "cpu": (1, 4), "memory": (2, 16)},
         chunks=(1, 4),
@@ -120,7 +121,7 @@ PRESETS: dict[str, Preset] = {
         gamma1=(1.0, 100.0),
         gamma2=(0.3, 2.0),
         target_slack=(1.0, 2.0),
-        notes="~10 jobs over 20 slots on 4+4 servers; shortest durations 1-8 slots.",
+        notes="~10 jobs over 20 slots on 4+4 servers of 2 GPUs; shortest durations 1-8 slots; contended.",
     ),
     # The evaluation scale of oasis.md section 6.4 (a [design] reconstruction of the paper's setup).
     "paper": Preset(

@@ -13,13 +13,20 @@ from primaldual.offline import solve_offline, write_model
 from primaldual.verify import verify
 
 INSTANCES = [("tiny", 4), ("tiny", 7), ("tiny", 11), ("small", 0), ("small", 1), ("small", 4)]
+#: Six jobs of the contended ``small`` preset: hard enough to need branching, solved by GLPK in about a second
+#: (the preset's ten jobs can keep GLPK busy for minutes).
+SMALL_JOBS = 6
+
+
+def instance_of(preset, seed):
+    return generate(preset, seed, jobs=SMALL_JOBS) if preset == "small" else generate(preset, seed)
 
 
 @pytest.fixture(scope="module")
 def highs_optima():
     out = {}
     for preset, seed in INSTANCES:
-        result = solve_offline(generate(preset, seed), solver="highs")
+        result = solve_offline(instance_of(preset, seed), solver="highs")
         assert result.status == "optimal", result.message
         out[preset, seed] = result
     return out
@@ -29,7 +36,7 @@ def highs_optima():
 @pytest.mark.parametrize(("preset", "seed"), INSTANCES)
 def test_backends_agree_on_the_optimum(highs_optima, other, preset, seed):
     require_solver(other)
-    instance = generate(preset, seed)
+    instance = instance_of(preset, seed)
     reference = highs_optima[preset, seed]
     result = solve_offline(instance, solver=other)
     assert result.status == "optimal", result.message
@@ -44,14 +51,14 @@ def test_backends_agree_on_the_optimum(highs_optima, other, preset, seed):
 @pytest.mark.parametrize("other", ["cbc", "glpk"])
 def test_backends_agree_on_the_lp_relaxation(other):
     require_solver(other)
-    instance = generate("small", 1)
+    instance = instance_of("small", 1)
     values = [solve_offline(instance, solver=s, relax=True, formulation="weak").objective for s in ("highs", other)]
     assert values[0] == pytest.approx(values[1], rel=1e-6)
 
 
 @pytest.mark.parametrize("suffix", [".mps", ".lp"])
 def test_exported_model_resolves_to_the_same_optimum(tmp_path, highs_optima, suffix):
-    instance = generate("small", 0)
+    instance = instance_of("small", 0)
     path = tmp_path / f"offline{suffix}"
     written = write_model(instance, path)
     assert path.exists() and written["format"] == suffix[1:]
