@@ -27,7 +27,8 @@ class ResultsFileError(InputError):
     """A results file that cannot be trusted: bad JSON, a record without key, or a duplicated key."""
 
 
-def _default(value: Any):
+def json_default(value: Any):
+    """``json.dumps(default=...)`` for numpy scalars and arrays (shared by records and ``--json`` output)."""
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
@@ -41,7 +42,7 @@ def _default(value: Any):
 
 def dumps_record(record: dict) -> str:
     """One record as one line of JSON (keys sorted, no NaN: a missing number is ``null``)."""
-    return json.dumps(record, default=_default, allow_nan=False, sort_keys=True, separators=(",", ":"))
+    return json.dumps(record, default=json_default, allow_nan=False, sort_keys=True, separators=(",", ":"))
 
 
 def _parse_line(text: str, path: Path, number: int) -> dict:

@@ -1,27 +1,16 @@
-"""Helpers shared by the subcommands: JSON output and loading inputs with clear errors."""
+"""Helpers shared by the subcommands: the ``--json`` flag and its one-object output."""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
-import numpy as np
-
-
-def _default(value: Any):
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+from primaldual.records import json_default
 
 
 def print_json(data: dict) -> None:
     """One JSON object on stdout (the ``--json`` contract of design.md section 4)."""
-    sys.stdout.write(json.dumps(data, default=_default, allow_nan=False, sort_keys=False) + "\n")
+    sys.stdout.write(json.dumps(data, default=json_default, allow_nan=False, sort_keys=False) + "\n")
 
 
 def add_json_flag(parser) -> None:
