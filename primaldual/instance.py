@@ -175,3 +175,37 @@ class Instance:
     def ps_demand_matrix(self) -> np.ndarray:
         """``s[i, r]``, shape (I, R)."""
         return np.array([j.ps_demand for j in self.jobs]).reshape(self.n_jobs, self.cluster.n_resources)
+
+
+def job_with_work(
+    work: int,
+    chunks: int,
+    worker_demand,
+    ps_demand,
+    utility: Utility,
+    *,
+    arrival: int = 0,
+    slot_seconds: float = 1.0,
+    worker_bandwidth_gbps: float = 1.0,
+    ps_bandwidth_gbps: float = 1.0,
+    name: str = "",
+) -> Job:
+    """A job of exactly ``work`` worker-slots on slots of ``slot_seconds``: for hand-made instances.
+
+    One epoch and one mini-batch per chunk with no gradient traffic, so ``W_i = N_i tau_i / slot_seconds``
+    equals ``work`` and eq. (6) needs ``ceil(D b_i / B_i)`` PSs for ``D`` workers.
+    """
+    return Job(
+        arrival=arrival,
+        epochs=1,
+        chunks=chunks,
+        minibatches_per_chunk=1,
+        compute_seconds=slot_seconds * work / chunks,
+        gradient_mb=0.0,
+        worker_bandwidth_gbps=worker_bandwidth_gbps,
+        ps_bandwidth_gbps=ps_bandwidth_gbps,
+        worker_demand=np.asarray(worker_demand, dtype=float),
+        ps_demand=np.asarray(ps_demand, dtype=float),
+        utility=utility,
+        name=name,
+    )

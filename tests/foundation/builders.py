@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.instance import Cluster, Instance, Job
+from primaldual.instance import Cluster, Instance, Job, job_with_work
 from primaldual.utility import Constant, Sigmoid
 
 
@@ -19,25 +19,10 @@ def make_job(
     utility=None,
     name="",
 ) -> Job:
-    """A job whose work is exactly ``work_slots`` worker-slots with one-hour slots.
-
-    One epoch, ``chunks`` chunks, one mini-batch per chunk; compute time chosen so that
-    ``chunks x (tau + 2e/b) = work_slots x 3600`` with a gradient of 0 MB (no communication).
-    """
-    return Job(
-        arrival=arrival,
-        epochs=1,
-        chunks=chunks,
-        minibatches_per_chunk=1,
-        compute_seconds=work_slots * 3600.0 / chunks,
-        gradient_mb=0.0,
-        worker_bandwidth_gbps=b,
-        ps_bandwidth_gbps=big_b,
-        worker_demand=np.array(worker_demand, dtype=float),
-        ps_demand=np.array(ps_demand, dtype=float),
-        utility=utility or Sigmoid(10.0, 1.0, 3.0),
-        name=name,
-    )
+    """A job whose work is exactly ``work_slots`` worker-slots with one-hour slots."""
+    return job_with_work(work_slots, chunks, worker_demand, ps_demand, utility or Sigmoid(10.0, 1.0, 3.0),
+                         arrival=arrival, slot_seconds=3600.0, worker_bandwidth_gbps=b, ps_bandwidth_gbps=big_b,
+                         name=name)
 
 
 def make_instance(jobs, horizon=6, worker_capacity=((2.0, 4.0),), ps_capacity=((0.0, 2.0),)) -> Instance:

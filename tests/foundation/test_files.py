@@ -238,3 +238,14 @@ def test_schedule_validation(entry, message):
     with pytest.raises(InputError) as error:
         schedule_from_dict({"format": "primaldual.schedule", "version": 1, "jobs": [entry]}, instance)
     assert message in str(error.value)
+
+
+def test_job_with_work_has_exactly_that_work():
+    from primaldual.instance import Cluster, Instance, job_with_work
+
+    for work, chunks, slot in ((1, 1, 1.0), (7, 3, 3600.0), (12, 5, 60.0)):
+        job = job_with_work(work, chunks, [1.0], [1.0], Constant(1.0), slot_seconds=slot,
+                            worker_bandwidth_gbps=1.0, ps_bandwidth_gbps=3.0)
+        instance = Instance(Cluster(("gpu",), [[4.0]], [[4.0]]), (job,), horizon=10, slot_seconds=slot)
+        assert instance.work_units[0] == work
+        assert job.min_parameter_servers(4) == 2

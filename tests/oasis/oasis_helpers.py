@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from primaldual.instance import Cluster, Instance, Job
+from primaldual.instance import Cluster, Instance, Job, job_with_work
 from primaldual.utility import Constant, LinearDecay, Sigmoid, Step
 
 
@@ -27,20 +27,8 @@ def make_job(
 ) -> Job:
     """A job whose work is exactly ``work`` worker-slots (slot_seconds = 1, one epoch, one mini-batch,
     no gradient traffic) and whose PS need is ``Z(D) = ceil(D * bandwidth_ratio)``."""
-    return Job(
-        arrival=arrival,
-        epochs=1,
-        chunks=chunks,
-        minibatches_per_chunk=1,
-        compute_seconds=work / chunks,
-        gradient_mb=0.0,
-        worker_bandwidth_gbps=bandwidth_ratio * 10.0,
-        ps_bandwidth_gbps=10.0,
-        worker_demand=np.asarray(worker_demand, dtype=float),
-        ps_demand=np.asarray(ps_demand, dtype=float),
-        utility=utility,
-        name=name,
-    )
+    return job_with_work(work, chunks, worker_demand, ps_demand, utility, arrival=arrival,
+                         worker_bandwidth_gbps=bandwidth_ratio * 10.0, ps_bandwidth_gbps=10.0, name=name)
 
 
 def make_instance(jobs, worker_capacity, ps_capacity, horizon: int, resources=("gpu", "cpu")) -> Instance:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from primaldual.instance import Cluster, Instance, Job
+from primaldual.instance import Cluster, Instance, job_with_work
 from primaldual.solvers import solver_available
 from primaldual.utility import Constant
 
@@ -13,20 +13,9 @@ SLOT_SECONDS = 3600.0
 def make_job(arrival=0, work=1, chunks=1, worker_bandwidth=1.0, ps_bandwidth=1.0, worker_demand=(1.0,),
              ps_demand=(1.0,), utility=None, name=""):
     """A job whose work is exactly ``work`` worker-slots: E = M = 1, no communication, tau = slot x work / N."""
-    return Job(
-        arrival=arrival,
-        epochs=1,
-        chunks=chunks,
-        minibatches_per_chunk=1,
-        compute_seconds=SLOT_SECONDS * work / chunks,
-        gradient_mb=0.0,
-        worker_bandwidth_gbps=worker_bandwidth,
-        ps_bandwidth_gbps=ps_bandwidth,
-        worker_demand=np.array(worker_demand, dtype=float),
-        ps_demand=np.array(ps_demand, dtype=float),
-        utility=utility if utility is not None else Constant(1.0),
-        name=name,
-    )
+    return job_with_work(work, chunks, worker_demand, ps_demand, utility if utility is not None else Constant(1.0),
+                         arrival=arrival, slot_seconds=SLOT_SECONDS, worker_bandwidth_gbps=worker_bandwidth,
+                         ps_bandwidth_gbps=ps_bandwidth, name=name)
 
 
 def make_instance(jobs, horizon, worker_capacity, ps_capacity, resources=("gpu",)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.instance import Cluster, Instance, Job
+from primaldual.instance import Cluster, Instance, Job, job_with_work
 from primaldual.scheduler import Allocation, OnlineScheduler
 from primaldual.utility import Constant, Sigmoid
 
@@ -13,20 +13,9 @@ def make_job(arrival=0, work=4, chunks=2, worker_demand=(1.0, 1.0), ps_demand=(0
              bandwidth_ratio=0.25, name="") -> Job:
     """A job of exactly ``work`` worker-slots (slot_seconds 1, one epoch and mini-batch, no gradient traffic)
     that needs ``Z(D) = ceil(D * bandwidth_ratio)`` PSs."""
-    return Job(
-        arrival=arrival,
-        epochs=1,
-        chunks=chunks,
-        minibatches_per_chunk=1,
-        compute_seconds=work / chunks,
-        gradient_mb=0.0,
-        worker_bandwidth_gbps=bandwidth_ratio * 4.0,
-        ps_bandwidth_gbps=4.0,
-        worker_demand=np.array(worker_demand, dtype=float),
-        ps_demand=np.array(ps_demand, dtype=float),
-        utility=utility if utility is not None else Constant(10.0),
-        name=name,
-    )
+    return job_with_work(work, chunks, worker_demand, ps_demand, utility if utility is not None else Constant(10.0),
+                         arrival=arrival, worker_bandwidth_gbps=bandwidth_ratio * 4.0, ps_bandwidth_gbps=4.0,
+                         name=name)
 
 
 def make_instance(jobs, horizon=6, worker_capacity=((4.0, 8.0),), ps_capacity=((0.0, 8.0),),
