@@ -13,6 +13,8 @@ from typing import Iterable
 
 import numpy as np
 
+from primaldual.sweep import ratio_sample
+
 #: One colour per scheduler, stable across figures (OASiS first, as in the paper's plots).
 COLOURS = {
     "oasis": "#d62728", "greedy": "#ff7f0e", "fifo": "#1f77b4", "drf": "#2ca02c", "rrh": "#9467bd",
@@ -86,17 +88,8 @@ def plot_ratios(records: list[dict], ax=None, title: str | None = None, show_the
     rng = np.random.default_rng(0)
     labels = []
     for index, name in enumerate(names):
-        points, lowers, uppers, unbounded = [], [], [], 0
-        for record in records:
-            ratio = record.get("ratios", {}).get(name)
-            if ratio is None:
-                continue
-            if ratio["point"] is None or ratio["upper"] is None:
-                unbounded += 1
-                continue
-            points.append(ratio["point"])
-            lowers.append(ratio["lower"])
-            uppers.append(ratio["upper"])
+        sample = ratio_sample(records, name)
+        points, lowers, uppers, unbounded = sample.points, sample.lowers, sample.uppers, sample.unbounded
         colour = _colour(name, index)
         if points:
             x = index + rng.uniform(-0.18, 0.18, size=len(points))

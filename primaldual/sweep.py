@@ -633,6 +633,39 @@ def ratio_specs(
 # ---------------------------------------------------------------------------------------------- summaries
 
 
+@dataclass(frozen=True)
+class RatioSample:
+    """One scheduler's OPT/ALG over records: points with their certified intervals, and the instances with
+    ALG = 0 (``unbounded``), which have no finite ratio."""
+
+    points: list
+    lowers: list
+    uppers: list
+    certificates: list
+    utilities: list
+    unbounded: int
+
+
+def ratio_sample(records: Iterable[dict], name: str) -> RatioSample:
+    """Collect scheduler ``name``'s ratios from ``records`` (records without it are skipped)."""
+    points, lowers, uppers, certificates, utilities = [], [], [], [], []
+    unbounded = 0
+    for record in records:
+        ratio = record.get("ratios", {}).get(name)
+        if ratio is None:
+            continue
+        utilities.append(record["schedulers"][name]["utility"])
+        if ratio["point"] is None or ratio["upper"] is None:
+            unbounded += 1
+            continue
+        points.append(ratio["point"])
+        lowers.append(ratio["lower"])
+        uppers.append(ratio["upper"])
+        if ratio.get("certificate") is not None:
+            certificates.append(ratio["certificate"])
+    return RatioSample(points, lowers, uppers, certificates, utilities, unbounded)
+
+
 def summarize(records: Iterable[dict]) -> dict[str, Any]:
     """Per scheduler: how many instances, OPT/ALG mean, median and worst, and the certified intervals.
 
@@ -648,21 +681,9 @@ def summarize(records: Iterable[dict]) -> dict[str, Any]:
                 names.append(name)
     rows = {}
     for name in names:
-        points, lowers, uppers, certificates, utilities = [], [], [], [], []
-        unbounded = 0
-        for record in records:
-            ratio = record.get("ratios", {}).get(name)
-            if ratio is None:
-                continue
-            utilities.append(record["schedulers"][name]["utility"])
-            if ratio["point"] is None or ratio["upper"] is None:
-                unbounded += 1
-                continue
-            points.append(ratio["point"])
-            lowers.append(ratio["lower"])
-            uppers.append(ratio["upper"])
-            if ratio.get("certificate") is not None:
-                certificates.append(ratio["certificate"])
+        sample = ratio_sample(records, name)
+        points, lowers, uppers = sample.points, sample.lowers, sample.uppers
+        certificates, utilities, unbounded = sample.certificates, sample.utilities, sample.unbounded
         row = {
             "instances": len(utilities),
             "unbounded": unbounded,
