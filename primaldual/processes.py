@@ -1,0 +1,61 @@
+"""Child processes that end with their parent.
+
+A spawned solver child or sweep worker must not outlive the command that started it: not after Ctrl-C,
+not after SIGTERM, not after SIGKILL of the parent (which runs no Python code at all, so the child has to
+notice by itself). :func:`exit_with_parent` is the initializer every child of the package calls first.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+
+#: How often the watchdog looks at its parent; the bound on how long an orphan can live.
+WATCH_SECONDS = 0.5
+
+
+def _ask_kernel_for_death_signal() -> None:
+    # Linux only: the kernel sends SIGKILL when the parent thread that created us dies. Cheap and immediate,
+    # but tied to a thread, so the watchdog below stays as the portable, thread-independent check.
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _watch(parent: int) -> None:
+    event = threading.Event()
+    while not event.wait(WATCH_SECONDS):
+        if os.getppid() != parent:
+            os._exit(1)  # reparented: the parent is gone, and nobody will read what we compute
+
+
+def exit_with_parent(parent: int | None = None) -> None:
+    """Make this process exit soon after its parent does, however the parent ended.
+
+    ``parent`` is the pid of the process that started this one (default: ``os.getppid()`` now). A daemon
+    thread polls every :data:`WATCH_SECONDS`; on Linux the kernel's parent-death signal is also requested.
+    """
+    parent = os.getppid() if parent is None else parent
+    _ask_kernel_for_death_signal()
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_watch, args=(parent,), name="exit-with-parent", daemon=True).start()
+
+
+def terminate_like_interrupt() -> None:
+    """Handle SIGTERM as Ctrl-C in the main process, so the same cleanup (``finally``, executors) runs."""
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
