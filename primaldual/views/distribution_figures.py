@@ -100,22 +100,31 @@ def distribution_summary(records: list[dict]) -> dict:
     return {"records": len(records), "quantiles": [f"p{round(100 * q)}" for q in QUANTILES], "schedulers": out}
 
 
-def _cdf(ax, values: np.ndarray, total: int, name: str, label: str) -> None:
-    """Step CDF of the finite ``values`` as a share of ``total`` (non-finite values never arrive)."""
+def _cdf(ax, values: np.ndarray, total: int, name: str, label: str, end: float) -> None:
+    """Step CDF of the finite ``values`` as a share of ``total`` (non-finite values never arrive), drawn flat up
+    to ``end`` so that every curve's final level can be read against the others'."""
     finite = np.sort(values[np.isfinite(values)])
     if not finite.size:
         return
     heights = np.arange(1, finite.size + 1) / max(1, total)
-    ax.step(np.concatenate([[finite[0]], finite]), np.concatenate([[0.0], heights]), where="post",
+    ax.step(np.concatenate([[finite[0]], finite, [max(end, finite[-1])]]),
+            np.concatenate([[0.0], heights, [heights[-1]]]), where="post",
             color=colour(name), linewidth=line_width(name), label=label)
+
+
+def _largest(outcomes: dict[str, list[JobOutcomes]], field: str) -> float:
+    values = np.concatenate([_pooled(runs, field) for runs in outcomes.values()])
+    finite = values[np.isfinite(values)]
+    return float(finite.max()) if finite.size else 1.0
 
 
 def plot_jct_cdf(outcomes: dict[str, list[JobOutcomes]], ax, title: str = ""):
     """JCT CDF per scheduler over all jobs: a job that never completes keeps the curve below 1."""
+    end = _largest(outcomes, "jct")
     for name, runs in outcomes.items():
         jct = _pooled(runs, "jct")
         done = int(np.isfinite(jct).sum())
-        _cdf(ax, jct, jct.size, name, f"{name}: {done}/{jct.size} completed, {seeds_note([len(runs)])}")
+        _cdf(ax, jct, jct.size, name, f"{name}: {done}/{jct.size} completed, {seeds_note([len(runs)])}", end)
     ax.set_xlabel("job completion time (slots from arrival to completion)")
     ax.set_ylabel("share of all jobs completed")
     ax.set_ylim(0, 1.02)
@@ -127,13 +136,22 @@ def plot_jct_cdf(outcomes: dict[str, list[JobOutcomes]], ax, title: str = ""):
 
 def plot_fairness(outcomes: dict[str, list[JobOutcomes]], ax, title: str = ""):
     """CDF of finish-time fairness (JCT / standalone JCT) over the completed jobs, per scheduler."""
+    from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
+
+    end = _largest(outcomes, "finish_time_fairness")
     for name, runs in outcomes.items():
         fairness = _pooled(runs, "finish_time_fairness")
         finite = fairness[np.isfinite(fairness)]
         median = f", median {np.median(finite):.2f}" if finite.size else ""
-        _cdf(ax, fairness, finite.size, name, f"{name}: {finite.size} jobs{median}, {seeds_note([len(runs)])}")
+        _cdf(ax, fairness, finite.size, name, f"{name}: {finite.size} jobs{median}, {seeds_note([len(runs)])}",
+             end)
     ax.axvline(1.0, color="0.5", linestyle=":", linewidth=1)
     ax.set_xscale("log")
+    # Plain numbers (1, 2, 5) read better than powers of ten for slowdowns of a few x.
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0, 5.0, 7.0)))
+    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.xaxis.set_minor_locator(LogLocator(base=10, subs=()))
     ax.set_xlabel("finish-time fairness: JCT / JCT alone on the empty cluster (log scale, 1 = no slowdown)")
     ax.set_ylabel("share of completed jobs")
     ax.set_ylim(0, 1.02)

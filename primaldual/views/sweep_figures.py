@@ -186,7 +186,9 @@ def caption_for(path: str | Path) -> str:
     from primaldual.views.distribution_figures import CAPTIONS as DISTRIBUTION_CAPTIONS
 
     stem = Path(path).stem
-    for suffix, caption in {**CAPTIONS, **DISTRIBUTION_CAPTIONS}.items():
+    captions = {**CAPTIONS, **DISTRIBUTION_CAPTIONS}
+    # Longest first: "utility-vs-standalone" must not be taken for a "utility-vs" knob curve.
+    for suffix, caption in sorted(captions.items(), key=lambda item: -len(item[0])):
         if stem.endswith(suffix) or f"-{suffix}-" in stem:
             return caption
     return ""
