@@ -65,7 +65,7 @@ def run(args) -> int:
 def run_records(args, path: Path) -> int:
     from primaldual.records import read_records
     from primaldual.views.distribution_figures import distribution_summary
-    from primaldual.views.sweep_figures import plot_records
+    from primaldual.views.sweep_figures import caption_for, plot_records
 
     if not path.is_file():
         raise InputError(f"RESULTS: no such results file: {path}")
@@ -74,6 +74,7 @@ def run_records(args, path: Path) -> int:
     written = plot_records(records, out_dir, prefix=path.stem + "-") if records else []
     if args.json:
         print_json({"records": len(records), "figures": [str(p) for p in written],
+                    "captions": {str(p): caption_for(p) for p in written},
                     "distributions": distribution_summary(records)})
     else:
         if not written:

@@ -5,7 +5,8 @@ completing in slot ``c`` (eq. 8) ends it at ``c + 1``. Per job row: a thin grey 
 run of slots with the same worker count (colour = workers), a black tick at completion, a red cross for a job
 that never ran (rejected), an open square for one that got resources but did not complete (abandoned), and a
 dashed tick at its deadline where there is one (a step or linear-decay utility's deadline, or a deadline the
-scheduler promised, from ``schedule.meta["promised_deadlines"]``).
+scheduler promised, from ``schedule.meta["promised_deadlines"]``). Abandoned jobs are known only where the
+schedule's ``meta["received"]`` lists the jobs that got resources (or ``received`` is passed).
 
 With more jobs than ``max_rows`` the chart shows an evenly spaced sample of the jobs in arrival order and says
 so in its title; the job-state panel below it always counts every job.
@@ -83,6 +84,17 @@ def deadlines(instance: Instance, schedule: Schedule) -> dict[int, tuple[int, st
             raise InputError(f"meta.promised_deadlines.{key}: no such job ({instance.n_jobs} jobs)")
         out[job] = (slot, "promise")
     return out
+
+
+def received_jobs(schedule: Schedule) -> list[int] | None:
+    """The jobs that got resources, from ``schedule.meta["received"]`` where the writer recorded them (a schedule
+    file holds completed jobs only, so without it abandoned jobs cannot be told from rejected ones)."""
+    received = schedule.meta.get("received")
+    if received is None:
+        return None
+    if not isinstance(received, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in received):
+        raise InputError("meta.received: must be a list of job indices")
+    return received
 
 
 def job_states(outcomes: JobOutcomes, schedule: Schedule, horizon: int) -> dict[str, np.ndarray]:
@@ -170,6 +182,8 @@ def draw_schedule(instance: Instance, schedule: Schedule, *, received=None, max_
     from matplotlib.colors import Normalize
     from matplotlib.ticker import MaxNLocator
 
+    if received is None:
+        received = received_jobs(schedule)
     outcomes = job_outcomes(instance, schedule, received=received)
     usage = utilisation_over_time(instance, schedule)
     pools = [pool for pool in ("worker", "ps") if any(key.startswith(pool + "/") for key in usage)]
@@ -258,5 +272,5 @@ def save_schedule_figure(instance: Instance, schedule: Schedule, path, **options
         plt.close(fig)
 
 
-__all__ = ["MAX_ROWS", "Segment", "deadlines", "draw_schedule", "job_states", "sampled_rows",
+__all__ = ["MAX_ROWS", "Segment", "deadlines", "draw_schedule", "job_states", "received_jobs", "sampled_rows",
            "save_schedule_figure", "segments", "slot_label"]

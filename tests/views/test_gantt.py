@@ -120,3 +120,18 @@ def test_large_instances_are_sampled_and_say_so(tmp_path):
         path = tmp_path / f"g{suffix}"
         save_schedule_figure(instance, schedule, path, max_rows=12)
         assert path.stat().st_size > 1000
+
+
+def test_received_jobs_in_meta_mark_abandoned_jobs():
+    import matplotlib.pyplot as plt
+
+    base = hand_schedule()
+    fig = draw_schedule(hand_instance(), Schedule(base.assignments, meta={"received": [0, 1, 2]}))
+    try:
+        labels = [t.get_text() for t in _gantt_axes(fig).get_legend().get_texts()]
+        assert "abandoned (ran, did not complete)" in labels and "rejected (never ran)" not in labels
+        assert "abandoned 1, rejected 0 of 3 jobs" in fig._suptitle.get_text()
+    finally:
+        plt.close(fig)
+    with pytest.raises(InputError, match="meta.received"):
+        draw_schedule(hand_instance(), Schedule(base.assignments, meta={"received": "all"}))

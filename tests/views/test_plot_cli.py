@@ -72,6 +72,7 @@ def test_results_form_reports_distributions(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert list(data["distributions"]["schedulers"]) == ["oasis", "fifo"]
     assert len(data["figures"]) == 4
+    assert all(data["captions"][figure] for figure in data["figures"])
     assert main(["plot", str(results), "--max-rows", "3"]) == 2
     assert main(["plot", str(results), "--out", str(results)]) == 2
     assert "--out" in capsys.readouterr().err
