@@ -86,6 +86,16 @@ def deadlines(instance: Instance, schedule: Schedule) -> dict[int, tuple[int, st
     return out
 
 
+def schedule_name(schedule: Schedule) -> str:
+    """Who made the schedule, from its meta: the online scheduler's name, or the offline solve and its status."""
+    meta = schedule.meta
+    if meta.get("scheduler"):
+        return str(meta["scheduler"])
+    if meta.get("source") == "offline":
+        return f"offline optimum ({meta.get('solver', 'solver')}, {meta.get('status', 'status unknown')})"
+    return "schedule"
+
+
 def received_jobs(schedule: Schedule) -> list[int] | None:
     """The jobs that got resources, from ``schedule.meta["received"]`` where the writer recorded them (a schedule
     file holds completed jobs only, so without it abandoned jobs cannot be told from rejected ones)."""
@@ -217,7 +227,7 @@ def draw_schedule(instance: Instance, schedule: Schedule, *, received=None, max_
     axes[-1].set_xlabel(slot_label(instance.slot_seconds))
     axes[-1].set_xlim(0, instance.horizon)
     axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
-    name = schedule.meta.get("scheduler", "schedule")
+    name = schedule_name(schedule)
     summary = (f"{name}: utility {outcomes.utility.sum():.4g}; completed {int(outcomes.completed.sum())}, "
                f"abandoned {int(outcomes.abandoned.sum())}, rejected {int((~outcomes.admitted).sum())} "
                f"of {instance.n_jobs} jobs")

@@ -135,3 +135,12 @@ def test_received_jobs_in_meta_mark_abandoned_jobs():
         plt.close(fig)
     with pytest.raises(InputError, match="meta.received"):
         draw_schedule(hand_instance(), Schedule(base.assignments, meta={"received": "all"}))
+
+
+def test_schedule_name_from_meta():
+    from primaldual.views.gantt import schedule_name
+
+    assert schedule_name(Schedule({}, meta={"scheduler": "rrh"})) == "rrh"
+    assert schedule_name(Schedule({}, meta={"source": "offline", "solver": "highs", "status": "optimal"})) == (
+        "offline optimum (highs, optimal)")
+    assert schedule_name(Schedule({})) == "schedule"
