@@ -139,6 +139,8 @@ def _draw_rows(ax, instance: Instance, schedule: Schedule, outcomes: JobOutcomes
     horizon = instance.horizon
     limits = deadlines(instance, schedule)
     annotate = len(rows) <= 25
+    # Dense charts (many rows) get smaller markers, or the markers would cover the bars.
+    size = 1.0 if len(rows) <= 60 else max(0.15, 60 / len(rows))
     marks: dict[str, tuple[list, list]] = {key: ([], []) for key in
                                           ("arrival", "completion", "rejected", "abandoned", "utility", "promise")}
     for y, i in enumerate(rows.tolist()):
@@ -146,7 +148,7 @@ def _draw_rows(ax, instance: Instance, schedule: Schedule, outcomes: JobOutcomes
         end = int(outcomes.completion[i]) + 1 if outcomes.completed[i] else horizon
         if outcomes.admitted[i]:
             # A rejected job never waits for anything: only admitted jobs get a waiting line.
-            ax.hlines(y, arrival, end, color="#9e9e9e", linewidth=1, zorder=1)
+            ax.hlines(y, arrival, end, color="#9e9e9e", linewidth=size, zorder=1)
         marks["arrival"][0].append(arrival)
         marks["arrival"][1].append(y)
         runs = segments(schedule[i].workers_per_slot) if i in schedule else []
@@ -172,13 +174,13 @@ def _draw_rows(ax, instance: Instance, schedule: Schedule, outcomes: JobOutcomes
             marks[source][0].append(slot + 1)
             marks[source][1].append(y)
     styles = {
-        "arrival": dict(marker=">", color="#616161", s=14, label="arrival"),
-        "completion": dict(marker="|", color="black", s=90, linewidths=1.6, label="completion"),
-        "rejected": dict(marker="x", color=STATE_COLOURS["rejected"], s=30, label="rejected (never ran)"),
-        "abandoned": dict(marker="s", facecolors="none", edgecolors=STATE_COLOURS["abandoned"], s=30,
+        "arrival": dict(marker=">", color="#616161", s=14 * size, label="arrival"),
+        "completion": dict(marker="|", color="black", s=90 * size, linewidths=1.6 * size, label="completion"),
+        "rejected": dict(marker="x", color=STATE_COLOURS["rejected"], s=30 * max(size, 0.5), label="rejected (never ran)"),
+        "abandoned": dict(marker="s", facecolors="none", edgecolors=STATE_COLOURS["abandoned"], s=30 * max(size, 0.5),
                           label="abandoned (ran, did not complete)"),
-        "utility": dict(marker="|", color="#8e24aa", s=90, linewidths=1, label="utility deadline"),
-        "promise": dict(marker="|", color="#d81b60", s=120, linewidths=2, label="promised deadline"),
+        "utility": dict(marker="|", color="#8e24aa", s=90 * size, linewidths=size, label="utility deadline"),
+        "promise": dict(marker="|", color="#d81b60", s=120 * size, linewidths=2 * size, label="promised deadline"),
     }
     for key, (xs, ys) in marks.items():
         if xs:
@@ -198,7 +200,8 @@ def draw_schedule(instance: Instance, schedule: Schedule, *, received=None, max_
     usage = utilisation_over_time(instance, schedule)
     pools = [pool for pool in ("worker", "ps") if any(key.startswith(pool + "/") for key in usage)]
     rows = sampled_rows(instance.n_jobs, max_rows)
-    heights = [max(2.2, 0.22 * len(rows) + 0.8), 1.6] + [1.4] * len(pools)
+    # Rows get thinner past ~60 so that drawing every job of a large instance stays a printable figure.
+    heights = [min(14.0, max(2.2, 0.22 * len(rows) + 0.8)), 1.6] + [1.4] * len(pools)
     fig, axes = plt.subplots(len(heights), 1, figsize=(11, sum(heights) + 0.8), sharex=True,
                              gridspec_kw={"height_ratios": heights, "hspace": 0.12})
     fig.subplots_adjust(top=1 - 0.65 / (sum(heights) + 0.8))
@@ -217,7 +220,9 @@ def draw_schedule(instance: Instance, schedule: Schedule, *, received=None, max_
     bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), cax=gantt.inset_axes([1.01, 0.0, 0.015, 1.0]),
                        ticks=range(1, peak + 1, max(1, -(-peak // 8))))
     bar.set_label("workers running (bar colour)", fontsize=8)
-    gantt.legend(loc="upper left", bbox_to_anchor=(1.09, 1.0), fontsize=7, frameon=False)
+    # Markers shrink on dense charts; the legend shows them at full size.
+    gantt.legend(loc="upper left", bbox_to_anchor=(1.09, 1.0), fontsize=7, frameon=False,
+                 markerscale=1 / min(1.0, max(0.15, 60 / len(rows))) ** 0.5)
     gantt.grid(axis="x", alpha=0.3)
     _draw_states(axes[1], job_states(outcomes, schedule, instance.horizon), instance.n_jobs)
     # One colour per resource in both pools.
