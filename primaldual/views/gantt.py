@@ -134,13 +134,17 @@ def slot_label(slot_seconds: float) -> str:
     return f"time slot (1 slot = {length})"
 
 
+def marker_scale(rows: int) -> float:
+    """Marker area factor: dense charts (many rows) get smaller markers, or the markers would cover the bars."""
+    return 1.0 if rows <= 60 else max(0.15, 60 / rows)
+
+
 def _draw_rows(ax, instance: Instance, schedule: Schedule, outcomes: JobOutcomes, rows: np.ndarray, cmap, norm):
     """One row per job in ``rows`` (top to bottom): waiting line, running bars, and the markers."""
     horizon = instance.horizon
     limits = deadlines(instance, schedule)
     annotate = len(rows) <= 25
-    # Dense charts (many rows) get smaller markers, or the markers would cover the bars.
-    size = 1.0 if len(rows) <= 60 else max(0.15, 60 / len(rows))
+    size = marker_scale(len(rows))
     marks: dict[str, tuple[list, list]] = {key: ([], []) for key in
                                           ("arrival", "completion", "rejected", "abandoned", "utility", "promise")}
     for y, i in enumerate(rows.tolist()):
@@ -222,7 +226,7 @@ def draw_schedule(instance: Instance, schedule: Schedule, *, received=None, max_
     bar.set_label("workers running (bar colour)", fontsize=8)
     # Markers shrink on dense charts; the legend shows them at full size.
     gantt.legend(loc="upper left", bbox_to_anchor=(1.09, 1.0), fontsize=7, frameon=False,
-                 markerscale=1 / min(1.0, max(0.15, 60 / len(rows))) ** 0.5)
+                 markerscale=1 / marker_scale(len(rows)) ** 0.5)
     gantt.grid(axis="x", alpha=0.3)
     _draw_states(axes[1], job_states(outcomes, schedule, instance.horizon), instance.n_jobs)
     # One colour per resource in both pools.
