@@ -105,6 +105,8 @@ def _cdf(ax, values: np.ndarray, total: int, name: str, label: str, end: float) 
     to ``end`` so that every curve's final level can be read against the others'."""
     finite = np.sort(values[np.isfinite(values)])
     if not finite.size:
+        # No completed job: the scheduler still gets its legend entry, saying so, rather than vanishing.
+        ax.plot([], [], color=colour(name), linewidth=line_width(name), label=label)
         return
     heights = np.arange(1, finite.size + 1) / max(1, total)
     ax.step(np.concatenate([[finite[0]], finite, [max(end, finite[-1])]]),

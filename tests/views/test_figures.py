@@ -151,3 +151,15 @@ def test_utility_curve_shows_seeds_and_error_bars():
     dots = sum(len(c.get_offsets()) for c in ax.collections if c.get_offsets().ndim == 2 and len(c.get_offsets()) == 3)
     assert dots == 12
     plt.close(fig)
+
+
+def test_a_scheduler_that_completes_nothing_keeps_its_legend_entry():
+    import matplotlib.pyplot as plt
+
+    nothing = outcomes([NAN, NAN], [1, 1], [0.0, 0.0], [1.0, 1.0])
+    some = outcomes([1, 2], [1, 1], [1.0, 1.0], [1.0, 1.0])
+    fig, ax = plt.subplots()
+    figures.plot_jct_cdf({"oasis": [some], "fifo": [nothing]}, ax)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["oasis: 2/2 completed, 1 seed", "fifo: 0/2 completed, 1 seed"]
+    plt.close(fig)
