@@ -17,7 +17,7 @@ from primaldual.views.distributions import job_outcomes
 from primaldual.views.gantt import (
     Segment, deadlines, draw_schedule, job_states, sampled_rows, save_schedule_figure, segments, slot_label,
 )
-from tests.views.test_distributions import hand_instance, hand_schedule
+from views_helpers import hand_instance, hand_schedule
 
 
 def test_segments_are_maximal_runs_of_equal_counts():
