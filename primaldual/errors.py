@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+#: At most this many problems are spelled out in the message; the rest are counted (``problems`` keeps all),
+#: so a file with a million bad entries gives a readable answer.
+SHOWN_PROBLEMS = 20
+
 
 class InputError(ValueError):
     """Bad input: a file, a flag or a value that the package refuses.
@@ -16,4 +20,7 @@ class InputError(ValueError):
         self.problems = list(problems)
         self.source = source
         prefix = f"{source}: " if source else ""
-        super().__init__("\n".join(prefix + p for p in self.problems))
+        lines = [prefix + p for p in self.problems[:SHOWN_PROBLEMS]]
+        if len(self.problems) > SHOWN_PROBLEMS:
+            lines.append(f"{prefix}... and {len(self.problems) - SHOWN_PROBLEMS} more problems")
+        super().__init__("\n".join(lines))
