@@ -71,7 +71,7 @@ def show(value) -> str:
     return type(value).__name__
 
 
-def _fmt(x: float) -> str:
+def fmt_number(x: float) -> str:
     """``1e9``, ``1e-6``, ``0.001``, ``100000``: range ends as a reader writes them."""
     if x == int(x) and abs(x) < 1e6:
         return str(int(x))
@@ -94,10 +94,10 @@ class Domain:
 
     def describe(self) -> str:
         if self.integer:
-            return f"an integer in {_fmt(self.low)}..{_fmt(self.high)}"
+            return f"an integer in {fmt_number(self.low)}..{fmt_number(self.high)}"
         if self.zero_or_low:
-            return f"0 or a number in [{_fmt(self.low)}, {_fmt(self.high)}]"
-        return f"a number in {'(' if self.low_open else '['}{_fmt(self.low)}, {_fmt(self.high)}]"
+            return f"0 or a number in [{fmt_number(self.low)}, {fmt_number(self.high)}]"
+        return f"a number in {'(' if self.low_open else '['}{fmt_number(self.low)}, {fmt_number(self.high)}]"
 
     def contains(self, value) -> bool:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -194,7 +194,7 @@ def _work_problems(instance, i: int, job, where: str) -> list[str]:
     if slots * units > MAX_WORK_CELLS or units * min(units, job.chunks) > MAX_WORK_CELLS:
         return [
             f"{where}: work W = {work:.4g} worker-slots is too large: (slots from arrival to the horizon = {slots}) x "
-            f"W and W x min(chunks, W) must each be at most {MAX_WORK_CELLS:.0e} (see docs/input-ranges.md)"
+            f"W and W x min(chunks, W) must each be at most {fmt_number(MAX_WORK_CELLS)} (see docs/input-ranges.md)"
         ]
     return []
 
@@ -218,11 +218,11 @@ def instance_problems(instance, consistency: bool = True) -> list[str]:
     if instance.horizon * servers * cluster.n_resources > MAX_SLOT_CELLS:
         problems.append(
             f"horizon: {instance.horizon} slots x {servers} servers x {cluster.n_resources} resources must be at "
-            f"most {MAX_SLOT_CELLS:.0e} (see docs/input-ranges.md)")
+            f"most {fmt_number(MAX_SLOT_CELLS)} (see docs/input-ranges.md)")
     if len(instance.jobs) * instance.horizon * servers > MAX_SCHEDULE_CELLS:
         problems.append(
             f"jobs: {len(instance.jobs)} jobs x {instance.horizon} slots x {servers} servers must be at most "
-            f"{MAX_SCHEDULE_CELLS:.0e} (see docs/input-ranges.md)")
+            f"{fmt_number(MAX_SCHEDULE_CELLS)} (see docs/input-ranges.md)")
     for i, job in enumerate(instance.jobs):
         where = f"jobs[{i}]"
         job_problems = _job_domain_problems(job, where, cluster.resources)
