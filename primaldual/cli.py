@@ -2,7 +2,8 @@
 
 Each subcommand lives in its own module under :mod:`primaldual.commands` and exposes
 ``register(subparsers)``; this module discovers them, so adding a command touches no shared file.
-Exit codes (design.md section 4): 0 success, 1 a negative answer, 2 bad input (message, no traceback).
+Exit codes: 0 success, 1 a negative answer, 2 bad input (a one-line message per problem, no traceback),
+130 after Ctrl-C and 143 after SIGTERM (each with a one-line message; cleanup runs as for Ctrl-C).
 """
 
 from __future__ import annotations
@@ -10,10 +11,17 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
+import warnings
 
 from primaldual import __version__
 from primaldual.errors import InputError
+
+#: numpy's floating-point RuntimeWarnings (an inf or NaN inside a vectorised step whose result is masked or
+#: handled) say nothing a user can act on; the command line does not show them. Other warnings still show.
+NUMPY_NOISE = (r"(divide by zero|invalid value|overflow|underflow) encountered|Mean of empty slice"
+               r"|Degrees of freedom <= 0")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,17 +45,32 @@ def build_parser() -> argparse.ArgumentParser:
         modules.append(importlib.import_module(f"primaldual.commands.{info.name}"))
     for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
         module.register(subparsers)
+    _require_subcommands(subparsers)
     return parser
+
+
+def _require_subcommands(subparsers: argparse._SubParsersAction) -> None:
+    """A command with subcommands of its own (``lbbsp``, ``bench``) given none is a usage error: argparse
+    prints the usage on stderr and exits 2, like any other missing argument."""
+    for command in subparsers.choices.values():
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                action.required = True
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return 2
+    from primaldual.processes import Terminated, terminate_like_interrupt
+
+    previous = terminate_like_interrupt()
     try:
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=NUMPY_NOISE, category=RuntimeWarning)
+            return int(args.handler(args) or 0)
     except InputError as error:
         print(f"primaldual {args.command}: error: {error}", file=sys.stderr)
         return 2
@@ -57,9 +80,15 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Terminated:
+        print(f"primaldual {args.command}: terminated (SIGTERM)", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print(f"primaldual {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

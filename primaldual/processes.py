@@ -51,11 +51,21 @@ def exit_with_parent(parent: int | None = None) -> None:
     threading.Thread(target=_watch, args=(parent,), name="exit-with-parent", daemon=True).start()
 
 
-def terminate_like_interrupt() -> None:
-    """Handle SIGTERM as Ctrl-C in the main process, so the same cleanup (``finally``, executors) runs."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be: every ``except KeyboardInterrupt``/``finally`` cleanup runs."""
+
+
+def terminate_like_interrupt():
+    """Handle SIGTERM as Ctrl-C in the main process, so the same cleanup (``finally``, executors) runs.
+
+    Raises :class:`Terminated` (a ``KeyboardInterrupt``) so that the command line can say which signal ended
+    it. Returns the previous handler (None when not called from the main thread, where Python cannot set one),
+    for a caller that restores it.
+    """
 
     def handler(signum, frame):
-        raise KeyboardInterrupt
+        raise Terminated
 
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, handler)
+        return signal.signal(signal.SIGTERM, handler)
+    return None
