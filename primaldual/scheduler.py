@@ -126,7 +126,9 @@ def available_schedulers() -> list[str]:
     return list(BUILTIN_SCHEDULERS) + extra
 
 
-def scheduler_class(name: str):
+def scheduler_class(name: str, flag: str | None = None):
+    """The class registered as ``name``; an unknown name is an :class:`InputError` listing the available ones,
+    prefixed by ``flag`` (the option the user typed, e.g. ``--schedulers``) when the caller gives it."""
     if name in BUILTIN_SCHEDULERS:
         module_name, _, attribute = BUILTIN_SCHEDULERS[name].partition(":")
         return getattr(importlib.import_module(module_name), attribute)
@@ -135,7 +137,8 @@ def scheduler_class(name: str):
     entry_points = _entry_points()
     if name in entry_points:
         return entry_points[name].load()
-    raise InputError(f"scheduler: unknown scheduler {name!r}; available: {', '.join(available_schedulers())}")
+    prefix = f"{flag}: " if flag else ""
+    raise InputError(f"{prefix}unknown scheduler {show(name)}; available: {', '.join(available_schedulers())}")
 
 
 def _plain(text: str) -> str:
