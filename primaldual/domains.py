@@ -164,17 +164,19 @@ def _cluster_problems(cluster) -> list[str]:
     return problems
 
 
-def _job_domain_problems(job, where: str, resources) -> list[str]:
+def _job_domain_problems(job, where: str, resources, demands_ok: bool) -> list[str]:
     problems = []
     for name, domain in JOB_FIELDS.items():
-        problems += domain.problem(f"{where}.{name}", getattr(job, name))
+        value = getattr(job, name)
+        if not domain.contains(value):  # the message (an f-string per field) only when it is needed
+            problems += domain.problem(f"{where}.{name}", value)
     for name in ("worker_demand", "ps_demand"):
         vector = getattr(job, name)
         if vector.shape != (len(resources),):
             problems.append(f"{where}.{name}: must hold one value per resource {list(resources)}, got {vector.shape}")
-            continue
-        for r, value in enumerate(vector):
-            problems += DEMAND.problem(f"{where}.{name}.{resources[r]}", value)
+        elif not demands_ok:
+            for r, value in enumerate(vector):
+                problems += DEMAND.problem(f"{where}.{name}.{resources[r]}", value)
     if not isinstance(job.name, str) or len(job.name) > MAX_NAME_LENGTH:
         problems.append(f"{where}.name: must be a string of at most {MAX_NAME_LENGTH} characters")
     kind = getattr(job.utility, "kind", None)
@@ -182,8 +184,22 @@ def _job_domain_problems(job, where: str, resources) -> list[str]:
         problems.append(f"{where}.utility: must be one of {sorted(UTILITY_FIELDS)}, got {show(job.utility)}")
     else:
         for name, domain in UTILITY_FIELDS[kind].items():
-            problems += domain.problem(f"{where}.utility.{name}", getattr(job.utility, name))
+            if not domain.contains(getattr(job.utility, name)):
+                problems += domain.problem(f"{where}.utility.{name}", getattr(job.utility, name))
     return problems
+
+
+def _demands_ok(jobs, n_resources: int) -> np.ndarray:
+    """Per job, whether both demand vectors are in :data:`DEMAND` (checked for all jobs at once)."""
+    ok = np.ones(len(jobs), dtype=bool)
+    for name in ("worker_demand", "ps_demand"):
+        rows = [getattr(job, name) for job in jobs]
+        shaped = np.array([row.shape == (n_resources,) for row in rows], dtype=bool)
+        matrix = np.array([row if good else np.zeros(n_resources) for row, good in zip(rows, shaped)])
+        matrix = matrix.reshape(len(jobs), n_resources)
+        inside = np.isfinite(matrix) & ((matrix == 0) | ((matrix >= DEMAND.low) & (matrix <= DEMAND.high)))
+        ok &= shaped & inside.all(axis=1)
+    return ok
 
 
 def _work_problems(instance, i: int, job, where: str) -> list[str]:
@@ -199,13 +215,21 @@ def _work_problems(instance, i: int, job, where: str) -> list[str]:
     return []
 
 
-def instance_problems(instance, consistency: bool = True) -> list[str]:
+def instance_problems(instance, domain: bool = True, consistency: bool = True) -> list[str]:
     """Every problem of ``instance``, each naming the field as the file format does (``jobs[3].epochs: ...``).
 
-    The domain part (ranges, sizes and their products, finite positive work) always runs; ``consistency``
-    adds the rules that make an instance schedulable as the file format demands: arrivals before the horizon,
-    ``b_i <= B_i`` (else eqs. (6)-(7) admit no PS count), and each demand fitting on at least one server.
+    ``domain``: ranges, sizes and their products, finite positive work (what ``Instance`` checks when it is
+    constructed). ``consistency``: the rules that make an instance schedulable as the file format demands,
+    arrivals before the horizon, ``b_i <= B_i`` (else eqs. (6)-(7) admit no PS count) and each demand fitting
+    on at least one server; they assume the domain holds.
     """
+    problems = _domain_problems(instance) if domain else []
+    if consistency and not problems:
+        problems = _consistency_problems(instance)
+    return problems
+
+
+def _domain_problems(instance) -> list[str]:
     problems = INSTANCE_FIELDS["horizon"].problem("horizon", instance.horizon)
     problems += INSTANCE_FIELDS["slot_seconds"].problem("slot_seconds", instance.slot_seconds)
     problems += _cluster_problems(instance.cluster)
@@ -223,31 +247,44 @@ def instance_problems(instance, consistency: bool = True) -> list[str]:
         problems.append(
             f"jobs: {len(instance.jobs)} jobs x {instance.horizon} slots x {servers} servers must be at most "
             f"{fmt_number(MAX_SCHEDULE_CELLS)} (see docs/input-ranges.md)")
+    demands_ok = _demands_ok(instance.jobs, cluster.n_resources)
     for i, job in enumerate(instance.jobs):
-        where = f"jobs[{i}]"
-        job_problems = _job_domain_problems(job, where, cluster.resources)
-        if not job_problems:
-            job_problems = _work_problems(instance, i, job, where)
-        if not job_problems and consistency:
-            job_problems = _consistency_problems(instance, job, where)
-        problems += job_problems
+        job_problems = _job_domain_problems(job, f"jobs[{i}]", cluster.resources, bool(demands_ok[i]))
+        problems += job_problems or _work_problems(instance, i, job, f"jobs[{i}]")
     return problems
 
 
-def _consistency_problems(instance, job, where: str) -> list[str]:
-    problems = []
-    if job.arrival >= instance.horizon:
-        problems.append(f"{where}.arrival: must be a slot in 0..{instance.horizon - 1} (the horizon is "
-                        f"{instance.horizon}), got {job.arrival}")
-    if job.worker_bandwidth_gbps > job.ps_bandwidth_gbps:
-        problems.append(f"{where}.worker_bandwidth_gbps: must be <= ps_bandwidth_gbps ({show(job.ps_bandwidth_gbps)}), "
-                        f"got {show(job.worker_bandwidth_gbps)} (otherwise eqs. (6)-(7) admit no PS count)")
+def _fits(demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """Per job, whether its demand (row of ``demands``) fits on some server (row of ``capacity``).
+
+    Vectorised over blocks of jobs so that the (jobs, servers, resources) comparison stays ~1e6 cells."""
+    out = np.zeros(demands.shape[0], dtype=bool)
+    block = max(1, 1_000_000 // max(1, capacity.size))
+    for start in range(0, demands.shape[0], block):
+        chunk = demands[start:start + block]
+        out[start:start + block] = np.all(capacity[None, :, :] >= chunk[:, None, :], axis=2).any(axis=1)
+    return out
+
+
+def _consistency_problems(instance) -> list[str]:
     cluster = instance.cluster
-    for name, capacity, pool in (("worker_demand", cluster.worker_capacity, "worker"),
-                                 ("ps_demand", cluster.ps_capacity, "PS")):
-        demand = getattr(job, name)
-        if not np.any(np.all(capacity >= demand, axis=1)):
-            shown = ", ".join(f"{r}: {show(v)}" for r, v in zip(cluster.resources, demand))
-            problems.append(f"{where}.{name}: fits on no {pool} server (demand {{{shown}}} exceeds every server's "
-                            "capacity)")
+    fits = {
+        name: _fits(np.array([getattr(j, name) for j in instance.jobs]).reshape(-1, cluster.n_resources), capacity)
+        for name, capacity in (("worker_demand", cluster.worker_capacity), ("ps_demand", cluster.ps_capacity))
+    }
+    problems = []
+    for i, job in enumerate(instance.jobs):
+        where = f"jobs[{i}]"
+        if job.arrival >= instance.horizon:
+            problems.append(f"{where}.arrival: must be a slot in 0..{instance.horizon - 1} (the horizon is "
+                            f"{instance.horizon}), got {job.arrival}")
+        if job.worker_bandwidth_gbps > job.ps_bandwidth_gbps:
+            problems.append(
+                f"{where}.worker_bandwidth_gbps: must be <= ps_bandwidth_gbps ({show(job.ps_bandwidth_gbps)}), "
+                f"got {show(job.worker_bandwidth_gbps)} (otherwise eqs. (6)-(7) admit no PS count)")
+        for name, pool in (("worker_demand", "worker"), ("ps_demand", "PS")):
+            if not fits[name][i]:
+                shown = ", ".join(f"{r}: {show(v)}" for r, v in zip(cluster.resources, getattr(job, name)))
+                problems.append(f"{where}.{name}: fits on no {pool} server (demand {{{shown}}} exceeds every "
+                                "server's capacity)")
     return problems

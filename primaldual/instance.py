@@ -128,7 +128,7 @@ class Instance:
         from primaldual.domains import instance_problems
         from primaldual.errors import InputError
 
-        problems = instance_problems(self, consistency=False)
+        problems = instance_problems(self, domain=True, consistency=False)
         if problems:
             raise InputError(problems)
 
@@ -138,7 +138,8 @@ class Instance:
         from primaldual.domains import instance_problems
         from primaldual.errors import InputError
 
-        problems = instance_problems(self, consistency=True)
+        # The domain was checked when the instance was constructed (it is immutable).
+        problems = instance_problems(self, domain=False, consistency=True)
         if problems:
             raise InputError(problems)
         return self
