@@ -237,6 +237,71 @@ def _check_knobs(jobs, horizon, load, worker_servers, ps_servers, capacity_scale
     return problems
 
 
+def _draw_job(rng: np.random.Generator, spec: Preset, ranges: dict, arrival: int, n: int) -> Job:
+    """Job ``n`` arriving in ``arrival``, drawn as the module docstring says (the draws' order is fixed)."""
+    integer = set(spec.integer_resources)
+    while True:
+        chunks = _int(rng, spec.chunks)
+        epochs = _int(rng, spec.epochs)
+        minibatches = _int(rng, spec.minibatches_per_chunk)
+        gradient = round(_log_uniform(rng, spec.gradient_mb), 3)
+        b = round(_log_uniform(rng, ranges["worker_bandwidth_gbps"]), 3)
+        big_b = round(_log_uniform(rng, ranges["ps_bandwidth_gbps"]), 3)
+        if b > big_b:
+            b, big_b = big_b, b
+        chunk_seconds = _log_uniform(rng, spec.chunk_slots) * spec.slot_seconds
+        communication = 2.0 * gradient * 8.0 / 1000.0 / b
+        compute = chunk_seconds / (epochs * minibatches) - communication
+        if compute >= spec.min_compute_seconds:
+            break
+    compute = round(compute, 4)
+
+    def draw_demand(demand_ranges: dict[str, Range], bandwidth: float) -> np.ndarray:
+        return np.array([bandwidth if r == "bandwidth" else _resource_value(rng, r, demand_ranges[r], r in integer)
+                         for r in spec.resources])
+
+    worker_demand = draw_demand(ranges["worker_demand"], b)
+    ps_demand = draw_demand(ranges["ps_demand"], big_b)
+    # Every demand fits on every server: each preset's demand maxima are at most its capacity minima
+    # (checked by the tests), and _fitting_ranges cuts them to the scaled capacities; nothing is redrawn.
+    work = epochs * chunks * minibatches * (compute + communication) / spec.slot_seconds
+    shortest = -(-ceil_tolerant(work) // chunks)
+    utility = Sigmoid(
+        gamma1=round(_log_uniform(rng, spec.gamma1), 3),
+        gamma2=round(float(rng.uniform(*spec.gamma2)), 3),
+        gamma3=round((shortest - 1) + shortest * (float(rng.uniform(*spec.target_slack)) - 1.0), 3),
+    )
+    return Job(arrival=arrival, epochs=epochs, chunks=chunks, minibatches_per_chunk=minibatches,
+               compute_seconds=compute, gradient_mb=gradient, worker_bandwidth_gbps=b, ps_bandwidth_gbps=big_b,
+               worker_demand=worker_demand, ps_demand=ps_demand, utility=utility, name=f"job{n}")
+
+
+def _sizes(rng: np.random.Generator, spec: Preset, jobs, horizon, load, worker_servers, ps_servers) -> tuple:
+    """Jobs, slots, servers (the knobs, else drawn), the arrival rate and window; refuses what does not fit."""
+    n_jobs = jobs if jobs is not None else _int(rng, spec.jobs)
+    n_slots = horizon if horizon is not None else _int(rng, spec.horizon)
+    n_worker_servers = worker_servers if worker_servers is not None else _int(rng, spec.worker_servers)
+    n_ps_servers = ps_servers if ps_servers is not None else _int(rng, spec.ps_servers)
+    rate = load if load is not None else spec.load
+    if jobs is not None and load is None and jobs != spec.jobs[1]:
+        # Keep the preset's contention when only the job count changes: same arrival window.
+        rate = spec.load * jobs / spec.jobs[1]
+    servers = n_worker_servers + n_ps_servers
+    if n_jobs * n_slots * servers > MAX_SCHEDULE_CELLS:
+        raise InputError(
+            f"--jobs/--horizon/--worker-servers/--ps-servers: {n_jobs} jobs x {n_slots} slots x {servers} servers "
+            f"must be at most {fmt_number(MAX_SCHEDULE_CELLS)} (docs/input-ranges.md)")
+    arrival_window = n_jobs / rate
+    if spec.name == "tiny":
+        arrival_window = min(arrival_window, n_slots)
+    if arrival_window > n_slots:
+        raise InputError(
+            f"--load: {n_jobs} jobs at {rate:g} jobs per slot arrive over {arrival_window:.1f} slots, "
+            f"longer than the horizon of {n_slots} slots (raise --load or --horizon)"
+        )
+    return n_jobs, n_slots, n_worker_servers, n_ps_servers, rate, arrival_window
+
+
 def generate(
     preset: str = "small",
     seed: int = 0,
@@ -265,27 +330,8 @@ def generate(
         raise InputError(problems)
 
     rng = np.random.Generator(np.random.PCG64(int(seed)))
-    n_jobs = jobs if jobs is not None else _int(rng, spec.jobs)
-    n_slots = horizon if horizon is not None else _int(rng, spec.horizon)
-    n_worker_servers = worker_servers if worker_servers is not None else _int(rng, spec.worker_servers)
-    n_ps_servers = ps_servers if ps_servers is not None else _int(rng, spec.ps_servers)
-    rate = load if load is not None else spec.load
-    if jobs is not None and load is None and jobs != spec.jobs[1]:
-        # Keep the preset's contention when only the job count changes: same arrival window.
-        rate = spec.load * jobs / spec.jobs[1]
-    servers = n_worker_servers + n_ps_servers
-    if n_jobs * n_slots * servers > MAX_SCHEDULE_CELLS:
-        raise InputError(
-            f"--jobs/--horizon/--worker-servers/--ps-servers: {n_jobs} jobs x {n_slots} slots x {servers} servers "
-            f"must be at most {fmt_number(MAX_SCHEDULE_CELLS)} (docs/input-ranges.md)")
-    arrival_window = n_jobs / rate
-    if preset == "tiny":
-        arrival_window = min(arrival_window, n_slots)
-    if arrival_window > n_slots:
-        raise InputError(
-            f"--load: {n_jobs} jobs at {rate:g} jobs per slot arrive over {arrival_window:.1f} slots, "
-            f"longer than the horizon of {n_slots} slots (raise --load or --horizon)"
-        )
+    n_jobs, n_slots, n_worker_servers, n_ps_servers, rate, arrival_window = _sizes(
+        rng, spec, jobs, horizon, load, worker_servers, ps_servers)
 
     resources = spec.resources
     integer = set(spec.integer_resources)
@@ -299,60 +345,7 @@ def generate(
     arrivals = np.sort(np.floor(rng.uniform(0.0, arrival_window, size=n_jobs)).astype(int))
     arrivals = np.minimum(arrivals, n_slots - 1)  # only a float edge: uniform() < window <= n_slots
 
-    job_list = []
-    for n, arrival in enumerate(arrivals):
-        while True:
-            chunks = _int(rng, spec.chunks)
-            epochs = _int(rng, spec.epochs)
-            minibatches = _int(rng, spec.minibatches_per_chunk)
-            gradient = round(_log_uniform(rng, spec.gradient_mb), 3)
-            b = round(_log_uniform(rng, ranges["worker_bandwidth_gbps"]), 3)
-            big_b = round(_log_uniform(rng, ranges["ps_bandwidth_gbps"]), 3)
-            if b > big_b:
-                b, big_b = big_b, b
-            chunk_seconds = _log_uniform(rng, spec.chunk_slots) * spec.slot_seconds
-            communication = 2.0 * gradient * 8.0 / 1000.0 / b
-            compute = chunk_seconds / (epochs * minibatches) - communication
-            if compute >= spec.min_compute_seconds:
-                break
-        compute = round(compute, 4)
-
-        def draw_demand(ranges: dict[str, Range], bandwidth: float) -> np.ndarray:
-            values = []
-            for r in resources:
-                if r == "bandwidth":
-                    values.append(bandwidth)
-                else:
-                    values.append(_resource_value(rng, r, ranges[r], r in integer))
-            return np.array(values)
-
-        worker_demand = draw_demand(ranges["worker_demand"], b)
-        ps_demand = draw_demand(ranges["ps_demand"], big_b)
-        # Every demand fits on every server: each preset's demand maxima are at most its capacity minima
-        # (checked by the tests), and _fitting_ranges cuts them to the scaled capacities; nothing is redrawn.
-        work = epochs * chunks * minibatches * (compute + communication) / spec.slot_seconds
-        shortest = -(-ceil_tolerant(work) // chunks)
-        utility = Sigmoid(
-            gamma1=round(_log_uniform(rng, spec.gamma1), 3),
-            gamma2=round(float(rng.uniform(*spec.gamma2)), 3),
-            gamma3=round((shortest - 1) + shortest * (float(rng.uniform(*spec.target_slack)) - 1.0), 3),
-        )
-        job_list.append(
-            Job(
-                arrival=int(arrival),
-                epochs=epochs,
-                chunks=chunks,
-                minibatches_per_chunk=minibatches,
-                compute_seconds=compute,
-                gradient_mb=gradient,
-                worker_bandwidth_gbps=b,
-                ps_bandwidth_gbps=big_b,
-                worker_demand=worker_demand,
-                ps_demand=ps_demand,
-                utility=utility,
-                name=f"job{n}",
-            )
-        )
+    job_list = [_draw_job(rng, spec, ranges, int(arrival), n) for n, arrival in enumerate(arrivals)]
     meta = {
         "generator": "primaldual.generate",
         "preset": preset,
