@@ -45,24 +45,27 @@ def build_parser() -> argparse.ArgumentParser:
         modules.append(importlib.import_module(f"primaldual.commands.{info.name}"))
     for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
         module.register(subparsers)
-    _require_subcommands(subparsers)
     return parser
 
 
-def _require_subcommands(subparsers: argparse._SubParsersAction) -> None:
-    """A command with subcommands of its own (``lbbsp``, ``bench``) given none is a usage error: argparse
-    prints the usage on stderr and exits 2, like any other missing argument."""
-    for command in subparsers.choices.values():
-        for action in command._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                action.required = True
+def _missing_subcommand(parser: argparse.ArgumentParser, args) -> argparse.ArgumentParser | None:
+    """The command's parser if it has subcommands of its own (``lbbsp``, ``bench``) and none was given."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = commands.choices.get(args.command)
+    for action in command._actions if command else ():
+        if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) is None:
+            return command
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not getattr(args, "handler", None):
-        parser.print_help(sys.stderr)
+    # No command, or a command with subcommands given none: a usage error, with the help that lists the
+    # choices on stderr (stdout stays for results) and exit 2.
+    usage = parser if not getattr(args, "handler", None) else _missing_subcommand(parser, args)
+    if usage is not None:
+        usage.print_help(sys.stderr)
         return 2
     from primaldual.processes import Terminated, terminate_like_interrupt
 

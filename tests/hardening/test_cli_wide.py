@@ -66,14 +66,13 @@ def test_the_sigterm_handler_is_restored_after_an_in_process_call(capsys):
     assert signal.getsignal(signal.SIGTERM) is before
 
 
-@pytest.mark.parametrize("command, placeholder", [("lbbsp", "SUBCOMMAND"), ("bench", "NAME")])
-def test_a_command_without_its_subcommand_is_a_usage_error(capsys, command, placeholder):
-    with pytest.raises(SystemExit) as caught:
-        main([command])
+@pytest.mark.parametrize("command, choices", [("lbbsp", ["simulate", "aggregate"]), ("bench", ["offline", "oasis"])])
+def test_a_command_without_its_subcommand_is_a_usage_error(capsys, command, choices):
+    assert main([command]) == 2
     captured = capsys.readouterr()
-    assert caught.value.code == 2
     assert captured.out == ""
-    assert f"primaldual {command}: error: the following arguments are required: {placeholder}" in captured.err
+    assert captured.err.startswith(f"usage: primaldual {command} ")
+    assert all(choice in captured.err for choice in choices)
 
 
 def test_no_command_prints_the_help_on_stderr_and_exits_2(capsys):
