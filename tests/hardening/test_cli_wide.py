@@ -135,7 +135,7 @@ def test_ci_runs_the_readme_commands_without_upgrading_anything():
     script = (ROOT / ".ci" / "run").read_text()
     commands = [line.strip() for line in script.splitlines() if line.strip() and not line.strip().startswith("#")]
     assert "python3 -m venv .venv" in commands
-    assert "pip install -q -e '.[dev]'" in commands
+    assert "pip install -e '.[dev]'" in commands
     assert "pytest" in commands
     assert not [c for c in commands if "--upgrade" in c or " -U " in c], "CI must not upgrade pip/setuptools/wheel"
     readme = (ROOT / "README.md").read_text()
