@@ -45,6 +45,10 @@ def exit_with_parent(parent: int | None = None) -> None:
     thread polls every :data:`WATCH_SECONDS`; on Linux the kernel's parent-death signal is also requested.
     """
     parent = os.getppid() if parent is None else parent
+    if threading.current_thread() is threading.main_thread():
+        # A child ends on SIGTERM (a pool's terminate()), even if forked from a command whose SIGTERM handler
+        # (terminate_like_interrupt) would otherwise make it raise KeyboardInterrupt mid-task.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _ask_kernel_for_death_signal()
     if os.getppid() != parent:
         os._exit(1)
