@@ -177,3 +177,13 @@ def test_numpy_runtime_warnings_do_not_reach_the_user(monkeypatch):
         warnings.simplefilter("always")
         assert main(["schedulers"]) == 0
     assert [str(w.message) for w in shown] == ["a warning of the package's own"]
+
+
+def test_a_child_ends_on_sigterm_whatever_its_parent_installed():
+    code = ("import signal\n"
+            "from primaldual.processes import exit_with_parent, terminate_like_interrupt\n"
+            "terminate_like_interrupt()\n"
+            "exit_with_parent()\n"
+            "print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "True", done.stderr
