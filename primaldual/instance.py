@@ -107,6 +107,9 @@ class Job:
         d = np.asarray(workers, dtype=float)
         raw = d * self.worker_bandwidth_gbps / self.ps_bandwidth_gbps
         out = np.ceil(raw - CEIL_TOLERANCE * np.maximum(1.0, raw)).astype(np.int64)
+        # The tolerance absorbs noise above an integer; it must not turn a positive need (D > 0 workers with
+        # b_i > 0, however small b_i / B_i is) into no PS at all, which eq. (6) forbids.
+        out = np.maximum(out, (d > 0).astype(np.int64))
         return out if out.ndim else int(out)
 
 
