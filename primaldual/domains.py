@@ -57,8 +57,11 @@ def show(value) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (int, np.integer)):
-        text = str(int(value))
-        return text if len(text) <= 20 else f"an integer of {len(text.lstrip('-'))} digits"
+        value = int(value)
+        if abs(value) < 10**20:
+            return str(value)
+        # str() refuses integers of more than 4300 digits; the logarithm counts them without converting.
+        return f"an integer of {int(math.log10(abs(value))) + 1} digits"
     if isinstance(value, (float, np.floating)):
         return repr(float(value))
     if value is None:
