@@ -11,7 +11,7 @@ class InputError(ValueError):
     """Bad input: a file, a flag or a value that the package refuses.
 
     ``problems`` holds one message per problem, each naming the field, e.g.
-    ``jobs[3].worker_demand.gpu: must be >= 0, got -1``.
+    ``jobs[3].worker_demand.gpu: must be 0 or a number in [0.001, 1e9], got -1``.
     """
 
     def __init__(self, problems: str | list[str], source: str | None = None):

@@ -1,7 +1,9 @@
 """Versioned JSON files for instances and schedules: exact round trips, validation on load.
 
 Loading collects every problem and raises one :class:`InputError` with a message per problem, each naming
-the field (``jobs[3].worker_demand.gpu: must be >= 0, got -1``). Nothing is clamped or dropped silently.
+the field and its valid range (``jobs[3].worker_demand.gpu: must be 0 or a number in [0.001, 1e9], got -1``;
+the ranges are in ``docs/input-ranges.md``). Nothing is clamped or dropped silently. Unreadable input (not
+UTF-8, malformed or too deeply nested JSON, numbers no float holds) is an :class:`InputError` too.
 Floats are written with ``repr`` precision, so ``load(save(x))`` reproduces every number bit for bit.
 """
 
@@ -24,7 +26,6 @@ from primaldual.utility import utility_from_dict, utility_to_dict
 INSTANCE_FORMAT = "primaldual.instance"
 SCHEDULE_FORMAT = "primaldual.schedule"
 VERSION = 1
-
 
 
 # ----------------------------------------------------------------------------------------------- helpers
