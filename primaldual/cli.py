@@ -2,7 +2,8 @@
 
 Each subcommand lives in its own module under :mod:`primaldual.commands` and exposes
 ``register(subparsers)``; this module discovers them, so adding a command touches no shared file.
-Exit codes (design.md section 4): 0 success, 1 a negative answer, 2 bad input (message, no traceback).
+Exit codes: 0 success, 1 a negative answer, 2 bad input (a one-line message per problem, no traceback),
+130 after Ctrl-C and 143 after SIGTERM (each with a one-line message; cleanup runs as for Ctrl-C).
 """
 
 from __future__ import annotations
@@ -10,10 +11,17 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
+import warnings
 
 from primaldual import __version__
 from primaldual.errors import InputError
+
+#: numpy's floating-point RuntimeWarnings (an inf or NaN inside a vectorised step whose result is masked or
+#: handled) say nothing a user can act on; the command line does not show them. Other warnings still show.
+NUMPY_NOISE = (r"(divide by zero|invalid value|overflow|underflow) encountered|Mean of empty slice"
+               r"|Degrees of freedom <= 0")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,14 +48,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _missing_subcommand(parser: argparse.ArgumentParser, args) -> argparse.ArgumentParser | None:
+    """The command's parser if it has subcommands of its own (``lbbsp``, ``bench``) and none was given."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = commands.choices.get(args.command)
+    for action in command._actions if command else ():
+        if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) is None:
+            return command
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not getattr(args, "handler", None):
-        parser.print_help()
+    # No command, or a command with subcommands given none: a usage error, with the help that lists the
+    # choices on stderr (stdout stays for results) and exit 2.
+    usage = parser if not getattr(args, "handler", None) else _missing_subcommand(parser, args)
+    if usage is not None:
+        usage.print_help(sys.stderr)
         return 2
+    from primaldual.processes import Terminated, terminate_like_interrupt
+
+    previous = terminate_like_interrupt()
     try:
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=NUMPY_NOISE, category=RuntimeWarning)
+            return int(args.handler(args) or 0)
     except InputError as error:
         print(f"primaldual {args.command}: error: {error}", file=sys.stderr)
         return 2
@@ -57,9 +83,15 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Terminated:
+        print(f"primaldual {args.command}: terminated (SIGTERM)", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print(f"primaldual {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -26,10 +26,12 @@ Arrivals: with ``load`` jobs per slot, arrival times are a Poisson process condi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from primaldual.domains import MAX_HORIZON, MAX_JOBS, MAX_SCHEDULE_CELLS, MAX_SERVERS, fmt_number, show
 from primaldual.errors import InputError
 from primaldual.instance import Cluster, Instance, Job, ceil_tolerant
 from primaldual.utility import Sigmoid
@@ -172,6 +174,134 @@ def _resource_value(rng: np.random.Generator, name: str, bounds: Range, integer:
     return float(round(rng.uniform(*bounds), 3))
 
 
+def _fitting_ranges(spec: Preset, capacity_scale: float) -> tuple[dict, list[str], list[str]]:
+    """The preset's demand and bandwidth ranges cut to what fits on every scaled server.
+
+    Returns ``(ranges, notes, problems)``: ``ranges`` maps ``worker_demand``, ``ps_demand`` (per resource) and
+    ``worker_bandwidth_gbps``, ``ps_bandwidth_gbps`` to the ranges to draw from; ``notes`` says which were cut
+    (empty when ``capacity_scale >= 1``: the presets' demands fit their smallest servers); ``problems`` names
+    each range that nothing fits, which refuses the scale. Cutting a range keeps the number of random draws, so
+    every other value of the instance is drawn as before.
+    """
+    integer = set(spec.integer_resources)
+    ranges: dict = {"worker_demand": dict(spec.worker_demand), "ps_demand": dict(spec.ps_demand)}
+    notes: list[str] = []
+    short: list[tuple[float, str]] = []  # (smallest scale at which this demand fits, what does not fit)
+
+    def cut(low: float, high: float, capacity: float, integral: bool, label: str) -> tuple[float, float]:
+        room = math.floor(capacity + 1e-9) if integral else math.floor(capacity * 1000 + 1e-6) / 1000
+        if high <= room:
+            return low, high
+        if room < low:
+            short.append((low / (capacity / capacity_scale), f"{label} {capacity:g} < {low:g}"))
+            return low, high
+        notes.append(f"{label} demand drawn in {low:g}..{room:g} (preset {low:g}..{high:g})")
+        return low, room
+
+    for key, capacity, pool in (("worker_demand", spec.worker_capacity, "worker"), ("ps_demand", spec.ps_capacity, "PS")):
+        for r in spec.resources:
+            if r != "bandwidth":
+                ranges[key][r] = cut(*spec.__dict__[key][r], capacity[r][0] * capacity_scale, r in integer, f"{pool} {r}")
+    # With a bandwidth resource, a worker demands b and a PS demands B; b and B are swapped so that b <= B, so
+    # either draw can land on either side: both ranges must fit both pools.
+    bandwidth_room = math.inf
+    if "bandwidth" in spec.resources:
+        bandwidth_room = min(spec.worker_capacity["bandwidth"][0], spec.ps_capacity["bandwidth"][0]) * capacity_scale
+    for key in ("worker_bandwidth_gbps", "ps_bandwidth_gbps"):
+        low, high = spec.__dict__[key]
+        ranges[key] = cut(low, high, bandwidth_room, False, "bandwidth") if bandwidth_room < math.inf else (low, high)
+    problems = []
+    if short:
+        smallest = math.ceil(max(scale for scale, _ in short) * 1000) / 1000
+        problems.append(
+            f"--capacity-scale {capacity_scale:g}: some demands of preset {spec.name} fit no server (smallest "
+            f"capacity < smallest demand: {'; '.join(text for _, text in short)}); use --capacity-scale >= {smallest:g}")
+    return ranges, notes, problems
+
+
+def _check_knobs(jobs, horizon, load, worker_servers, ps_servers, capacity_scale, seed) -> list[str]:
+    problems = []
+    for flag, value, most in (("--jobs", jobs, MAX_JOBS), ("--horizon", horizon, MAX_HORIZON),
+                              ("--worker-servers", worker_servers, MAX_SERVERS),
+                              ("--ps-servers", ps_servers, MAX_SERVERS)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                                  or not 1 <= value <= most):
+            problems.append(f"{flag}: must be an integer in 1..{most}, got {show(value)}")
+    if load is not None and not (isinstance(load, (int, float, np.number)) and np.isfinite(load) and load > 0):
+        problems.append(f"--load: must be a number > 0 (jobs per slot), got {show(load)}")
+    if not (isinstance(capacity_scale, (int, float, np.number)) and np.isfinite(capacity_scale)
+            and 0 < capacity_scale <= 1e6):
+        problems.append(f"--capacity-scale: must be a number in (0, 1e6], got {show(capacity_scale)}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        problems.append(f"--seed: must be an integer >= 0, got {show(seed)}")
+    return problems
+
+
+def _draw_job(rng: np.random.Generator, spec: Preset, ranges: dict, arrival: int, n: int) -> Job:
+    """Job ``n`` arriving in ``arrival``, drawn as the module docstring says (the draws' order is fixed)."""
+    integer = set(spec.integer_resources)
+    while True:
+        chunks = _int(rng, spec.chunks)
+        epochs = _int(rng, spec.epochs)
+        minibatches = _int(rng, spec.minibatches_per_chunk)
+        gradient = round(_log_uniform(rng, spec.gradient_mb), 3)
+        b = round(_log_uniform(rng, ranges["worker_bandwidth_gbps"]), 3)
+        big_b = round(_log_uniform(rng, ranges["ps_bandwidth_gbps"]), 3)
+        if b > big_b:
+            b, big_b = big_b, b
+        chunk_seconds = _log_uniform(rng, spec.chunk_slots) * spec.slot_seconds
+        communication = 2.0 * gradient * 8.0 / 1000.0 / b
+        compute = chunk_seconds / (epochs * minibatches) - communication
+        if compute >= spec.min_compute_seconds:
+            break
+    compute = round(compute, 4)
+
+    def draw_demand(demand_ranges: dict[str, Range], bandwidth: float) -> np.ndarray:
+        return np.array([bandwidth if r == "bandwidth" else _resource_value(rng, r, demand_ranges[r], r in integer)
+                         for r in spec.resources])
+
+    worker_demand = draw_demand(ranges["worker_demand"], b)
+    ps_demand = draw_demand(ranges["ps_demand"], big_b)
+    # Every demand fits on every server: each preset's demand maxima are at most its capacity minima
+    # (checked by the tests), and _fitting_ranges cuts them to the scaled capacities; nothing is redrawn.
+    work = epochs * chunks * minibatches * (compute + communication) / spec.slot_seconds
+    shortest = -(-ceil_tolerant(work) // chunks)
+    utility = Sigmoid(
+        gamma1=round(_log_uniform(rng, spec.gamma1), 3),
+        gamma2=round(float(rng.uniform(*spec.gamma2)), 3),
+        gamma3=round((shortest - 1) + shortest * (float(rng.uniform(*spec.target_slack)) - 1.0), 3),
+    )
+    return Job(arrival=arrival, epochs=epochs, chunks=chunks, minibatches_per_chunk=minibatches,
+               compute_seconds=compute, gradient_mb=gradient, worker_bandwidth_gbps=b, ps_bandwidth_gbps=big_b,
+               worker_demand=worker_demand, ps_demand=ps_demand, utility=utility, name=f"job{n}")
+
+
+def _sizes(rng: np.random.Generator, spec: Preset, jobs, horizon, load, worker_servers, ps_servers) -> tuple:
+    """Jobs, slots, servers (the knobs, else drawn), the arrival rate and window; refuses what does not fit."""
+    n_jobs = jobs if jobs is not None else _int(rng, spec.jobs)
+    n_slots = horizon if horizon is not None else _int(rng, spec.horizon)
+    n_worker_servers = worker_servers if worker_servers is not None else _int(rng, spec.worker_servers)
+    n_ps_servers = ps_servers if ps_servers is not None else _int(rng, spec.ps_servers)
+    rate = load if load is not None else spec.load
+    if jobs is not None and load is None and jobs != spec.jobs[1]:
+        # Keep the preset's contention when only the job count changes: same arrival window.
+        rate = spec.load * jobs / spec.jobs[1]
+    servers = n_worker_servers + n_ps_servers
+    if n_jobs * n_slots * servers > MAX_SCHEDULE_CELLS:
+        raise InputError(
+            f"--jobs/--horizon/--worker-servers/--ps-servers: {n_jobs} jobs x {n_slots} slots x {servers} servers "
+            f"must be at most {fmt_number(MAX_SCHEDULE_CELLS)} (docs/input-ranges.md)")
+    arrival_window = n_jobs / rate
+    if spec.name == "tiny":
+        arrival_window = min(arrival_window, n_slots)
+    if arrival_window > n_slots:
+        raise InputError(
+            f"--load: {n_jobs} jobs at {rate:g} jobs per slot arrive over {arrival_window:.1f} slots, "
+            f"longer than the horizon of {n_slots} slots (raise --load or --horizon)"
+        )
+    return n_jobs, n_slots, n_worker_servers, n_ps_servers, rate, arrival_window
+
+
 def generate(
     preset: str = "small",
     seed: int = 0,
@@ -185,41 +315,23 @@ def generate(
     """Draw an instance from ``preset``; the knobs override the preset's defaults.
 
     ``capacity_scale`` multiplies every server capacity (for sweeps over cluster size without changing the
-    server count).
+    server count). Below 1, demands that would no longer fit the smallest server are drawn from the part of
+    their range that fits, and ``meta["fitted_to_capacity"]`` says which; a scale at which some demand fits no
+    server at all is refused (:class:`InputError` naming ``--capacity-scale`` and the smallest scale that works).
     """
-    if preset not in PRESETS:
-        raise InputError(f"--preset: must be one of {sorted(PRESETS)}, got {preset!r}")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise InputError(f"--preset: must be one of {sorted(PRESETS)}, got {show(preset)}")
     spec = PRESETS[preset]
-    problems = []
-    for name, value in (("jobs", jobs), ("horizon", horizon), ("worker-servers", worker_servers), ("ps-servers", ps_servers)):
-        if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
-            problems.append(f"--{name}: must be an integer >= 1, got {value!r}")
-    if load is not None and not (np.isfinite(load) and load > 0):
-        problems.append(f"--load: must be a number > 0 (jobs per slot), got {load!r}")
-    if not (np.isfinite(capacity_scale) and capacity_scale > 0):
-        problems.append(f"--capacity-scale: must be a number > 0, got {capacity_scale!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        problems.append(f"--seed: must be an integer >= 0, got {seed!r}")
+    problems = _check_knobs(jobs, horizon, load, worker_servers, ps_servers, capacity_scale, seed)
+    if problems:
+        raise InputError(problems)
+    ranges, notes, problems = _fitting_ranges(spec, float(capacity_scale))
     if problems:
         raise InputError(problems)
 
     rng = np.random.Generator(np.random.PCG64(int(seed)))
-    n_jobs = jobs if jobs is not None else _int(rng, spec.jobs)
-    n_slots = horizon if horizon is not None else _int(rng, spec.horizon)
-    n_worker_servers = worker_servers if worker_servers is not None else _int(rng, spec.worker_servers)
-    n_ps_servers = ps_servers if ps_servers is not None else _int(rng, spec.ps_servers)
-    rate = load if load is not None else spec.load
-    if jobs is not None and load is None and jobs != spec.jobs[1]:
-        # Keep the preset's contention when only the job count changes: same arrival window.
-        rate = spec.load * jobs / spec.jobs[1]
-    arrival_window = n_jobs / rate
-    if preset == "tiny":
-        arrival_window = min(arrival_window, n_slots)
-    if arrival_window > n_slots:
-        raise InputError(
-            f"--load: {n_jobs} jobs at {rate:g} jobs per slot arrive over {arrival_window:.1f} slots, "
-            f"longer than the horizon of {n_slots} slots (raise --load or --horizon)"
-        )
+    n_jobs, n_slots, n_worker_servers, n_ps_servers, rate, arrival_window = _sizes(
+        rng, spec, jobs, horizon, load, worker_servers, ps_servers)
 
     resources = spec.resources
     integer = set(spec.integer_resources)
@@ -233,60 +345,7 @@ def generate(
     arrivals = np.sort(np.floor(rng.uniform(0.0, arrival_window, size=n_jobs)).astype(int))
     arrivals = np.minimum(arrivals, n_slots - 1)  # only a float edge: uniform() < window <= n_slots
 
-    job_list = []
-    for n, arrival in enumerate(arrivals):
-        while True:
-            chunks = _int(rng, spec.chunks)
-            epochs = _int(rng, spec.epochs)
-            minibatches = _int(rng, spec.minibatches_per_chunk)
-            gradient = round(_log_uniform(rng, spec.gradient_mb), 3)
-            b = round(_log_uniform(rng, spec.worker_bandwidth_gbps), 3)
-            big_b = round(_log_uniform(rng, spec.ps_bandwidth_gbps), 3)
-            if b > big_b:
-                b, big_b = big_b, b
-            chunk_seconds = _log_uniform(rng, spec.chunk_slots) * spec.slot_seconds
-            communication = 2.0 * gradient * 8.0 / 1000.0 / b
-            compute = chunk_seconds / (epochs * minibatches) - communication
-            if compute >= spec.min_compute_seconds:
-                break
-        compute = round(compute, 4)
-
-        def draw_demand(ranges: dict[str, Range], bandwidth: float) -> np.ndarray:
-            values = []
-            for r in resources:
-                if r == "bandwidth":
-                    values.append(bandwidth)
-                else:
-                    values.append(_resource_value(rng, r, ranges[r], r in integer))
-            return np.array(values)
-
-        worker_demand = draw_demand(spec.worker_demand, b)
-        ps_demand = draw_demand(spec.ps_demand, big_b)
-        # Every demand fits on every server because each preset's demand maxima are at most its capacity
-        # minima (checked by the tests), so no draw is ever redrawn or clamped for fit.
-        work = epochs * chunks * minibatches * (compute + communication) / spec.slot_seconds
-        shortest = -(-ceil_tolerant(work) // chunks)
-        utility = Sigmoid(
-            gamma1=round(_log_uniform(rng, spec.gamma1), 3),
-            gamma2=round(float(rng.uniform(*spec.gamma2)), 3),
-            gamma3=round((shortest - 1) + shortest * (float(rng.uniform(*spec.target_slack)) - 1.0), 3),
-        )
-        job_list.append(
-            Job(
-                arrival=int(arrival),
-                epochs=epochs,
-                chunks=chunks,
-                minibatches_per_chunk=minibatches,
-                compute_seconds=compute,
-                gradient_mb=gradient,
-                worker_bandwidth_gbps=b,
-                ps_bandwidth_gbps=big_b,
-                worker_demand=worker_demand,
-                ps_demand=ps_demand,
-                utility=utility,
-                name=f"job{n}",
-            )
-        )
+    job_list = [_draw_job(rng, spec, ranges, int(arrival), n) for n, arrival in enumerate(arrivals)]
     meta = {
         "generator": "primaldual.generate",
         "preset": preset,
@@ -294,13 +353,16 @@ def generate(
         "load": float(rate),
         "capacity_scale": float(capacity_scale),
     }
+    if notes:
+        meta["fitted_to_capacity"] = notes
+    # The loader's own check (Instance.validate): a generated instance is one every file loader accepts.
     return Instance(
         cluster=Cluster(resources, worker_capacity, ps_capacity),
         jobs=tuple(job_list),
         horizon=int(n_slots),
         slot_seconds=spec.slot_seconds,
         meta=meta,
-    )
+    ).validate()
 
 
 def preset_names() -> list[str]:

@@ -107,6 +107,9 @@ class Job:
         d = np.asarray(workers, dtype=float)
         raw = d * self.worker_bandwidth_gbps / self.ps_bandwidth_gbps
         out = np.ceil(raw - CEIL_TOLERANCE * np.maximum(1.0, raw)).astype(np.int64)
+        # The tolerance absorbs noise above an integer; it must not turn a positive need (D > 0 workers with
+        # b_i > 0, however small b_i / B_i is) into no PS at all, which eq. (6) forbids.
+        out = np.maximum(out, (d > 0).astype(np.int64))
         return out if out.ndim else int(out)
 
 
@@ -122,6 +125,27 @@ class Instance:
 
     def __post_init__(self):
         object.__setattr__(self, "jobs", tuple(self.jobs))
+        # The numeric domains (primaldual/domains.py) hold for every instance, however it was built: nothing
+        # downstream may overflow, produce a NaN or allocate without bound. The file loader and the generator
+        # also check consistency (see validate()).
+        from primaldual.domains import instance_problems
+        from primaldual.errors import InputError
+
+        problems = instance_problems(self, domain=True, consistency=False)
+        if problems:
+            raise InputError(problems)
+
+    def validate(self) -> "Instance":
+        """Raise :class:`InputError` unless the instance is one the file format accepts (domains and
+        consistency: arrivals before the horizon, ``b_i <= B_i``, every demand fits some server)."""
+        from primaldual.domains import instance_problems
+        from primaldual.errors import InputError
+
+        # The domain was checked when the instance was constructed (it is immutable).
+        problems = instance_problems(self, domain=False, consistency=True)
+        if problems:
+            raise InputError(problems)
+        return self
 
     @property
     def n_jobs(self) -> int:
@@ -138,8 +162,12 @@ class Instance:
 
     @cached_property
     def work_units(self) -> np.ndarray:
-        """``V_i = ceil(W_i)``: eq. (2) with integral ``y`` is equivalent to ``sum y >= V_i``."""
-        return _readonly([ceil_tolerant(w) for w in self.work], dtype=np.int64)
+        """``V_i = ceil(W_i)``: eq. (2) with integral ``y`` is equivalent to ``sum y >= V_i``.
+
+        At least 1: the tolerance of :func:`ceil_tolerant` absorbs floating noise above an integer, and must
+        not turn a positive work ``0 < W_i <= 1e-9`` into none (any positive work needs one worker-slot).
+        """
+        return _readonly([max(ceil_tolerant(w), 1) for w in self.work], dtype=np.int64)
 
     @cached_property
     def shortest_duration(self) -> np.ndarray:

@@ -45,17 +45,31 @@ def exit_with_parent(parent: int | None = None) -> None:
     thread polls every :data:`WATCH_SECONDS`; on Linux the kernel's parent-death signal is also requested.
     """
     parent = os.getppid() if parent is None else parent
+    if threading.current_thread() is threading.main_thread():
+        # A child ends on SIGTERM (a pool's terminate()), even if forked from a command whose SIGTERM handler
+        # (terminate_like_interrupt) would otherwise make it raise KeyboardInterrupt mid-task.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _ask_kernel_for_death_signal()
     if os.getppid() != parent:
         os._exit(1)
     threading.Thread(target=_watch, args=(parent,), name="exit-with-parent", daemon=True).start()
 
 
-def terminate_like_interrupt() -> None:
-    """Handle SIGTERM as Ctrl-C in the main process, so the same cleanup (``finally``, executors) runs."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be: every ``except KeyboardInterrupt``/``finally`` cleanup runs."""
+
+
+def terminate_like_interrupt():
+    """Handle SIGTERM as Ctrl-C in the main process, so the same cleanup (``finally``, executors) runs.
+
+    Raises :class:`Terminated` (a ``KeyboardInterrupt``) so that the command line can say which signal ended
+    it. Returns the previous handler (None when not called from the main thread, where Python cannot set one),
+    for a caller that restores it.
+    """
 
     def handler(signum, frame):
-        raise KeyboardInterrupt
+        raise Terminated
 
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, handler)
+        return signal.signal(signal.SIGTERM, handler)
+    return None

@@ -21,6 +21,8 @@ in the group ``primaldual.schedulers`` whose object is the scheduler class.
 from __future__ import annotations
 
 import importlib
+import inspect
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from importlib import metadata
@@ -28,6 +30,7 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
+from primaldual.domains import show
 from primaldual.errors import InputError
 
 
@@ -123,7 +126,9 @@ def available_schedulers() -> list[str]:
     return list(BUILTIN_SCHEDULERS) + extra
 
 
-def scheduler_class(name: str):
+def scheduler_class(name: str, flag: str | None = None):
+    """The class registered as ``name``; an unknown name is an :class:`InputError` listing the available ones,
+    prefixed by ``flag`` (the option the user typed, e.g. ``--schedulers``) when the caller gives it."""
     if name in BUILTIN_SCHEDULERS:
         module_name, _, attribute = BUILTIN_SCHEDULERS[name].partition(":")
         return getattr(importlib.import_module(module_name), attribute)
@@ -132,14 +137,77 @@ def scheduler_class(name: str):
     entry_points = _entry_points()
     if name in entry_points:
         return entry_points[name].load()
-    raise InputError(f"scheduler: unknown scheduler {name!r}; available: {', '.join(available_schedulers())}")
+    prefix = f"{flag}: " if flag else ""
+    raise InputError(f"{prefix}unknown scheduler {show(name)}; available: {', '.join(available_schedulers())}")
+
+
+def _plain(text: str) -> str:
+    """Docstring reST to plain text: ``x`` -> x, :mod:`a.b` -> a.b, whitespace collapsed."""
+    text = re.sub(r":\w+:`~?([^`]*)`", r"\1", text)
+    return " ".join(text.replace("``", "").split())
+
+
+def _init_parameters(cls) -> list[inspect.Parameter] | None:
+    """The keyword parameters of ``cls.__init__``; None if it takes arbitrary keywords (``**kwargs``)."""
+    if cls.__init__ is object.__init__:
+        return []
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return [p for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _parameter_docs(cls) -> dict[str, str]:
+    """``name -> text`` from the "Parameters:" paragraph of the class's or its module's docstring, which
+    describes each parameter as ``name`` (what it is)."""
+    docs = [inspect.getdoc(cls) or "", inspect.getmodule(cls).__doc__ or ""]
+    for doc in docs:
+        match = re.search(r"Parameters:(.*?)(?:\n\s*\n|$)", doc, re.S)
+        if match:
+            pairs = re.findall(r"``(\w+)``(?:\s*\(((?:[^()]|\([^()]*\))*)\))?", match.group(1))
+            return {name: _plain(text) for name, text in pairs}
+    return {}
+
+
+def scheduler_info(name: str) -> dict[str, Any]:
+    """What ``primaldual schedulers`` shows: the class, a one-line doc and each parameter with its default."""
+    cls = scheduler_class(name)
+    doc = inspect.getdoc(cls) if cls.__doc__ else (inspect.getmodule(cls).__doc__ or "")
+    first = _plain(doc.strip().split("\n\n")[0]) if doc else ""
+    parameters = _init_parameters(cls)
+    described = _parameter_docs(cls)
+    listed = []
+    for p in parameters or []:
+        default = None if p.default is inspect.Parameter.empty else p.default
+        listed.append({
+            "name": p.name,
+            "default": default if isinstance(default, (int, float, str, bool, type(None))) else repr(default),
+            "required": p.default is inspect.Parameter.empty,
+            "type": p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", ""),
+            "doc": described.get(p.name, ""),
+        })
+    return {"name": name, "class": f"{cls.__module__}.{cls.__qualname__}", "doc": first,
+            "any_keyword": parameters is None, "parameters": listed}
 
 
 def make_scheduler(name: str, **parameters) -> OnlineScheduler:
-    """Instantiate the scheduler registered as ``name`` with keyword ``parameters``."""
+    """Instantiate the scheduler registered as ``name`` with keyword ``parameters``.
+
+    A key the scheduler does not take is an :class:`InputError` naming the ones it does (before the class is
+    called, so no ``__init__() got an unexpected keyword argument`` reaches the user).
+    """
     cls = scheduler_class(name)
+    known = _init_parameters(cls)
+    if known is not None:
+        names = [p.name for p in known]
+        unknown = sorted(set(parameters) - set(names))
+        if unknown:
+            takes = f"it takes {', '.join(names)}" if names else "it takes no parameters"
+            raise InputError(f"scheduler {name}: unknown parameter{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(unknown)}; {takes} (see 'primaldual schedulers')")
     try:
         return cls(**parameters)
     except (TypeError, ValueError) as error:
-        # TypeError: an unknown keyword; ValueError: a value the scheduler refuses.
-        raise InputError(f"scheduler {name}: bad parameters {parameters}: {error}") from None
+        # TypeError: a value of the wrong kind; ValueError: a value the scheduler refuses.
+        shown = ", ".join(f"{k}={show(v)}" for k, v in parameters.items())
+        raise InputError(f"scheduler {name}: bad parameters ({shown}): {error}") from None

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from primaldual.domains import UTILITY_FIELDS, show
 from primaldual.errors import InputError
 
 
@@ -37,9 +38,7 @@ class Sigmoid:
         return self.gamma1 * np.exp(-np.logaddexp(0.0, self.gamma2 * (d - self.gamma3)))
 
     def check(self, where: str) -> list[str]:
-        problems = _nonnegative(where, "gamma1", self.gamma1) + _nonnegative(where, "gamma2", self.gamma2)
-        problems += _finite(where, "gamma3", self.gamma3)
-        return problems
+        return _check(self, where)
 
 
 @dataclass(frozen=True)
@@ -55,10 +54,7 @@ class LinearDecay:
         return self.value * np.clip(1.0 - d / self.deadline, 0.0, 1.0)
 
     def check(self, where: str) -> list[str]:
-        problems = _nonnegative(where, "value", self.value)
-        if not (np.isfinite(self.deadline) and self.deadline > 0):
-            problems.append(f"{where}.deadline: must be > 0, got {self.deadline!r}")
-        return problems
+        return _check(self, where)
 
 
 @dataclass(frozen=True)
@@ -74,7 +70,7 @@ class Step:
         return np.where(d <= self.deadline, self.value, 0.0)
 
     def check(self, where: str) -> list[str]:
-        return _nonnegative(where, "value", self.value) + _nonnegative(where, "deadline", self.deadline)
+        return _check(self, where)
 
 
 @dataclass(frozen=True)
@@ -88,21 +84,19 @@ class Constant:
         return np.full(np.shape(duration), float(self.value)) if np.ndim(duration) else float(self.value)
 
     def check(self, where: str) -> list[str]:
-        return _nonnegative(where, "value", self.value)
+        return _check(self, where)
 
 
 UTILITY_KINDS: dict[str, type] = {cls.kind: cls for cls in (Sigmoid, LinearDecay, Step, Constant)}
 Utility = Sigmoid | LinearDecay | Step | Constant
 
 
-def _nonnegative(where: str, name: str, value) -> list[str]:
-    if not np.isfinite(value) or value < 0:
-        return [f"{where}.{name}: must be >= 0, got {value!r}"]
-    return []
-
-
-def _finite(where: str, name: str, value) -> list[str]:
-    return [] if np.isfinite(value) else [f"{where}.{name}: must be a finite number, got {value!r}"]
+def _check(utility, where: str) -> list[str]:
+    """Every parameter against its domain (primaldual/domains.py: finite, bounded, so no utility is NaN)."""
+    problems = []
+    for name, domain in UTILITY_FIELDS[utility.kind].items():
+        problems += domain.problem(f"{where}.{name}", getattr(utility, name))
+    return problems
 
 
 def utility_to_dict(utility: Utility) -> dict[str, Any]:
@@ -115,9 +109,10 @@ def utility_from_dict(data: Any, where: str = "utility") -> Utility:
     if not isinstance(data, dict):
         raise InputError(f"{where}: must be an object like {{'kind': 'sigmoid', ...}}, got {type(data).__name__}")
     kind = data.get("kind")
-    if kind not in UTILITY_KINDS:
-        raise InputError(f"{where}.kind: must be one of {sorted(UTILITY_KINDS)}, got {kind!r}")
+    if not isinstance(kind, str) or kind not in UTILITY_KINDS:
+        raise InputError(f"{where}.kind: must be one of {sorted(UTILITY_KINDS)}, got {show(kind)}")
     cls = UTILITY_KINDS[kind]
+    domain_of = UTILITY_FIELDS[kind]
     expected = [f.name for f in fields(cls)]
     problems = []
     values = {}
@@ -125,18 +120,13 @@ def utility_from_dict(data: Any, where: str = "utility") -> Utility:
         if name not in data:
             problems.append(f"{where}.{name}: missing (a {kind} utility needs {', '.join(expected)})")
             continue
-        value = data[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            problems.append(f"{where}.{name}: must be a number, got {value!r}")
-            continue
-        values[name] = float(value)
+        found = domain_of[name].problem(f"{where}.{name}", data[name])
+        problems += found
+        if not found:
+            values[name] = float(data[name])
     for name in data:
         if name not in expected and name != "kind":
             problems.append(f"{where}.{name}: unknown field for a {kind} utility (expected {', '.join(expected)})")
     if problems:
         raise InputError(problems)
-    utility = cls(**values)
-    problems = utility.check(where)
-    if problems:
-        raise InputError(problems)
-    return utility
+    return cls(**values)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from primaldual.domains import show
 from primaldual.instance import Instance
 from primaldual.schedule import Schedule
 
@@ -73,7 +74,8 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
 
     for i, assignment in schedule.assignments.items():
         if not 0 <= i < instance.n_jobs:
-            violations.append(Violation("-", "unknown_job", f"job {i} is not in the instance (0..{instance.n_jobs - 1})", job=i))
+            known = f"0..{instance.n_jobs - 1}" if instance.n_jobs else "it has no jobs"
+            violations.append(Violation("-", "unknown_job", f"job {i} is not in the instance ({known})", job=i))
             continue
         job = instance.jobs[i]
         y = np.asarray(assignment.workers, dtype=float)
@@ -96,7 +98,7 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
                 violations.append(
                     Violation(
                         equation, "integrality",
-                        f"job {i}: {name} on server {s} in slot {t} must be a non-negative integer, got {array[t, s]!r}",
+                        f"job {i}: {name} on server {s} in slot {t} must be a non-negative integer, got {show(array[t, s])}",
                         job=i, slot=int(t), server=int(s),
                     )
                 )

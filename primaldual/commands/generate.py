@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from primaldual.commands._common import add_json_flag, print_json
+import sys
+
+from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.files import save_instance
 from primaldual.generate import PRESETS, generate
 
@@ -23,13 +25,16 @@ def register(subparsers) -> None:
     parser.add_argument("--load", type=float, help="arrival rate in jobs per slot (default: the preset's)")
     parser.add_argument("--worker-servers", type=int, help="number of worker servers H")
     parser.add_argument("--ps-servers", type=int, help="number of PS servers K")
-    parser.add_argument("--capacity-scale", type=float, default=1.0, help="multiply every server capacity")
+    parser.add_argument("--capacity-scale", type=float, default=1.0,
+                        help="multiply every server capacity; below 1, demands are drawn within what fits (said on "
+                             "stderr and in the file's meta), or refused if nothing fits")
     parser.add_argument("-o", "--output", required=True, help="instance file to write")
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args) -> int:
+    check_output_path(args.output, "-o/--output")
     instance = generate(
         preset=args.preset,
         seed=args.seed,
@@ -50,6 +55,9 @@ def run(args) -> int:
         "resources": list(instance.cluster.resources),
         **instance.meta,
     }
+    for note in instance.meta.get("fitted_to_capacity", []):
+        # Said on stderr as well as recorded in the file's meta: the draw differs from the preset's ranges.
+        print(f"primaldual generate: note: --capacity-scale {args.capacity_scale:g}: {note}", file=sys.stderr)
     if args.json:
         print_json(summary)
     else:

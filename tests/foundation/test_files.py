@@ -51,20 +51,21 @@ def instances(draw) -> Instance:
                                                   max_size=n_resources), min_size=1, max_size=4)))
     jobs = []
     for n in range(draw(st.integers(0, 5))):
-        b = draw(st.floats(0.01, 100.0))
+        b = draw(st.floats(1.0, 100.0))
         jobs.append(
             Job(
                 arrival=draw(st.integers(0, horizon - 1)),
-                epochs=draw(st.integers(1, 100)),
-                chunks=draw(st.integers(1, 64)),
-                minibatches_per_chunk=draw(st.integers(1, 1000)),
-                # large enough that every job has at least one worker-slot of work
-                compute_seconds=draw(st.floats(3600.0, 1e5)),
+                epochs=draw(st.integers(1, 10)),
+                chunks=draw(st.integers(1, 16)),
+                minibatches_per_chunk=draw(st.integers(1, 100)),
+                # W = E N M (tau + 2e/b) / slot stays within the work domain (primaldual/domains.py)
+                compute_seconds=draw(st.floats(1e-3, 1e3)),
                 gradient_mb=draw(st.floats(0.0, 1e3)),
                 worker_bandwidth_gbps=b,
                 ps_bandwidth_gbps=b * draw(st.floats(1.0, 10.0)),
-                worker_demand=worker_capacity.min(axis=0) * draw(st.floats(0.0, 1.0)),
-                ps_demand=ps_capacity.min(axis=0) * draw(st.floats(0.0, 1.0)),
+                # 0 or at least 1e-3 (the demand domain): a fraction of the smallest capacity (>= 1)
+                worker_demand=worker_capacity.min(axis=0) * draw(st.sampled_from([0.0]) | st.floats(1e-3, 1.0)),
+                ps_demand=ps_capacity.min(axis=0) * draw(st.sampled_from([0.0]) | st.floats(1e-3, 1.0)),
                 utility=draw(utilities),
                 name=draw(st.text(max_size=8)),
             )
@@ -73,7 +74,7 @@ def instances(draw) -> Instance:
         cluster=Cluster(resources, worker_capacity, ps_capacity),
         jobs=tuple(jobs),
         horizon=horizon,
-        slot_seconds=draw(st.floats(1.0, 1e5)),
+        slot_seconds=draw(st.floats(60.0, 1e5)),
         meta={"seed": draw(st.integers(0, 10))},
     )
 
@@ -143,7 +144,7 @@ def _set(data, path, value):
 _DELETE = object()
 
 RULES = [
-    ("negative demand", ("jobs", 3, "worker_demand", "gpu"), -1, "jobs[3].worker_demand.gpu: must be >= 0, got -1"),
+    ("negative demand", ("jobs", 3, "worker_demand", "gpu"), -1, "jobs[3].worker_demand.gpu: must be 0 or a number in [0.001, 1e9], got -1"),
     ("missing field", ("jobs", 0, "epochs"), _DELETE, "jobs[0].epochs: missing"),
     ("missing resource", ("jobs", 2, "ps_demand", "memory"), _DELETE, "jobs[2].ps_demand.memory: missing"),
     ("unknown resource", ("jobs", 1, "worker_demand", "tpu"), 1, "jobs[1].worker_demand.tpu: unknown resource"),
@@ -151,21 +152,21 @@ RULES = [
     ("ps fits nowhere", ("jobs", 0, "ps_demand", "cpu"), 1000, "jobs[0].ps_demand: fits on no PS server"),
     ("b > B", ("jobs", 4, "worker_bandwidth_gbps"), 100.0, "jobs[4].worker_bandwidth_gbps: must be <= ps_bandwidth_gbps"),
     ("arrival past horizon", ("jobs", 5, "arrival"), 20, "jobs[5].arrival: must be a slot in 0..19"),
-    ("negative arrival", ("jobs", 5, "arrival"), -1, "jobs[5].arrival: must be an integer >= 0, got -1"),
-    ("fractional chunks", ("jobs", 6, "chunks"), 2.5, "jobs[6].chunks: must be an integer >= 1, got 2.5"),
-    ("zero bandwidth", ("jobs", 6, "ps_bandwidth_gbps"), 0, "jobs[6].ps_bandwidth_gbps: must be a number > 0, got 0"),
-    ("string number", ("jobs", 7, "gradient_mb"), "big", "jobs[7].gradient_mb: must be a number >= 0, got 'big'"),
+    ("negative arrival", ("jobs", 5, "arrival"), -1, "jobs[5].arrival: must be an integer in 0..99999, got -1"),
+    ("fractional chunks", ("jobs", 6, "chunks"), 2.5, "jobs[6].chunks: must be an integer in 1..1e9, got 2.5"),
+    ("zero bandwidth", ("jobs", 6, "ps_bandwidth_gbps"), 0, "jobs[6].ps_bandwidth_gbps: must be a number in [1e-6, 1e6], got 0"),
+    ("string number", ("jobs", 7, "gradient_mb"), "big", "jobs[7].gradient_mb: must be a number in [0, 1e9], got 'big'"),
     ("unknown job field", ("jobs", 7, "priority"), 3, "jobs[7].priority: unknown field"),
-    ("bad utility", ("jobs", 8, "utility", "gamma1"), -5, "jobs[8].utility.gamma1: must be >= 0, got -5"),
-    ("negative capacity", ("cluster", "worker_servers", 1, "cpu"), -2, "cluster.worker_servers[1].cpu: must be >= 0, got -2"),
+    ("bad utility", ("jobs", 8, "utility", "gamma1"), -5, "jobs[8].utility.gamma1: must be a number in [0, 1e12], got -5"),
+    ("negative capacity", ("cluster", "worker_servers", 1, "cpu"), -2, "cluster.worker_servers[1].cpu: must be a number in [0, 1e9], got -2"),
     ("missing capacity", ("cluster", "ps_servers", 0, "cpu"), _DELETE, "cluster.ps_servers[0].cpu: missing"),
-    ("no servers", ("cluster", "ps_servers"), [], "cluster.ps_servers: must be a non-empty list"),
+    ("no servers", ("cluster", "ps_servers"), [], "cluster.ps_servers: must be a list of 1..10000 servers, got []"),
     ("duplicate resources", ("cluster", "resources"), ["gpu", "gpu", "cpu"], "cluster.resources: names must be unique"),
-    ("bad horizon", ("horizon",), 0, "horizon: must be an integer >= 1"),
-    ("bad slot length", ("slot_seconds",), -3600, "slot_seconds: must be a number > 0, got -3600"),
+    ("bad horizon", ("horizon",), 0, "horizon: must be an integer in 1..100000, got 0"),
+    ("bad slot length", ("slot_seconds",), -3600, "slot_seconds: must be a number in [1e-6, 1e9], got -3600"),
     ("wrong version", ("version",), 2, "version: this primaldual reads schema version 1, got 2"),
     ("wrong format", ("format",), "primaldual.schedule", "format: must be 'primaldual.instance'"),
-    ("jobs not a list", ("jobs",), {"a": 1}, "jobs: must be a list of jobs"),
+    ("jobs not a list", ("jobs",), {"a": 1}, "jobs: must be a list of at most 100000 jobs"),
 ]
 
 
@@ -224,10 +225,10 @@ def test_loading_never_clamps(tmp_path):
 
 SCHEDULE_RULES = [
     ({"job": 99, "workers": [], "parameter_servers": []}, "jobs[0].job: must be a job index in 0..9, got 99"),
-    ({"job": 0, "workers": [[20, 0, 1]], "parameter_servers": []}, "jobs[0].workers[0]: slot must be in 0..19, got 20"),
-    ({"job": 0, "workers": [[1, 4, 1]], "parameter_servers": []}, "jobs[0].workers[0]: server must be in 0..3, got 4"),
+    ({"job": 0, "workers": [[20, 0, 1]], "parameter_servers": []}, "jobs[0].workers[0]: slot must be an integer in 0..19, got 20"),
+    ({"job": 0, "workers": [[1, 4, 1]], "parameter_servers": []}, "jobs[0].workers[0]: server must be an integer in 0..3, got 4"),
     ({"job": 0, "workers": [[1, 0, 1], [1, 0, 2]], "parameter_servers": []}, "slot 1 server 0 is listed twice"),
-    ({"job": 0, "workers": [[1, 0]], "parameter_servers": []}, "must be [slot, server, count] numbers"),
+    ({"job": 0, "workers": [[1, 0]], "parameter_servers": []}, "jobs[0].workers[0]: must be [slot, server, count], got [1, 0]"),
     ({"job": 0, "workers": []}, "jobs[0].parameter_servers: must be a list"),
 ]
 

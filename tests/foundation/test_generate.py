@@ -106,9 +106,9 @@ def test_knobs_override_the_preset():
     "kwargs, message",
     [
         ({"preset": "huge"}, "--preset: must be one of"),
-        ({"jobs": 0}, "--jobs: must be an integer >= 1, got 0"),
+        ({"jobs": 0}, "--jobs: must be an integer in 1..100000, got 0"),
         ({"load": -1.0}, "--load: must be a number > 0"),
-        ({"capacity_scale": 0.0}, "--capacity-scale: must be a number > 0"),
+        ({"capacity_scale": 0.0}, "--capacity-scale: must be a number in (0, 1e6]"),
         ({"seed": -3}, "--seed: must be an integer >= 0"),
         ({"jobs": 100, "load": 0.1}, "arrive over 1000.0 slots, longer than the horizon of 20"),
     ],

@@ -54,12 +54,13 @@ def test_step_and_linear_by_hand():
     [
         ({"kind": "cubic"}, "utility.kind: must be one of"),
         ({"kind": "sigmoid", "gamma1": 1, "gamma2": 1}, "utility.gamma3: missing"),
-        ({"kind": "sigmoid", "gamma1": -1, "gamma2": 1, "gamma3": 1}, "utility.gamma1: must be >= 0, got -1"),
-        ({"kind": "linear", "value": 1, "deadline": 0}, "utility.deadline: must be > 0"),
-        ({"kind": "step", "value": "a lot", "deadline": 1}, "utility.value: must be a number"),
+        ({"kind": "sigmoid", "gamma1": -1, "gamma2": 1, "gamma3": 1}, "utility.gamma1: must be a number in [0, 1e12], got -1"),
+        ({"kind": "linear", "value": 1, "deadline": 0}, "utility.deadline: must be a number in (0, 1e9], got 0"),
+        ({"kind": "step", "value": "a lot", "deadline": 1}, "utility.value: must be a number in [0, 1e12], got 'a lot'"),
         ({"kind": "constant", "value": 1, "extra": 2}, "utility.extra: unknown field"),
     ],
 )
 def test_bad_utilities_name_the_field(data, message):
-    with pytest.raises(InputError, match=message.replace("(", r"\(")):
+    with pytest.raises(InputError) as error:
         utility_from_dict(data)
+    assert message in str(error.value)

@@ -62,4 +62,4 @@ def test_aggregate_json(capsys):
 
 def test_bare_lbbsp_prints_usage_and_exits_2(capsys):
     assert main(["lbbsp"]) == 2
-    assert "simulate" in capsys.readouterr().out
+    assert "simulate" in capsys.readouterr().err

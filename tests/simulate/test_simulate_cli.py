@@ -120,7 +120,7 @@ def test_run_parameters(capsys):
     [
         (["run", "--preset", "small", "--scheduler", "nope"], "unknown scheduler 'nope'"),
         (["run", "--preset", "small", "--scheduler", "fifo", "--param", "workers=0"], "workers must be"),
-        (["run", "--preset", "small", "--scheduler", "fifo", "--param", "bogus=1"], "unexpected keyword"),
+        (["run", "--preset", "small", "--scheduler", "fifo", "--param", "bogus=1"], "unknown parameter bogus; it takes workers"),
         (["run", "--preset", "small", "--scheduler", "fifo", "--param", "novalue"], "key=value"),
         (["run", "--scheduler", "fifo"], "--preset small --seed 0"),
         (["compare", "--seed", "3"], "--seed/--jobs: need --preset"),
