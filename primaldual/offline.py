@@ -300,6 +300,9 @@ def _solve_in_child(instance, options, time_limit: float, grace: float) -> dict:
             elif kind == "incumbent":
                 incumbent = data
             elif kind == "done":
+                # The child is exiting: let it run its finalizers (killing it now leaks the semaphore
+                # Pyomo creates at import, and the resource tracker warns about it).
+                process.join(timeout=10.0)
                 return data
             else:
                 return {"error": data, "built": built, "incumbent": incumbent}

@@ -140,5 +140,5 @@ def test_ratio_jobs_flag_sets_the_instance_size_and_no_opt_uses_bounds(cli, tmp_
     assert done.returncode == 0, done.stderr
     records = list(read_records(out).values())
     assert [r["instance"]["jobs"] for r in records] == [4, 4]
-    assert all(r["opt"]["computed"] is False and "oasis_certificate" in r["opt"]["upper_candidates"] for r in records)
+    assert all(r["opt"]["computed"] is False and "oasis_certificate" in r["opt_interval"]["upper_candidates"] for r in records)
     assert json.loads(done.stdout)["opt_status"] == {"not computed": 2}

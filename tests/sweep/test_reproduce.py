@@ -83,7 +83,7 @@ def test_a_certificate_below_opt_fails(mini):
     out, _, _ = mini
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
     assert all(o.passed for o in ratio_checks(tiny) if o.result == "OASiS certificate on tiny")
-    tiny[1]["opt"]["upper_candidates"]["oasis_certificate"] = tiny[1]["opt"]["lower"] * 0.9
+    tiny[1]["opt_interval"]["upper_candidates"]["oasis_certificate"] = tiny[1]["opt_interval"]["low"] * 0.9
     outcome = next(o for o in ratio_checks(tiny) if o.result == "OASiS certificate on tiny")
     assert not outcome.passed and outcome.measured.startswith("2/3 hold")
 
