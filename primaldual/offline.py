@@ -246,6 +246,9 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
 
 
 def _child(connection, instance, options) -> None:  # runs in the spawned process
+    from primaldual.processes import exit_with_parent
+
+    exit_with_parent()  # a solve nobody waits for any more must not run on
     try:
         raw = _build_and_solve(instance, notify=lambda kind, data: connection.send((kind, data)), **options)
         connection.send(("done", raw))

@@ -49,7 +49,7 @@ class SolveOptions:
     solver: str = "highs"
     time_limit: float | None = 60.0
     mip_gap: float | None = None
-    threads: int | None = None
+    threads: int | None = 1
     method: str = "ilp"
     mip_start: bool = True
 
@@ -114,7 +114,7 @@ def add_solve_arguments(parser, *, restart_cost: bool = True) -> None:
                         help="time limit of the offline solve in seconds (default: 60)")
     parser.add_argument("--solver", default="highs", help="backend of the offline solve (default: highs)")
     parser.add_argument("--gap", type=float, metavar="G", help="relative MIP gap in [0, 1) (default: exact)")
-    parser.add_argument("--threads", type=int, metavar="N", help="solver threads (default: the solver's)")
+    parser.add_argument("--threads", type=int, metavar="N", default=1, help="solver threads (default: 1)")
     parser.add_argument("--method", default="ilp", choices=METHODS,
                         help="offline method: the ILP, its LP relaxation, the pooled relaxation, column "
                              "generation, or auto (default: ilp)")

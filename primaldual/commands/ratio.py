@@ -101,15 +101,17 @@ def specs_from_args(args):
     return ratio_specs(
         args.preset, args.instances, args.seed, schedulers, jobs=args.instance_jobs, opt=not args.no_opt,
         solver=solve.solver, time_limit=solve.time_limit, mip_gap=solve.mip_gap,
-        threads=1 if solve.threads is None else solve.threads, method=solve.method,
+        threads=solve.threads, method=solve.method,
         restart_cost=check_restart_cost(args.restart_cost), scheduler_params=parameters,
     )
 
 
 def run(args) -> int:
+    from primaldual.processes import terminate_like_interrupt
     from primaldual.sweep import format_summary, summarize
     from primaldual.sweep.config import apply_config, dump_config
 
+    terminate_like_interrupt()  # SIGTERM stops the sweep like Ctrl-C: workers stopped, records kept
     args = apply_config(args, args.parser)
     specs = specs_from_args(args)
     out = check_output_path(args.out or f"ratio-{args.preset}-seed{args.seed}-n{args.instances}.jsonl", "--out")

@@ -52,6 +52,18 @@ def _pending(unique: dict[str, Spec], path: Path, redo: Callable[[dict], bool] |
     return existing, [(key, spec) for key, spec in unique.items() if key not in existing]
 
 
+def _stop_workers(executor) -> None:
+    """End a local pool's worker processes now: after an error or Ctrl-C/SIGTERM, a task that is running (a
+    solve with a long time limit, say) must not keep the sweep, or its workers, alive."""
+    terminate = getattr(executor, "terminate_workers", None)  # Python >= 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        process.terminate()
+    executor.shutdown(wait=False, cancel_futures=True)
+
+
 def sweep(
     specs: Iterable[Spec],
     out: str | Path,
@@ -87,6 +99,7 @@ def sweep(
         executor = local_executor(workers)
     bar = _progress_bar(len(unique), skipped, progress, f"sweep -> {path.name}")
     futures = {}
+    finished = False
     try:
         with ResultsFile(path) as results:
             futures = {executor.submit(task, spec): key for key, spec in pending}
@@ -100,11 +113,14 @@ def sweep(
                 bar.update(1)
                 if on_record is not None:
                     on_record(record)
+        finished = True
     finally:
         for future in futures:
             future.cancel()
         bar.close()
-        if own_executor:
+        if own_executor and not finished:
+            _stop_workers(executor)
+        elif own_executor:
             executor.shutdown(wait=True, cancel_futures=True)
     merged = {**existing, **new}
     return SweepResult(path=path, records=[merged[key] for key in unique], computed=len(new), skipped=skipped,
