@@ -121,5 +121,5 @@ def reproduce(
 
 __all__ = [
     "FULL", "QUICK", "Outcome", "Reproduction", "Settings", "experiment_specs", "feasibility_check", "lbbsp_checks",
-    "paper_checks", "ratio_checks", "reproduce", "write_summary",
+    "paper_checks", "ratio_checks", "reproduce", "time_limited", "write_summary",
 ]
