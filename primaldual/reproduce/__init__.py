@@ -76,7 +76,7 @@ def reproduce(
 
     ``settings`` overrides ``quick`` (a smaller :class:`Settings` for tests).
     """
-    from primaldual.plots import plot_records
+    from primaldual.views.sweep_figures import plot_records
 
     started = time.perf_counter()
     settings = settings or (QUICK if quick else FULL)

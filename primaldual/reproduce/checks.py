@@ -157,7 +157,7 @@ def ratio_checks(records: list[dict]) -> list[Outcome]:
 
 def relative_utilities(records: list[dict], knob: str):
     """Per knob value: OASiS's mean utility and each baseline's (means over seeds)."""
-    from primaldual.plots import utility_table
+    from primaldual.views.sweep_figures import utility_table
 
     table = utility_table(records, knob)
     rows = []
@@ -179,7 +179,7 @@ def paper_checks(records: list[dict], knob: str) -> list[Outcome]:
             ratio = oasis / other if other > 0 else math.inf
             if ratio < worst:
                 worst, where = ratio, (name, value)
-    from primaldual.plots import KNOBS
+    from primaldual.views.sweep_figures import KNOBS
 
     place = "" if where is None else f" ({where[0]} at {knob} = {where[1]:g})"
     measured = f"smallest OASiS / baseline utility {worst:.3f}{place}"

@@ -48,7 +48,7 @@ def lbbsp_checks(lbbsp: dict[str, Any]) -> list[Outcome]:
 
 
 def lbbsp_figure(lbbsp: dict[str, Any], out_dir: Path) -> list[Path]:
-    from primaldual.plots import use_agg
+    from primaldual.views.style import use_agg
 
     use_agg()
     import matplotlib.pyplot as plt

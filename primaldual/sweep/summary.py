@@ -19,19 +19,17 @@ class RatioSample:
     certificates: list
     utilities: list
     unbounded: int
-    exact: int = 0
 
 
 def ratio_sample(records: Iterable[dict], name: str) -> RatioSample:
     """Collect scheduler ``name``'s ratios from ``records`` (records without it are skipped)."""
     points, lowers, uppers, certificates, utilities = [], [], [], [], []
-    unbounded = exact = 0
+    unbounded = 0
     for record in records:
         ratio = record.get("ratios", {}).get(name)
         if ratio is None:
             continue
         utilities.append(record["schedulers"][name]["utility"])
-        exact += bool(ratio["exact"])
         if ratio["point"] is None or ratio["upper"] is None:
             unbounded += 1
             continue
@@ -40,19 +38,19 @@ def ratio_sample(records: Iterable[dict], name: str) -> RatioSample:
         uppers.append(ratio["upper"])
         if ratio.get("certificate") is not None:
             certificates.append(ratio["certificate"])
-    return RatioSample(points, lowers, uppers, certificates, utilities, unbounded, exact)
+    return RatioSample(points, lowers, uppers, certificates, utilities, unbounded)
 
 
 def _mean(values: list) -> float | None:
     return float(np.mean(values)) if values else None
 
 
-def _row(sample: RatioSample) -> dict[str, Any]:
+def _row(sample: RatioSample, exact: int) -> dict[str, Any]:
     points = sample.points
     row = {
         "instances": len(sample.utilities),
         "unbounded": sample.unbounded,
-        "exact": sample.exact,
+        "exact": exact,
         "mean_utility": _mean(sample.utilities),
         "mean": _mean(points),
         "median": float(np.median(points)) if points else None,
@@ -73,6 +71,8 @@ def summarize(records: Iterable[dict]) -> dict[str, Any]:
     ``mean_interval``/``worst_interval`` bracket the mean and worst ratio with the OPT intervals, so they hold
     even where the solver stopped at its time limit. ``certificate_mean``/``certificate_worst`` summarise what a
     scheduler's own certificate proves about its ratio (for schedulers that offer upper bounds).
+    ``distributions`` holds the per-job numbers (JCT quantiles, utility against standalone, finish-time
+    fairness, utilisation) of :func:`primaldual.views.distribution_figures.distribution_summary`.
     """
     records = list(records)
     names: list[str] = []
@@ -82,8 +82,13 @@ def summarize(records: Iterable[dict]) -> dict[str, Any]:
     for record in records:
         status = record.get("opt", {}).get("status", "not computed")
         statuses[status] = statuses.get(status, 0) + 1
-    rows = {name: _row(ratio_sample(records, name)) for name in names}
-    return {"instances": len(records), "opt_status": statuses, "schedulers": rows}
+    rows = {name: _row(ratio_sample(records, name), sum(bool(r["ratios"][name]["exact"]) for r in records
+                                                        if name in r.get("ratios", {})))
+            for name in names}
+    from primaldual.views.distribution_figures import distribution_summary
+
+    return {"instances": len(records), "opt_status": statuses, "schedulers": rows,
+            "distributions": distribution_summary(records)}
 
 
 def _format(value, digits: int = 3) -> str:

@@ -75,19 +75,15 @@ def _scheduler_entry(instance, outcome, timings: dict) -> dict[str, Any]:
         "report": _without_seconds(jsonable(result.report), timings),
         "upper_bounds": dict(outcome.upper_bounds),
     }
-    outcomes = _job_outcomes(instance, outcome)
-    if outcomes is not None:
-        entry["outcomes"] = outcomes
+    entry["outcomes"] = _job_outcomes(instance, outcome)
     return entry
 
 
-def _job_outcomes(instance, outcome) -> dict | None:
-    """Per-job outcomes of the schedule (:mod:`primaldual.views.distributions`), where that module exists."""
-    try:
-        from primaldual.views.distributions import job_outcomes
-    except ImportError:
-        return None
-    return jsonable(job_outcomes(instance, outcome.result.schedule))
+def _job_outcomes(instance, outcome) -> dict:
+    """Per-job outcomes of the run (:class:`primaldual.views.distributions.JobOutcomes`), abandoned jobs included."""
+    from primaldual.views.distributions import job_outcomes
+
+    return job_outcomes(instance, outcome.result.schedule, received=outcome.result.received).to_dict()
 
 
 def _opt_entry(spec: Spec, evaluation, timings: dict) -> dict[str, Any]:

@@ -112,13 +112,16 @@ def test_plot_writes_png_figures(ratio_run, cli, tmp_path):
 
 
 def test_plot_utility_curves_when_a_knob_varies(tmp_path):
-    from primaldual.plots import plot_records
+    from primaldual.views.sweep_figures import plot_records
     from primaldual.sweep import Spec
 
     specs = [Spec(preset="small", jobs=jobs, schedulers=("fifo", "drf"), opt=False) for jobs in (4, 8)]
     records = sweep(specs, tmp_path / "u.jsonl", workers=1, progress=False).records
     written = plot_records(records, tmp_path / "figs")
-    assert [p.name for p in written] == ["small-utility-vs-jobs.png"]
+    # Records carry per-job outcomes, so the distribution figures come with the utility curve.
+    names = [p.name for p in written]
+    assert "small-utility-vs-jobs.png" in names and not any("ratio" in name for name in names)
+    assert {"small-jct-cdf.png", "small-fairness.png"} <= set(names)
 
 
 def test_plot_exit_codes(capsys, tmp_path):
