@@ -105,3 +105,27 @@ def test_a_bad_sweep_spec_fails_before_any_work(field, value, flag):
 def test_compare_refuses_bad_solve_flags(capsys):
     assert main(["compare", "--preset", "tiny", "--gap", "1.5"]) == 2
     assert "--gap: must be a number in [0, 1)" in capsys.readouterr().err
+
+
+def test_a_slow_step_is_announced_on_stderr_and_a_quick_one_is_not():
+    import io
+    import time
+
+    from primaldual.progress import slow_steps
+
+    stream = io.StringIO()
+    step = slow_steps("compare", after=0.05, stream=stream)
+    with step("a quick step"):
+        pass
+    assert stream.getvalue() == ""
+    with step("solving the offline optimum"):
+        time.sleep(0.5)  # ten times the threshold
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "compare: solving the offline optimum ..."
+    assert lines[1].startswith("compare: solving the offline optimum: done in ")
+
+
+def test_compare_json_keeps_stdout_clean_of_progress(capsys):
+    assert main(["compare", "--preset", "tiny", "--seed", "2", "--schedulers", "fifo", "--opt", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["format"] == "primaldual.comparison"  # one JSON object, nothing else
