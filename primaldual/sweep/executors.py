@@ -10,6 +10,9 @@ from typing import Iterator
 
 from primaldual.errors import InputError
 
+#: How long to wait for a Dask scheduler given by address before saying it cannot be reached.
+CONNECT_SECONDS = 10.0
+
 
 def initialize_local_worker(parent: int) -> None:
     """Initializer of a local pool worker: end with the sweep's process, and one thread per runtime."""
@@ -59,7 +62,11 @@ def dask_executor(address: str | None = None, workers: int | None = None) -> Ite
         )
         client = Client(cluster)
     else:
-        client = Client(address)
+        try:
+            client = Client(address, timeout=CONNECT_SECONDS)
+        except (OSError, TimeoutError) as error:
+            raise InputError(f"--address: cannot reach a Dask scheduler at {address} within {CONNECT_SECONDS:g} s "
+                             f"({type(error).__name__})") from None
     try:
         yield client.get_executor()
     finally:

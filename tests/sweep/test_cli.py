@@ -145,3 +145,18 @@ def test_ratio_jobs_flag_sets_the_instance_size_and_no_opt_uses_bounds(cli, tmp_
     assert [r["instance"]["jobs"] for r in records] == [4, 4]
     assert all(r["opt"]["computed"] is False and "oasis_certificate" in r["opt_interval"]["upper_candidates"] for r in records)
     assert json.loads(done.stdout)["opt_status"] == {"not computed": 2}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["ratio", "--preset", "tiny", "--instances", "1", "--out", "{dir}"], "--out: {dir} is a folder, expected a file name"),
+    (["reproduce", "--quick", "--out", "{file}"], "--out: {file} is a file, expected a folder"),
+])
+def test_output_paths_are_checked_before_any_work(tmp_path, capsys, argv, message):
+    folder, file = tmp_path / "folder", tmp_path / "file"
+    folder.mkdir()
+    file.write_text("")
+    names = {"dir": str(folder), "file": str(file)}
+    assert main([a.format(**names) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert message.format(**names) in err and "Traceback" not in err
+    assert list(folder.iterdir()) == [] and file.read_text() == ""

@@ -21,7 +21,7 @@ from primaldual.sweep import Spec, run
 SCHEDULERS = ("oasis", "fifo", "drf")
 
 
-@pytest.mark.parametrize("seed", [11, 12])
+@pytest.mark.parametrize("seed", [11])
 def test_compare_and_a_sweep_record_give_the_same_interval_and_ratios(seed):
     record = run(Spec(preset="tiny", seed=seed, schedulers=SCHEDULERS))
     summary = compare(generate("tiny", seed), list(SCHEDULERS), opt=True,
