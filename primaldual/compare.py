@@ -62,30 +62,9 @@ def _row(evaluation: Evaluation, name: str) -> dict:
 
 
 def _opt_summary(evaluation: Evaluation) -> dict | None:
-    offline = evaluation.offline
-    if offline is None:
-        return None
-    out = {
-        "status": offline.status,
-        "utility": offline.objective,
-        "objective": offline.objective,
-        "bound": offline.bound,
-        "gap": offline.gap,
-        "solver": offline.solver,
-        "method": evaluation.solve.method,
-        "build_seconds": offline.build_seconds,
-        "solve_seconds": offline.solve_seconds,
-        "start_scheduler": evaluation.mip_start,
-        "start_objective": offline.start_objective,
-        "incumbent_source": offline.incumbent_source,
-        "message": offline.message,
-    }
-    if offline.schedule is not None:
-        from primaldual.metrics import compute_metrics
-
-        metrics = compute_metrics(evaluation.instance, offline.schedule)
-        out.update(verified=evaluation.offline_verification.feasible, admitted=metrics.admitted,
-                   completed=metrics.completed, mean_jct=metrics.mean_jct)
+    out = evaluation.offline_summary()
+    if out is not None:
+        out.update(build_seconds=evaluation.offline.build_seconds, solve_seconds=evaluation.offline.solve_seconds)
     return out
 
 

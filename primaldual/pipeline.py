@@ -97,6 +97,34 @@ class Evaluation:
         return Ratio.of(max(self.interval.low, outcome.utility), high, outcome.utility, proven=False)
 
 
+    def offline_summary(self) -> dict[str, Any] | None:
+        """The offline solve as ``compare --json`` and sweep records write it (durations left out: a record keeps
+        them under ``timings``); None without a solve. ``time_limited``: the clock, not a MIP gap the options
+        asked for, stopped the search, so the numbers depend on the machine's speed."""
+        offline, solve = self.offline, self.solve
+        if offline is None:
+            return None
+        out = {
+            "computed": True, "status": offline.status, "utility": offline.objective, "objective": offline.objective,
+            "bound": offline.bound, "gap": offline.gap, "solver": offline.solver,
+            "solver_version": offline.solver_version, "method": solve.method, "start_scheduler": self.mip_start,
+            "start_objective": offline.start_objective, "incumbent_source": offline.incumbent_source,
+            "message": offline.message,
+            "time_limited": offline.status in TIME_LIMITED_STATUSES or (
+                offline.status == "feasible" and solve.mip_gap is None and solve.time_limit is not None),
+        }
+        if offline.schedule is not None:
+            from primaldual.metrics import compute_metrics
+
+            metrics = compute_metrics(self.instance, offline.schedule)
+            out.update(verified=bool(self.offline_verification.feasible), admitted=metrics.admitted,
+                       completed=metrics.completed, mean_jct=metrics.mean_jct)
+        return out
+
+
+#: Solver statuses that mean the clock stopped the search.
+TIME_LIMITED_STATUSES = ("time_limit_no_incumbent", "killed")
+
 Step = Callable[[str], ContextManager]
 
 
@@ -178,4 +206,5 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     return evaluation
 
 
-__all__ = ["Evaluation", "check_restart_costs_supported", "OffersUpperBounds", "SchedulerOutcome", "evaluate", "standalone_bound"]
+__all__ = ["TIME_LIMITED_STATUSES", "Evaluation", "OffersUpperBounds", "SchedulerOutcome", "check_restart_costs_supported",
+           "evaluate", "standalone_bound"]

@@ -79,7 +79,7 @@ def feasibility_check(label: str, records: list[dict]) -> Outcome:
     feasible = sum(1 for r in records for e in r["schedulers"].values() if e["feasible"])
     total = sum(len(r["schedulers"]) for r in records)
     with_opt = [r for r in records if r["opt"].get("computed")]
-    opt_feasible = sum(1 for r in with_opt if r["opt"].get("schedule_feasible", True))
+    opt_feasible = sum(1 for r in with_opt if r["opt"].get("verified", True))
     return Outcome(
         f"feasibility ({label})", "every online and offline schedule passes the independent verifier",
         f"{feasible}/{total} online" + (f", {opt_feasible}/{len(with_opt)} offline" if with_opt else ""),

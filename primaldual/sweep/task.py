@@ -18,8 +18,6 @@ from primaldual.sweep.spec import Spec, spec_key
 
 RECORD_FORMAT = "primaldual.sweep_record"
 RECORD_VERSION = 2
-#: Solver statuses that mean the clock stopped the search: the numbers depend on the machine's speed.
-TIME_LIMITED_STATUSES = ("time_limit_no_incumbent", "killed")
 
 
 def versions() -> dict[str, str]:
@@ -86,32 +84,13 @@ def _job_outcomes(instance, outcome) -> dict:
     return job_outcomes(instance, outcome.result.schedule, received=outcome.result.received).to_dict()
 
 
-def _opt_entry(spec: Spec, evaluation, timings: dict) -> dict[str, Any]:
+def _opt_entry(evaluation, timings: dict) -> dict[str, Any]:
     offline = evaluation.offline
     if offline is None:
         return {"computed": False}
     timings.update(opt_seconds=evaluation.seconds.get("opt"), opt_build_seconds=offline.build_seconds,
                    opt_solve_seconds=offline.solve_seconds)
-    opt = {
-        "computed": True,
-        "status": str(offline.status),
-        "utility": offline.objective,
-        "objective": offline.objective,
-        "bound": offline.bound,
-        "gap": offline.gap,
-        "solver": str(offline.solver),
-        "solver_version": str(offline.solver_version),
-        "method": spec.method,
-        "mip_start": evaluation.mip_start,
-        "incumbent_source": offline.incumbent_source,
-        # A search stopped by the clock (not by a MIP gap the spec asked for) depends on the machine's speed.
-        "time_limited": offline.status in TIME_LIMITED_STATUSES or (
-            offline.status == "feasible" and spec.mip_gap is None and spec.time_limit is not None),
-    }
-    if evaluation.offline_verification is not None:
-        opt["schedule_feasible"] = bool(evaluation.offline_verification.feasible)
-        opt["schedule_utility"] = float(evaluation.offline_verification.utility)
-    return jsonable(opt)
+    return jsonable(evaluation.offline_summary())
 
 
 def run(spec: Spec) -> dict[str, Any]:
@@ -131,7 +110,7 @@ def run(spec: Spec) -> dict[str, Any]:
             raise outcome.error  # a scheduler that breaks a rule stops the sweep: its records would be wrong
         timings["schedulers"][name] = {}
         schedulers[name] = _scheduler_entry(instance, outcome, timings["schedulers"][name])
-    opt = _opt_entry(spec, evaluation, timings)
+    opt = _opt_entry(evaluation, timings)
     timings["total_seconds"] = time.perf_counter() - started
     return {
         "key": spec_key(spec),
@@ -158,5 +137,5 @@ def deterministic_part(record: dict) -> dict:
     return {key: value for key, value in record.items() if key != "timings"}
 
 
-__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "TIME_LIMITED_STATUSES", "deterministic_part", "ratio_interval",
+__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "deterministic_part", "ratio_interval",
            "run", "versions"]
