@@ -58,14 +58,16 @@ def competitive_ratio():
 # Empirical competitive ratio of OASiS and the baselines
 
 OASiS is claimed to be **2α-competitive**: on every instance, OPT / ALG <= 2α, with OPT the offline optimum of
-problem (1) and α = max(1, ln(U/L)) from its price functions (shared/papers/oasis.md section 5; the constant is a
-[design] reconstruction). This notebook measures OPT / ALG on many small random instances, for OASiS and for
+problem (1) and α = max(1, ln(U/L)) from its price functions (docs/papers.md; the constant is a [design]
+reconstruction, proved for this implementation in proofs/oasis.md). This notebook measures OPT / ALG on many small random instances, for OASiS and for
 each baseline (FIFO, DRF, RRH, Dorm, and `greedy` = OASiS's schedule search without prices).
 
 * **OPT** comes from the offline ILP (`primaldual.offline.solve_offline`, HiGHS), MIP-started from the best online
   schedule. On `tiny` it is proven optimal; on `small` the solver has a time limit, so OPT is bracketed by a
   **certified interval**: the best feasible utility known (every schedule is re-checked by the independent
-  verifier) and the least of the solver's bound and OASiS's dual objective (weak duality).
+  verifier) and the least of the solver's bound, OASiS's dual objective (weak duality) and the standalone bound
+  (every job alone on the empty cluster). This is the same interval `primaldual compare` prints
+  (`primaldual.pipeline.evaluate`; docs/architecture.md).
 * A ratio is then an interval `[OPT_lower / ALG, OPT_upper / ALG]`; a dot below is `OPT_lower / ALG`, a vertical
   bar the interval where it is not a point.
 * ALG = 0 with OPT > 0 makes the ratio unbounded: such instances are counted, not averaged.
@@ -90,6 +92,10 @@ records = {"tiny": [], "small": []}
 for record in result.records:
     records[record["spec"]["label"]].append(record)
 print(f"{result.computed} records computed, {result.skipped} reused")
+from collections import Counter
+for preset, group in records.items():
+    ends = Counter(r["opt_interval"]["high_method"] for r in group)
+    print(f"{preset}: upper end of the OPT interval from", dict(ends))
 """),
         md("## Summary per scheduler"),
         code("""
@@ -123,8 +129,9 @@ fig.tight_layout()
 ## OASiS's own certificate
 
 OASiS's final prices, with each job's payoff recomputed at those prices, are dual feasible, so their dual
-objective D bounds OPT from above without any solver. D / P (P = OASiS's utility) is therefore a certified
-upper bound on OPT / OASiS, available online. How far is it from the true ratio, and from 2α?
+objective D bounds OPT from above without any solver; so does the standalone bound. min(D, standalone) / P
+(P = OASiS's utility, the record's `ratios["oasis"]["certificate"]`) is therefore a certified upper bound on
+OPT / OASiS, available without a solver. How far is it from the true ratio, and from 2α?
 """),
         code("""
 fig, ax = plt.subplots(figsize=(6, 4.5))
@@ -138,8 +145,8 @@ for preset, marker in (("tiny", "o"), ("small", "s")):
     violations = sum(c < t * (1 - 1e-6) for t, c in zip(true, certified))
     print(f"{preset}: certificate below the best known OPT on {violations} of {len(true)} instances (must be 0)")
 limits = [1, max(ax.get_xlim()[1], ax.get_ylim()[1])]
-ax.plot(limits, limits, color="0.5", linestyle=":", label="D = OPT")
-ax.set_xlabel("OPT / OASiS"); ax.set_ylabel("certificate D / OASiS"); ax.set_xscale("log"); ax.set_yscale("log")
+ax.plot(limits, limits, color="0.5", linestyle=":", label="bound = OPT")
+ax.set_xlabel("OPT / OASiS"); ax.set_ylabel("certified bound / OASiS"); ax.set_xscale("log"); ax.set_yscale("log")
 ax.legend(); ax.grid(alpha=0.3)
 alpha = plots.find_alpha(records["tiny"] + records["small"])
 print("theoretical 2 alpha:", "not recorded by this OASiS" if alpha is None else f"{2 * alpha:.3g}")
@@ -163,8 +170,8 @@ def oasis_vs_baselines():
 # OASiS versus the baselines: total utility as the load grows
 
 The paper's headline figure: total job utility of OASiS and of FIFO, DRF, RRH and Dorm as the number of jobs
-grows, on a cluster of fixed size (shared/papers/oasis.md section 6.1: OASiS does best, more so when resources
-are scarce). Instances come from the `paper` preset (50 worker and 50 PS servers, 200 slots of one hour; the
+grows, on a cluster of fixed size (docs/papers.md: the paper reports that OASiS does best, more so when
+resources are scarce). Instances come from the `paper` preset (50 worker and 50 PS servers, 200 slots of one hour; the
 preset is a [design] reconstruction of the paper's setup, whose exact numbers are not available). More jobs
 arrive over the same window, so the load grows with the number of jobs. A second sweep keeps the jobs fixed and
 scales every server's capacity. The defaults run a 10 + 10-server cluster without Dorm so that the notebook
@@ -240,7 +247,7 @@ The paper reports that OASiS achieves the highest total utility, more so under c
 reconstruction reproduces that is stated by the table above (the winner at each size) and, at the paper's scale,
 by `primaldual reproduce`, whose `summary.md` lists the claim as REPRODUCED or NOT REPRODUCED with the measured
 numbers. The preset, OASiS's price constants and the baselines' parameters are [design] reconstructions
-(shared/papers/oasis.md), so a difference is a finding about them, and the place to start is the admission
+(docs/papers.md), so a difference is a finding about them, and the place to start is the admission
 column: OASiS rejects a job whose utility does not cover its resources at the current prices.
 """),
     ]

@@ -1,32 +1,18 @@
 """Every online scheduler on one instance, beside the offline optimum: the library behind ``primaldual compare``.
 
-:func:`compare` runs the schedulers through the simulator, checks every schedule with the independent
-verifier, optionally solves the offline ILP with a time limit (seeded with the best online schedule as a MIP
-start), and bounds OPT/ALG for each scheduler.
-
-**OPT/ALG.** The optimum OPT is known to lie in ``[low, high]``:
-
-* ``low`` is the best verified utility in the run: the ILP's incumbent, or the best scheduler's schedule;
-* ``high`` is the smallest proven upper bound: the ILP's bound (``opt=True``) and OASiS's certificate (its dual
-  bound ``D``, or the smaller standalone bound it reports; both are objectives of feasible duals of the
-  packing LP (14), so they bound OPT by weak duality).
-
-When the ILP proves optimality, ``low = high = OPT`` and OPT/ALG is one number; otherwise each row holds the
-interval ``[low / ALG, high / ALG]`` (None for an end that is unknown, ``inf`` when ALG = 0).
+:func:`compare` is :func:`primaldual.pipeline.evaluate` (which runs, verifies, solves and bounds OPT/ALG the same
+way for every command; :mod:`primaldual.bounds` says how the OPT interval is made) plus the JSON summary that
+``compare --json`` prints: ``instance``, ``rows`` (one per scheduler), ``opt`` (the offline solve),
+``opt_interval`` (the same object as in a sweep record), ``certificate`` and ``warnings``.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from primaldual.metrics import compute_metrics
-from primaldual.scheduler import available_schedulers, make_scheduler
-from primaldual.simulate import SimulationError, SimulationResult, simulate, to_jsonable
-from primaldual.verify import verify
-
-#: Relative slack when comparing utilities with bounds (floating-point sums, solver tolerances).
-BOUND_TOLERANCE = 1e-6
+from primaldual.options import SolveOptions
+from primaldual.pipeline import Evaluation, evaluate
+from primaldual.records import jsonable
 
 
 def describe(instance) -> dict:
@@ -39,136 +25,90 @@ def describe(instance) -> dict:
     }
 
 
-def _ratio(numerator: float | None, utility: float) -> float | None:
-    if numerator is None:
-        return None
-    if utility <= 0:
-        return math.inf
-    return numerator / utility
-
-
 @dataclass(frozen=True, eq=False)
 class Comparison:
     """What :func:`compare` found: ``summary`` is the ``--json`` object (JSON-ready), ``results`` each scheduler's
-    :class:`~primaldual.simulate.SimulationResult` (schedulers that broke a rule have none) and ``offline`` the
-    :class:`~primaldual.offline.OfflineResult` (None without ``opt``)."""
+    :class:`~primaldual.simulate.SimulationResult` (schedulers that broke a rule have none), ``offline`` the
+    :class:`~primaldual.offline.OfflineResult` (None without an OPT solve) and ``evaluation`` everything typed."""
 
     summary: dict
-    results: dict[str, SimulationResult]
+    results: dict
     offline: object | None
+    evaluation: Evaluation
+
+
+def _row(evaluation: Evaluation, name: str) -> dict:
+    outcome = evaluation.outcomes[name]
+    if not outcome.ran:
+        error = outcome.error
+        return {"scheduler": name, "error": str(error), "rule": error.rule, "slot": error.slot, "job": error.job,
+                "verified": False}
+    metrics, report = outcome.result.metrics, outcome.verification
+    return {
+        "scheduler": name,
+        "utility": outcome.utility,
+        "admitted": metrics.admitted,
+        "completed": metrics.completed,
+        "unfinished": metrics.unfinished,
+        "mean_jct": metrics.mean_jct,
+        "seconds": outcome.result.scheduler_seconds,
+        "verified": report.feasible,
+        "violations": [v.message for v in report.violations[:5]],
+        "utilisation": metrics.utilisation,
+        "parameters": jsonable(outcome.result.parameters),
+        "upper_bounds": dict(outcome.upper_bounds),
+        "ratio": evaluation.ratios[name].to_dict(),
+    }
+
+
+def _opt_summary(evaluation: Evaluation) -> dict | None:
+    out = evaluation.offline_summary()
+    if out is not None:
+        out.update(build_seconds=evaluation.offline.build_seconds, solve_seconds=evaluation.offline.solve_seconds)
+    return out
+
+
+def _certificate(evaluation: Evaluation) -> dict | None:
+    """The first certificate a scheduler offers, with the ratio interval it proves about its own run."""
+    for name, outcome in evaluation.outcomes.items():
+        if outcome.certificate is not None:
+            certified = evaluation.certified_ratio(name)
+            return {"scheduler": name, **jsonable(outcome.certificate.to_dict()),
+                    "ratio_interval": [certified.lower, certified.upper]}
+    return None
+
+
+def summary(evaluation: Evaluation) -> dict:
+    """The ``compare --json`` object of an evaluation (JSON-ready)."""
+    return {
+        "format": "primaldual.comparison",
+        "version": 1,
+        "instance": describe(evaluation.instance),
+        "restart_cost": evaluation.restart_cost,
+        "rows": [_row(evaluation, name) for name in evaluation.outcomes],
+        "opt": _opt_summary(evaluation),
+        "opt_interval": evaluation.interval.to_dict(),
+        "certificate": _certificate(evaluation),
+        "warnings": list(evaluation.warnings),
+    }
 
 
 def compare(instance, names: list[str] | None = None, parameters: dict[str, dict] | None = None, *,
-            opt: bool = False, solver: str = "highs", time_limit: float | None = 60.0,
-            mip_gap: float | None = None) -> Comparison:
+            opt: bool = False, solve: SolveOptions | None = None, restart_cost: float = 0.0, step=None,
+            solver: str = "highs", time_limit: float | None = 60.0, mip_gap: float | None = None) -> Comparison:
     """Run the schedulers ``names`` (default: all registered) with ``parameters[name]`` on ``instance``, verify
-    every schedule, optionally solve the offline ILP (seeded with the best online schedule), and bound OPT/ALG
-    (module docstring)."""
+    every schedule, with ``opt`` solve the offline optimum (``solve``, or the options ``solver``,
+    ``time_limit``, ``mip_gap``) and bound OPT/ALG (:mod:`primaldual.bounds`)."""
+    from primaldual.scheduler import available_schedulers
+
     names = available_schedulers() if names is None else list(names)
-    parameters = parameters or {}
-    rows = []
-    results = {}
-    for name in names:
-        scheduler = make_scheduler(name, **parameters.get(name, {}))
-        try:
-            result = simulate(instance, scheduler)
-        except SimulationError as error:
-            rows.append({"scheduler": name, "error": str(error), "rule": error.rule, "slot": error.slot,
-                         "job": error.job, "verified": False})
-            continue
-        report = verify(instance, result.schedule)
-        results[name] = result
-        metrics = result.metrics
-        rows.append({
-            "scheduler": name,
-            "utility": metrics.utility,
-            "admitted": metrics.admitted,
-            "completed": metrics.completed,
-            "unfinished": metrics.unfinished,
-            "mean_jct": metrics.mean_jct,
-            "runtime_seconds": result.scheduler_seconds,
-            "verified": report.feasible,
-            "verified_utility": report.utility,
-            "violations": [v.message for v in report.violations[:5]],
-            "utilisation": metrics.utilisation,
-            "parameters": to_jsonable(result.parameters),
-        })
-
-    good = [row for row in rows if row.get("verified")]
-    best_row = max(good, key=lambda row: row["utility"], default=None)
-    low = best_row["utility"] if best_row else 0.0
-    uppers = []
-
-    certificate = None
-    if "oasis" in results and results["oasis"].report.get("certificate"):
-        certificate = to_jsonable(results["oasis"].report["certificate"])
-        for key in ("dual_objective", "best_upper_bound"):
-            if certificate.get(key) is not None:
-                uppers.append(("oasis certificate", float(certificate[key])))
-
-    opt_summary = None
-    offline = None
-    warnings = []
-    if opt:
-        from primaldual.offline import solve_offline  # imported here: without --opt no model code is loaded
-
-        start = results[best_row["scheduler"]].schedule if best_row and best_row["utility"] > 0 else None
-        offline = solve_offline(instance, solver=solver, time_limit=time_limit, mip_gap=mip_gap, start=start)
-        opt_summary = {
-            "status": offline.status,
-            "objective": offline.objective,
-            "bound": offline.bound,
-            "gap": offline.gap,
-            "solver": offline.solver,
-            "build_seconds": offline.build_seconds,
-            "solve_seconds": offline.solve_seconds,
-            "start_scheduler": best_row["scheduler"] if start is not None else None,
-            "start_objective": offline.start_objective,
-            "incumbent_source": offline.incumbent_source,
-            "message": offline.message,
-        }
-        if offline.schedule is not None:
-            opt_report = verify(instance, offline.schedule)
-            opt_metrics = compute_metrics(instance, offline.schedule)
-            opt_summary.update({
-                "verified": opt_report.feasible,
-                "admitted": opt_metrics.admitted,
-                "completed": opt_metrics.completed,
-                "mean_jct": opt_metrics.mean_jct,
-            })
-            if opt_report.feasible and offline.objective is not None:
-                low = max(low, float(offline.objective))
-        if offline.bound is not None:
-            uppers.append(("ILP bound", float(offline.bound)))
-        if offline.status == "optimal" and offline.objective is not None:
-            uppers.append(("ILP optimum", float(offline.objective)))
-
-    high = min((value for _, value in uppers), default=None)
-    if high is not None and low > high * (1 + BOUND_TOLERANCE) + BOUND_TOLERANCE:
-        sources = ", ".join(f"{source} {value:.6g}" for source, value in uppers)
-        warnings.append(f"a verified utility {low:.6g} exceeds an upper bound ({sources}): a bound is wrong")
-    proven = opt_summary is not None and opt_summary["status"] == "optimal"
-    for row in rows:
-        if "utility" not in row:
-            continue
-        row["ratio"] = {
-            "low": _ratio(low, row["utility"]),
-            "high": _ratio(high, row["utility"]),
-            "proven": proven,
-        }
-    if certificate is not None:
-        alg = results["oasis"].utility
-        best = certificate.get("best_upper_bound", certificate.get("dual_objective"))
-        certificate["ratio_interval"] = [_ratio(max(low, alg), alg), _ratio(best, alg)]
-    summary = {
-        "instance": describe(instance),
-        "rows": rows,
-        "opt": opt_summary,
-        "opt_interval": [low, high],
-        "certificate": certificate,
-        "warnings": warnings,
-    }
-    return Comparison(summary=summary, results=results, offline=offline)
+    if opt and solve is None:
+        solve = SolveOptions(solver=solver, time_limit=time_limit, mip_gap=mip_gap)
+    evaluation = evaluate(instance, names, solve=solve if opt else None, restart_cost=restart_cost,
+                          parameters=parameters, step=step)
+    results = {name: o.result for name, o in evaluation.outcomes.items() if o.ran}
+    return Comparison(summary=jsonable(summary(evaluation)), results=results, offline=evaluation.offline,
+                      evaluation=evaluation)
 
 
-__all__ = ["BOUND_TOLERANCE", "Comparison", "compare", "describe"]
+__all__ = ["Comparison", "compare", "describe", "summary"]

@@ -460,6 +460,10 @@ class OasisScheduler(_PlanningScheduler):
             self._certificate = self.engine.certificate()
         return self._certificate
 
+    def upper_bounds(self) -> dict[str, float]:
+        """Upper bounds on OPT this run proves (the protocol of :mod:`primaldual.pipeline`): ``D``, by weak duality."""
+        return {"certificate": self.certificate().dual_objective}
+
     def report(self) -> dict[str, Any]:
         engine = self.engine
         return {

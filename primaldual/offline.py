@@ -246,6 +246,9 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
 
 
 def _child(connection, instance, options) -> None:  # runs in the spawned process
+    from primaldual.processes import exit_with_parent
+
+    exit_with_parent()  # a solve nobody waits for any more must not run on
     try:
         raw = _build_and_solve(instance, notify=lambda kind, data: connection.send((kind, data)), **options)
         connection.send(("done", raw))
@@ -300,6 +303,9 @@ def _solve_in_child(instance, options, time_limit: float, grace: float) -> dict:
             elif kind == "incumbent":
                 incumbent = data
             elif kind == "done":
+                # The child is exiting: let it run its finalizers (killing it now leaks the semaphore
+                # Pyomo creates at import, and the resource tracker warns about it).
+                process.join(timeout=10.0)
                 return data
             else:
                 return {"error": data, "built": built, "incumbent": incumbent}

@@ -13,10 +13,12 @@ killed at any moment loses at most the record being written. Reading the file ba
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -38,6 +40,30 @@ def json_default(value: Any):
     if isinstance(value, np.ndarray):
         return value.tolist()
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def jsonable(value: Any, depth: int = 0):
+    """A JSON-safe copy, the one cleaner of results: objects with ``to_dict`` and dataclasses to dicts, numpy
+    scalars and arrays to Python, tuples to lists, non-finite floats to None (JSON has no inf or NaN)."""
+    if depth > 50:
+        raise ValueError("jsonable: nested more than 50 levels deep")
+    if hasattr(value, "to_dict") and not isinstance(value, type):
+        value = value.to_dict()
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v, depth + 1) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist(), depth + 1)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
 
 
 def dumps_record(record: dict) -> str:
@@ -144,6 +170,17 @@ class ResultsFile:
             handle.flush()
             os.fsync(handle.fileno())
 
+    def drop(self, keys) -> None:
+        """Rewrite the file without the records of ``keys`` (atomically: a new file renamed over the old one)."""
+        keys = set(keys)
+        kept = [record for key, record in read_records(self.path).items() if key not in keys]
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.writelines(dumps_record(record) + "\n" for record in kept)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, self.path)
+
     def __enter__(self) -> "ResultsFile":
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.repair()
@@ -161,4 +198,4 @@ class ResultsFile:
         self._handle.close()
 
 
-__all__ = ["ResultsFile", "ResultsFileError", "dumps_record", "read_records"]
+__all__ = ["ResultsFile", "ResultsFileError", "dumps_record", "json_default", "jsonable", "read_records"]

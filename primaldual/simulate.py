@@ -23,7 +23,6 @@ The scheduler's own runtime (``start``, ``on_arrival``, ``allocate``, ``on_compl
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ import numpy as np
 
 from primaldual.instance import Instance
 from primaldual.metrics import RunMetrics, compute_metrics
+from primaldual.records import jsonable
 from primaldual.schedule import JobSchedule, Schedule
 from primaldual.scheduler import OnlineScheduler, SlotState, make_scheduler
 
@@ -91,21 +91,8 @@ class SimulationResult:
         }
 
 
-def to_jsonable(value):
-    """Plain JSON types: numpy scalars and arrays to Python, tuples to lists, non-finite floats to None."""
-    if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return to_jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
+# The one JSON cleaner of results, kept under its old name for the callers of this module.
+to_jsonable = jsonable
 
 
 class _Checker:

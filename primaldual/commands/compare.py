@@ -3,11 +3,11 @@
 Runs the online schedulers (all registered ones by default) through the simulator, checks every schedule
 with the independent verifier, optionally solves the offline ILP with a time limit (seeded with the best
 online schedule as a MIP start), and prints one table: utility, admitted, completed, mean JCT, OPT/ALG and
-the scheduler's own runtime, followed by OASiS's certificate.
+the scheduler's own runtime, followed by the certificate a scheduler offers (OASiS's).
 
-The work is done by :func:`primaldual.compare.compare` (whose docstring says how OPT/ALG is bounded); this
-module parses the flags and prints the table, where an OPT/ALG interval shows "-" for an end that is unknown
-and "inf" when ALG = 0.
+The work is done by :func:`primaldual.compare.compare` (:mod:`primaldual.bounds` says how OPT/ALG is bounded);
+this module parses the flags and prints the table, where an OPT/ALG interval shows "-" for an end that is
+unbounded (ALG = 0). Steps that run longer than a few seconds say so on stderr.
 
 Exit codes: 0 when every scheduler ran and every schedule verified; 1 when a scheduler broke a rule (its row
 says which) or a schedule failed verification; 2 on bad input.
@@ -22,9 +22,9 @@ from primaldual.commands._common import add_json_flag, print_json
 from primaldual.commands.run import add_instance_arguments, instance_from_args, parse_parameter
 from primaldual.compare import compare
 from primaldual.errors import InputError
+from primaldual.options import add_solve_arguments, check_restart_cost, solve_options_from_args
+from primaldual.progress import slow_steps
 from primaldual.scheduler import available_schedulers, scheduler_class
-from primaldual.simulate import to_jsonable
-from primaldual.solvers import check_solver
 
 ORDER = 50
 
@@ -47,10 +47,7 @@ def register(subparsers) -> None:
     parser.add_argument("--param", action="append", default=[], metavar="NAME.KEY=VALUE",
                         help="a scheduler's parameter (repeatable), e.g. --param fifo.workers=2")
     parser.add_argument("--opt", action="store_true", help="also solve the offline optimum (ILP)")
-    parser.add_argument("--time-limit", type=float, metavar="S", default=60.0,
-                        help="time limit for the offline ILP in seconds (default: 60)")
-    parser.add_argument("--solver", default="highs", help="backend for the offline ILP (default: highs)")
-    parser.add_argument("--gap", type=float, metavar="G", help="relative MIP gap for the offline ILP (default: exact)")
+    add_solve_arguments(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
@@ -69,7 +66,7 @@ def _scheduler_names(text: str | None) -> list[str]:
     return names
 
 
-def _parameters(texts: list[str], names: list[str]) -> dict[str, dict]:
+def scheduler_parameters(texts: list[str], names: list[str]) -> dict[str, dict]:
     out: dict[str, dict] = {name: {} for name in names}
     for text in texts:
         key, value = parse_parameter(text)
@@ -80,18 +77,6 @@ def _parameters(texts: list[str], names: list[str]) -> dict[str, dict]:
             raise InputError(f"--param: scheduler {name!r} is not being compared ({', '.join(names)})")
         out[name][field] = value
     return out
-
-
-def _check_options(args) -> None:
-    problems = []
-    if args.time_limit is not None and not (math.isfinite(args.time_limit) and args.time_limit > 0):
-        problems.append(f"--time-limit: must be a number of seconds > 0, got {args.time_limit!r}")
-    if args.gap is not None and not (math.isfinite(args.gap) and args.gap >= 0):
-        problems.append(f"--gap: must be a number >= 0, got {args.gap!r}")
-    if problems:
-        raise InputError(problems)
-    if args.opt:
-        check_solver(args.solver)
 
 
 def _num(value, digits: int = 6) -> str:
@@ -105,18 +90,14 @@ def _num(value, digits: int = 6) -> str:
 def _ratio_text(ratio: dict | None) -> str:
     if not ratio:
         return "-"
-    low, high = ratio["low"], ratio["high"]
+    low, high = ratio["lower"], ratio["upper"]
     if ratio["proven"] or (low is not None and high is not None and math.isclose(low, high, rel_tol=1e-9)):
         return _fixed(low)
     return f"[{_fixed(low)}, {_fixed(high)}]"
 
 
 def _fixed(value) -> str:
-    if value is None:
-        return "-"
-    if math.isinf(value):
-        return "inf"
-    return f"{value:.5f}"
+    return "-" if value is None else f"{value:.5f}"
 
 
 def _print_table(summary: dict, source: str) -> None:
@@ -132,7 +113,7 @@ def _print_table(summary: dict, source: str) -> None:
             continue
         mark = "" if row["verified"] else "  NOT VERIFIED"
         print(f"{row['scheduler']:<12} {row['utility']:>10.4f} {row['admitted']:>8} {row['completed']:>9} "
-              f"{_num(row['mean_jct'], 4):>8}  {_ratio_text(row.get('ratio')):<20} {row['runtime_seconds']:>9.3f}{mark}")
+              f"{_num(row['mean_jct'], 4):>8}  {_ratio_text(row.get('ratio')):<20} {row['seconds']:>9.3f}{mark}")
     opt = summary["opt"]
     if opt is not None:
         seconds = opt["build_seconds"] + opt["solve_seconds"]
@@ -144,30 +125,38 @@ def _print_table(summary: dict, source: str) -> None:
                                                f"({_num(opt['start_objective'])})" if opt["start_scheduler"] else ""))
         if opt.get("message"):
             print(f"     note: {opt['message']}")
-    low, high = summary["opt_interval"]
-    print(f"OPT lies in [{_num(low)}, {_num(high)}]" + ("" if high is not None else " (no upper bound: run OASiS or --opt)"))
+    interval = summary["opt_interval"]
+    print(f"OPT lies in [{_num(interval['low'])}, {_num(interval['high'])}] "
+          f"(low: {interval['low_method'] or 'nothing earned'}, high: {interval['high_method']})")
+    if summary["restart_cost"]:
+        print(f"Restart cost {summary['restart_cost']:g}: utilities are net of restarts; the upper bounds ignore "
+              "restart costs, so they still bound OPT")
     certificate = summary["certificate"]
     if certificate is not None:
-        interval = certificate["ratio_interval"]
-        print(f"OASiS certificate: dual bound D = {_num(certificate.get('dual_objective'))}, standalone bound "
-              f"{_num(certificate.get('standalone_bound'))}; certified OPT/ALG(oasis) in "
-              f"[{_fixed(interval[0])}, {_fixed(interval[1])}]")
+        low, high = certificate["ratio_interval"]
+        name = certificate["scheduler"]
+        print(f"{name} certificate: dual bound D = {_num(certificate.get('dual_objective'))}, standalone bound "
+              f"{_num(interval['upper_candidates']['standalone'])}; certified OPT/ALG({name}) in "
+              f"[{_fixed(low)}, {_fixed(high)}]")
     for warning in summary["warnings"]:
         print(f"warning: {warning}", file=sys.stderr)
 
 
 def run(args) -> int:
-    _check_options(args)
+    solve = solve_options_from_args(args)
+    restart_cost = check_restart_cost(args.restart_cost)
+    if args.opt:
+        solve.check_available()
     instance, source = instance_from_args(args)
     names = _scheduler_names(args.schedulers)
-    parameters = _parameters(args.param, names)
-    summary = compare(instance, names, parameters, opt=args.opt, solver=args.solver,
-                      time_limit=args.time_limit, mip_gap=args.gap).summary
+    parameters = scheduler_parameters(args.param, names)
+    summary = compare(instance, names, parameters, opt=args.opt, solve=solve, restart_cost=restart_cost,
+                      step=slow_steps("compare")).summary
     summary["instance"]["source"] = source
     failed = any(not row.get("verified") for row in summary["rows"]) or (
         summary["opt"] is not None and summary["opt"].get("verified") is False)
     if args.json:
-        print_json(to_jsonable(summary))
+        print_json(summary)
         for warning in summary["warnings"]:
             print(f"warning: {warning}", file=sys.stderr)
     else:

@@ -1,12 +1,17 @@
-"""``primaldual ratio``: a resumable sweep of empirical competitive ratios OPT/ALG, locally or on Dask."""
+"""``primaldual ratio``: a resumable sweep of empirical competitive ratios OPT/ALG, locally or on Dask.
+
+Every setting is a flag, or a key of an experiment file (``--config FILE.toml``, :mod:`primaldual.sweep.config`);
+the resolved settings are written beside the results (``OUT.config.toml``) so that the run can be repeated.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.errors import InputError
 from primaldual.generate import PRESETS
+from primaldual.options import add_solve_arguments, check_restart_cost, solve_options_from_args
 
 ORDER = 60
 
@@ -34,24 +39,27 @@ def register(subparsers) -> None:
             "Generate --instances instances of --preset with seeds S, S+1, ..., run each scheduler, solve the "
             "offline optimum with a time limit (MIP-started from the best online schedule), and append one "
             "record per instance to --out (JSON Lines). Rerunning with the same flags skips finished "
-            "instances. Prints per scheduler the mean and worst OPT/ALG and their certified intervals."
+            "instances. Prints per scheduler the mean and worst OPT/ALG and their certified intervals. "
+            "--config FILE.toml gives the same settings as keys named like the flags."
         ),
         epilog="Exit codes: 0 done, 2 bad input (including a malformed results file, named with its line).",
     )
+    parser.add_argument("--config", metavar="FILE.toml", help="experiment file: keys are this command's flags")
     parser.add_argument("--preset", default="small", help=f"one of {', '.join(PRESETS)} (default: small)")
     parser.add_argument("--instances", type=int, default=10, help="number of instances (default: 10)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default: 0)")
     parser.add_argument("--jobs", dest="instance_jobs", type=int,
                         help="jobs per instance, as in 'primaldual generate --jobs' (default: the preset's)")
     parser.add_argument("--schedulers", help="comma-separated scheduler names (default: all built-in)")
-    parser.add_argument("--time-limit", type=float, default=60.0, help="solver time limit per instance in seconds (default: 60)")
-    parser.add_argument("--solver", default="highs", help="offline solver (default: highs)")
-    parser.add_argument("--no-opt", action="store_true", help="skip the offline ILP: bound OPT by OASiS's certificate only")
+    parser.add_argument("--param", action="append", default=None, metavar="NAME.KEY=VALUE",
+                        help="a scheduler's parameter (repeatable), e.g. --param fifo.workers=2")
+    add_solve_arguments(parser)
+    parser.add_argument("--no-opt", action="store_true", help="skip the offline ILP: bound OPT without a solver")
     add_executor_arguments(parser)
     parser.add_argument("--out", help="results file, JSON Lines (default: ratio-PRESET-seedS-nN.jsonl)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_json_flag(parser)
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, parser=parser)
 
 
 def parse_schedulers(text: str | None):
@@ -81,22 +89,40 @@ def run_sweep(specs, out, args):
     return sweep(specs, out, workers=args.workers, progress=progress)
 
 
-def run(args) -> int:
-    from primaldual.sweep import format_summary, ratio_specs, summarize
+def specs_from_args(args):
+    """The sweep's specs, every setting validated before any work starts."""
+    from primaldual.commands.compare import scheduler_parameters
+    from primaldual.sweep import ratio_specs
 
     schedulers = parse_schedulers(args.schedulers)
-    if args.time_limit is not None and not args.time_limit > 0:
-        raise InputError(f"--time-limit: must be > 0 seconds, got {args.time_limit}")
-    specs = ratio_specs(
-        args.preset, args.instances, args.seed, schedulers,
-        jobs=args.instance_jobs, opt=not args.no_opt, solver=args.solver, time_limit=args.time_limit,
+    solve = solve_options_from_args(args)
+    parameters = {name: values for name, values in scheduler_parameters(args.param or [], list(schedulers)).items()
+                  if values}
+    return ratio_specs(
+        args.preset, args.instances, args.seed, schedulers, jobs=args.instance_jobs, opt=not args.no_opt,
+        solver=solve.solver, time_limit=solve.time_limit, mip_gap=solve.mip_gap,
+        threads=solve.threads, method=solve.method,
+        restart_cost=check_restart_cost(args.restart_cost), scheduler_params=parameters,
     )
-    out = Path(args.out or f"ratio-{args.preset}-seed{args.seed}-n{args.instances}.jsonl")
+
+
+def run(args) -> int:
+    from primaldual.processes import terminate_like_interrupt
+    from primaldual.sweep import format_summary, summarize
+    from primaldual.sweep.config import apply_config, dump_config
+
+    terminate_like_interrupt()  # SIGTERM stops the sweep like Ctrl-C: workers stopped, records kept
+    args = apply_config(args, args.parser)
+    specs = specs_from_args(args)
+    out = check_output_path(args.out or f"ratio-{args.preset}-seed{args.seed}-n{args.instances}.jsonl", "--out")
+    config = Path(f"{out}.config.toml")
+    config.write_text(dump_config(args, args.parser), encoding="utf-8")
     result = run_sweep(specs, out, args)
     summary = summarize(result.records)
     if args.json:
-        print_json({"out": str(out), "computed": result.computed, "skipped": result.skipped, **summary})
+        print_json({"out": str(out), "config": str(config), "computed": result.computed, "skipped": result.skipped,
+                    **summary})
     else:
-        print(f"{out}: {result.computed} computed, {result.skipped} already there")
+        print(f"{out}: {result.computed} computed, {result.skipped} already there; settings in {config}")
         print(format_summary(summary))
     return 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from primaldual.benchmarks.oasis import reference_best_schedule
+from primaldual.commands.bench.oasis import reference_best_schedule
 from primaldual.dual import best_schedule
 from primaldual.generate import generate
 from primaldual.lbbsp.bench import run_benchmark

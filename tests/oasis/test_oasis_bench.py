@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from primaldual.benchmarks.oasis import reference_best_schedule
+from primaldual.commands.bench.oasis import reference_best_schedule
 from primaldual.cli import main
 from primaldual.dual import best_schedule
 from primaldual.generate import generate

@@ -112,13 +112,16 @@ def test_plot_writes_png_figures(ratio_run, cli, tmp_path):
 
 
 def test_plot_utility_curves_when_a_knob_varies(tmp_path):
-    from primaldual.plots import plot_records
+    from primaldual.views.sweep_figures import plot_records
     from primaldual.sweep import Spec
 
     specs = [Spec(preset="small", jobs=jobs, schedulers=("fifo", "drf"), opt=False) for jobs in (4, 8)]
     records = sweep(specs, tmp_path / "u.jsonl", workers=1, progress=False).records
     written = plot_records(records, tmp_path / "figs")
-    assert [p.name for p in written] == ["small-utility-vs-jobs.png"]
+    # Records carry per-job outcomes, so the distribution figures come with the utility curve.
+    names = [p.name for p in written]
+    assert "small-utility-vs-jobs.png" in names and not any("ratio" in name for name in names)
+    assert {"small-jct-cdf.png", "small-fairness.png"} <= set(names)
 
 
 def test_plot_exit_codes(capsys, tmp_path):
@@ -140,5 +143,20 @@ def test_ratio_jobs_flag_sets_the_instance_size_and_no_opt_uses_bounds(cli, tmp_
     assert done.returncode == 0, done.stderr
     records = list(read_records(out).values())
     assert [r["instance"]["jobs"] for r in records] == [4, 4]
-    assert all(r["opt"]["computed"] is False and "oasis_certificate" in r["opt"]["upper_candidates"] for r in records)
+    assert all(r["opt"]["computed"] is False and "oasis_certificate" in r["opt_interval"]["upper_candidates"] for r in records)
     assert json.loads(done.stdout)["opt_status"] == {"not computed": 2}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["ratio", "--preset", "tiny", "--instances", "1", "--out", "{dir}"], "--out: {dir} is a folder, expected a file name"),
+    (["reproduce", "--quick", "--out", "{file}"], "--out: {file} is a file, expected a folder"),
+])
+def test_output_paths_are_checked_before_any_work(tmp_path, capsys, argv, message):
+    folder, file = tmp_path / "folder", tmp_path / "file"
+    folder.mkdir()
+    file.write_text("")
+    names = {"dir": str(folder), "file": str(file)}
+    assert main([a.format(**names) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert message.format(**names) in err and "Traceback" not in err
+    assert list(folder.iterdir()) == [] and file.read_text() == ""

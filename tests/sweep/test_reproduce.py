@@ -83,7 +83,7 @@ def test_a_certificate_below_opt_fails(mini):
     out, _, _ = mini
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
     assert all(o.passed for o in ratio_checks(tiny) if o.result == "OASiS certificate on tiny")
-    tiny[1]["opt"]["upper_candidates"]["oasis_certificate"] = tiny[1]["opt"]["lower"] * 0.9
+    tiny[1]["opt_interval"]["upper_candidates"]["oasis_certificate"] = tiny[1]["opt_interval"]["low"] * 0.9
     outcome = next(o for o in ratio_checks(tiny) if o.result == "OASiS certificate on tiny")
     assert not outcome.passed and outcome.measured.startswith("2/3 hold")
 
@@ -134,3 +134,45 @@ def test_reproduce_cli_bad_input(capsys, tmp_path):
     with pytest.raises(SystemExit) as caught:  # argparse: a required flag is missing
         main(["reproduce", "--quick"])
     assert caught.value.code == 2 and "--out" in capsys.readouterr().err
+
+
+def test_a_time_limited_solve_is_inconclusive_not_a_failure(mini):
+    out, _, _ = mini
+    tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
+    tiny[0]["opt"].update(status="feasible", time_limited=True)
+    outcome = next(o for o in ratio_checks(tiny) if o.result == "OPT on tiny")
+    assert not outcome.passed and outcome.inconclusive and outcome.verdict == "INCONCLUSIVE (time limit)"
+    assert not outcome.failed
+    # A solve that ended without proving optimality for another reason is a failure.
+    tiny[0]["opt"].update(status="feasible", time_limited=False)
+    outcome = next(o for o in ratio_checks(tiny) if o.result == "OPT on tiny")
+    assert outcome.verdict == "FAIL" and outcome.failed
+
+
+def test_a_time_limited_record_is_recomputed_on_the_next_run(tmp_path):
+    from primaldual.records import ResultsFile, read_records
+    from primaldual.reproduce import time_limited
+    from primaldual.sweep import Spec, deterministic_part, sweep
+
+    specs = [Spec(preset="tiny", seed=seed, schedulers=("fifo",), opt=False) for seed in (1, 2)]
+    path = tmp_path / "r.jsonl"
+    first = sweep(specs, path, executor=_Inline(), progress=False)
+    stale = dict(first.records[0], opt={"computed": True, "status": "feasible", "time_limited": True})
+    ResultsFile(path).drop([stale["key"]])
+    with ResultsFile(path) as results:
+        results.append(stale)
+    again = sweep(specs, path, executor=_Inline(), progress=False, redo=time_limited)
+    assert again.computed == 1 and again.skipped == 1
+    assert [deterministic_part(r) for r in again.records] == [deterministic_part(r) for r in first.records]
+    assert not time_limited(read_records(path)[stale["key"]])
+
+
+class _Inline:
+    """An executor that runs each task at once in this process (concurrent.futures protocol)."""
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        future = Future()
+        future.set_result(fn(*args))
+        return future

@@ -65,9 +65,9 @@ def test_spec_key_is_sha256_of_canonical_json():
 
 
 def test_spec_key_is_stable_across_releases():
-    # A changed key silently invalidates every results file users have: change SPEC_VERSION deliberately
+    # A changed key silently invalidates every results file users have: change SPEC_VERSION deliberately (version 2: one OPT interval for every command)
     # (and this value) when the meaning of a spec changes.
-    assert spec_key(Spec()) == "3230428b2182f0e6bfeb58e3477b4e20f3cd38d50e7e743b3c007383481821e0"
+    assert spec_key(Spec()) == "b68cfbe793287c5a236358f7c37920eca2cfd61e546f1cbfce8fb0ee1614e035"
 
 
 def test_scheduler_params_order_does_not_matter_and_values_do():
@@ -138,31 +138,34 @@ def test_record_utilities_are_the_verifiers(small_record):
 
 
 def test_opt_interval_brackets_every_schedule_and_gives_the_ratios(small_record):
-    opt = small_record["opt"]
-    assert opt["status"] == "optimal" and opt["exact"]
-    assert opt["schedule_feasible"]
+    opt, interval = small_record["opt"], small_record["opt_interval"]
+    assert opt["status"] == "optimal" and interval["exact"]
+    assert opt["verified"] and opt["utility"] == opt["objective"] == interval["low"]
     for name, entry in small_record["schedulers"].items():
-        assert entry["utility"] <= opt["lower"] + 1e-9
+        assert entry["utility"] <= interval["low"] + 1e-9
         ratio = small_record["ratios"][name]
         if entry["utility"] > 0:
-            assert ratio["point"] == pytest.approx(opt["lower"] / entry["utility"])
+            assert ratio["point"] == pytest.approx(interval["low"] / entry["utility"])
             assert ratio["lower"] <= ratio["upper"]
-    certificate = opt["upper_candidates"]["oasis_certificate"]
-    assert certificate >= opt["lower"] - 1e-6 * max(1.0, certificate)  # weak duality
+    certificate = interval["upper_candidates"]["oasis_certificate"]
+    assert certificate >= interval["low"] - 1e-6 * max(1.0, certificate)  # weak duality
     assert small_record["ratios"]["oasis"]["certificate"] >= small_record["ratios"]["oasis"]["point"] - 1e-6
 
 
 def test_without_opt_the_interval_comes_from_the_certificate():
     record = run(Spec(preset="small", seed=7, schedulers=SCHEDULERS, opt=False))
-    opt = record["opt"]
+    opt, interval = record["opt"], record["opt_interval"]
     assert opt["computed"] is False and "status" not in opt
-    assert opt["upper"] == min(opt["upper_candidates"].values())
-    assert opt["lower"] == max(entry["utility"] for entry in record["schedulers"].values())
-    assert set(opt["upper_candidates"]) == {"trivial", "oasis_certificate"}
+    assert interval["high"] == min(interval["upper_candidates"].values())
+    assert interval["low"] == max(entry["utility"] for entry in record["schedulers"].values())
+    # The standalone bound (every job alone on the empty cluster) replaces the looser "trivial" bound of
+    # version 1 records; compare had used only the former.
+    assert set(interval["upper_candidates"]) == {"standalone", "oasis_certificate"}
 
 
 def test_ratio_interval_edge_cases():
-    assert ratio_interval(10.0, 12.0, 5.0) == {"point": 2.0, "lower": 2.0, "upper": 2.4, "exact": False}
+    assert ratio_interval(10.0, 12.0, 5.0) == {"point": 2.0, "lower": 2.0, "upper": 2.4, "exact": False,
+                                               "proven": False}
     assert ratio_interval(0.0, 0.0, 0.0)["point"] == 1.0  # nothing to earn, nothing earned
     unbounded = ratio_interval(3.0, 3.0, 0.0)
     assert unbounded["point"] is None and unbounded["upper"] is None and unbounded["exact"]
@@ -326,7 +329,7 @@ def test_ratios_are_finite_or_counted(uninterrupted):
         for name, ratio in record["ratios"].items():
             utility = record["schedulers"][name]["utility"]
             if ratio["point"] is None:
-                assert utility == 0 and record["opt"]["lower"] > 0
+                assert utility == 0 and record["opt_interval"]["low"] > 0
             else:
                 assert math.isfinite(ratio["point"]) and ratio["point"] >= 1 - 1e-9
 

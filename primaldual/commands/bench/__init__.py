@@ -1,0 +1,32 @@
+"""``primaldual bench NAME``: timings reported as ratios against a reference in the same run.
+
+Each benchmark is a module of this package defining ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``; they live with the command that runs them, listed in :data:`BENCHMARKS`, so the package
+imports nothing by name and no lower layer imports a command. Timings are reported as ratios against a reference
+measured in the same run, never as absolute pass/fail thresholds.
+"""
+
+from __future__ import annotations
+
+ORDER = 90
+
+#: The benchmark modules, in the order ``bench --help`` lists them.
+BENCHMARKS = ("lbbsp", "oasis", "offline")
+
+
+def register(subparsers) -> None:
+    import importlib
+
+    parser = subparsers.add_parser(
+        "bench",
+        help="benchmarks (offline ILP, OASiS decisions, LB-BSP), as ratios against a same-run reference",
+        description="Each benchmark prints its figures; --json prints one JSON object.",
+    )
+    benchmarks = parser.add_subparsers(dest="benchmark", metavar="NAME")
+    for name in BENCHMARKS:
+        # Imported when the parser is built, like every command; each module defers its heavy imports.
+        module = importlib.import_module(f"{__name__}.{name}")
+        sub = benchmarks.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        sub.set_defaults(handler=module.run)
+    parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])

@@ -1,0 +1,214 @@
+"""The checks of ``primaldual reproduce`` on sweep records: each an :class:`Outcome` (one line of summary.md)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from primaldual.reproduce.experiments import BASELINES
+from primaldual.sweep import summarize
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One line of ``summary.md``.
+
+    ``kind`` is ``"expectation"`` (what this artifact was measured to achieve: PASS/FAIL) or ``"paper"`` (a
+    claim of the paper, shown as REPRODUCED / NOT REPRODUCED with the measured number, never hidden).
+    ``inconclusive``: the check did not pass, but only because a solve hit its time limit (the machine was too
+    slow for the budget), so it says nothing about the science: "INCONCLUSIVE (time limit)", not FAIL.
+    """
+
+    result: str
+    expected: str
+    measured: str
+    passed: bool
+    why: str = ""
+    kind: str = "expectation"
+    inconclusive: bool = False
+
+    @property
+    def verdict(self) -> str:
+        if self.kind == "paper":
+            return "REPRODUCED" if self.passed else "NOT REPRODUCED"
+        if self.passed:
+            return "PASS"
+        return "INCONCLUSIVE (time limit)" if self.inconclusive else "FAIL"
+
+    @property
+    def failed(self) -> bool:
+        """A real failure of an expectation (not a paper claim, not a time-limited inconclusive check)."""
+        return self.kind == "expectation" and not self.passed and not self.inconclusive
+
+    def to_dict(self) -> dict:
+        return {"result": self.result, "expected": self.expected, "measured": self.measured, "passed": self.passed,
+                "why": self.why, "kind": self.kind, "inconclusive": self.inconclusive, "verdict": self.verdict}
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def by_label(records: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for record in records:
+        out.setdefault(record["spec"]["label"], []).append(record)
+    return out
+
+
+def time_limited(record: dict) -> bool:
+    """Whether the record's OPT solve was stopped by the clock (its numbers depend on the machine's speed)."""
+    return bool(record["opt"].get("time_limited"))
+
+
+def oasis_certificate(record: dict) -> dict:
+    """OASiS's certificate in a record (``{}`` if OASiS did not run): the fields of
+    :meth:`primaldual.oasis.Certificate.to_dict`."""
+    return record["schedulers"].get("oasis", {}).get("report", {}).get("certificate", {})
+
+
+#: Limits on the mean OPT/OASiS (upper end of its certified interval). Measured on the quick settings with the
+#: code of 29 Nov 2026: tiny 1.218 (worst 2.907), small 1.210 (worst 1.504, the contended preset with 2 GPUs
+#: per worker server); each limit leaves a margin.
+MEAN_RATIO_LIMIT = {"tiny": 1.35, "small": 1.35}
+
+
+def feasibility_check(label: str, records: list[dict]) -> Outcome:
+    feasible = sum(1 for r in records for e in r["schedulers"].values() if e["feasible"])
+    total = sum(len(r["schedulers"]) for r in records)
+    with_opt = [r for r in records if r["opt"].get("computed")]
+    opt_feasible = sum(1 for r in with_opt if r["opt"].get("verified", True))
+    return Outcome(
+        f"feasibility ({label})", "every online and offline schedule passes the independent verifier",
+        f"{feasible}/{total} online" + (f", {opt_feasible}/{len(with_opt)} offline" if with_opt else ""),
+        feasible == total and opt_feasible == len(with_opt),
+    )
+
+
+def _opt_check(preset: str, records: list[dict], solved: int) -> Outcome:
+    n = len(records)
+    limit = records[0]["spec"]["time_limit"]
+    slow = sum(time_limited(r) for r in records)
+    return Outcome(
+        f"OPT on {preset}", "the ILP proves optimality on every instance",
+        f"{solved}/{n} optimal" + (f", {slow} stopped by the time limit" if slow else ""), solved == n,
+        f"{preset} instances solve in seconds (" + (f"time limit {limit:g} s" if limit else "no time limit") + ")",
+        inconclusive=solved + slow == n,
+    )
+
+
+def _certificate_check(preset: str, records: list[dict], oasis: dict) -> Outcome:
+    n, bad = len(records), 0
+    for record in records:
+        certificate = record["opt_interval"]["upper_candidates"].get("oasis_certificate")
+        if certificate is not None and certificate < record["opt_interval"]["low"] - 1e-6 * max(1.0, certificate):
+            bad += 1
+    return Outcome(
+        f"OASiS certificate on {preset}",
+        "OASiS's dual objective D >= the best known OPT on every instance (weak duality), tolerance 1e-6",
+        f"{n - bad}/{n} hold; mean D/OASiS bound {_fmt(oasis.get('certificate_mean'))}", bad == 0,
+        "the final prices with recomputed payoffs are dual feasible (proofs/oasis.md)",
+    )
+
+
+def _two_alpha_check(preset: str, records: list[dict], oasis: dict) -> Outcome | None:
+    with_alpha = [(r, oasis_certificate(r)["two_alpha"]) for r in records if oasis_certificate(r).get("two_alpha")]
+    if not with_alpha:
+        return None
+    worst = (oasis.get("worst_interval") or [None, None])[1]
+    over = [r for r, two_alpha in with_alpha
+            if r["ratios"]["oasis"]["upper"] is None or r["ratios"]["oasis"]["upper"] > two_alpha]
+    alphas = [two_alpha for _, two_alpha in with_alpha]
+    return Outcome(
+        f"2 alpha bound on {preset}", "worst OPT/OASiS <= 2 alpha on every instance (the competitive ratio)",
+        f"worst {_fmt(worst)}; 2 alpha between {min(alphas):.3g} and {max(alphas):.3g}",
+        worst is not None and not over, "a worst-case guarantee; random instances sit far below it",
+        inconclusive=bool(over) and all(time_limited(r) for r in over),
+    )
+
+
+def ratio_checks(records: list[dict]) -> list[Outcome]:
+    if not records:
+        return []
+    preset = records[0]["spec"]["preset"]
+    summary = summarize(records)
+    oasis = summary["schedulers"].get("oasis", {})
+    outcomes = [
+        _opt_check(preset, records, summary["opt_status"].get("optimal", 0)),
+        _certificate_check(preset, records, oasis),
+        feasibility_check(preset, records),
+    ]
+    limit = MEAN_RATIO_LIMIT.get(preset, 1.5)
+    interval = oasis.get("mean_interval") or [None, None]
+    point_within = oasis.get("mean") is not None and oasis["mean"] <= limit and oasis.get("unbounded", 0) == 0
+    outcomes.append(Outcome(
+        f"mean OPT/OASiS on {preset}", f"<= {limit:g} (upper end of the certified interval of the mean)",
+        f"{_fmt(oasis.get('mean'))} (interval {_fmt(interval[0])}-{_fmt(interval[1])}), "
+        f"worst {_fmt(oasis.get('worst'))}, ALG = 0 on {oasis.get('unbounded', 0)}",
+        interval[1] is not None and interval[1] <= limit and oasis.get("unbounded", 0) == 0,
+        # The point is within the limit and only the width of time-limited intervals pushes the upper end over.
+        inconclusive=point_within and any(time_limited(r) for r in records),
+    ))
+    two_alpha = _two_alpha_check(preset, records, oasis)
+    return outcomes + ([two_alpha] if two_alpha else [])
+
+
+def relative_utilities(records: list[dict], knob: str):
+    """Per knob value: OASiS's mean utility and each baseline's (means over seeds)."""
+    from primaldual.views.sweep_figures import utility_table
+
+    table = utility_table(records, knob)
+    rows = []
+    for value in sorted(table.get("oasis", {})):
+        oasis = float(np.mean(table["oasis"][value]))
+        others = {name: float(np.mean(table[name][value])) for name in BASELINES if value in table.get(name, {})}
+        rows.append((value, oasis, others))
+    return rows
+
+
+def paper_checks(records: list[dict], knob: str) -> list[Outcome]:
+    """Utility curves on the paper preset: feasibility, weak duality at scale, and the paper's claim."""
+    if not records:
+        return []
+    rows = relative_utilities(records, knob)
+    worst, where = math.inf, None
+    for value, oasis, others in rows:
+        for name, other in others.items():
+            ratio = oasis / other if other > 0 else math.inf
+            if ratio < worst:
+                worst, where = ratio, (name, value)
+    from primaldual.views.sweep_figures import KNOBS
+
+    place = "" if where is None else f" ({where[0]} at {knob} = {where[1]:g})"
+    measured = f"smallest OASiS / baseline utility {worst:.3f}{place}"
+    # Weak duality: OASiS's dual objective D >= OPT >= the utility of every schedule of the instance.
+    dominated, total, slack = 0, 0, math.inf
+    for record in records:
+        bound = oasis_certificate(record).get("dual_objective")
+        if bound is None:
+            continue
+        for entry in record["schedulers"].values():
+            total += 1
+            if entry["utility"] <= bound * (1 + 1e-9):
+                dominated += 1
+            if entry["utility"] > 0:
+                slack = min(slack, bound / entry["utility"])
+    return [
+        feasibility_check(f"paper, {knob}", records),
+        Outcome(
+            f"OASiS certificate at scale ({knob}, paper)",
+            "OASiS's dual objective D >= the total utility of every scheduler on every instance (weak duality)",
+            f"{dominated}/{total} hold; smallest D / utility {slack:.3f}", total > 0 and dominated == total,
+            "no ILP at this scale, but D bounds OPT and so every schedule",
+        ),
+        Outcome(
+            f"paper: OASiS best ({knob})",
+            f"OASiS total utility >= every baseline ({', '.join(BASELINES)}) at every {KNOBS.get(knob, knob)}",
+            measured, worst >= 1.0 - 1e-9,
+            "the paper's headline (docs/papers.md); this artifact's preset, price constants and "
+            "baselines are [design] reconstructions, so a miss is a finding about them (see the table below)",
+            kind="paper",
+        ),
+    ]

@@ -1,0 +1,78 @@
+"""The LB-BSP part of ``primaldual reproduce``: the benchmark, its checks and its figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from primaldual.reproduce.checks import Outcome
+from primaldual.reproduce.experiments import Settings
+
+
+def run_lbbsp(settings: Settings) -> dict[str, Any] | None:
+    try:
+        from primaldual.lbbsp.bench import run_benchmark
+    except ImportError:  # pragma: no cover - part of the package
+        return None
+    return {str(seed): run_benchmark(seed=seed, quick=settings.lbbsp_quick) for seed in settings.lbbsp_seeds}
+
+
+def lbbsp_checks(lbbsp: dict[str, Any]) -> list[Outcome]:
+    outcomes = []
+    scenarios = sorted({name for run in lbbsp.values() for name in run["scenarios"]})
+    for name in scenarios:
+        runs = [run["scenarios"][name] for run in lbbsp.values() if name in run["scenarios"]]
+        speedups = [r["lbbsp_speedup"] for r in runs]
+        oracle = [r["oracle_speedup"] for r in runs]
+        paper = runs[0]["paper_improvement_percent"]
+        mean_gain = 100.0 * (float(np.mean(speedups)) - 1.0)
+        outcomes.append(Outcome(
+            f"LB-BSP faster than BSP ({name})", "LB-BSP's speedup over BSP >= 1.10 on every seed",
+            f"speedups {', '.join(f'{s:.3f}' for s in speedups)} ({runs[0]['lbbsp_method']})",
+            min(speedups) >= 1.10,
+        ))
+        outcomes.append(Outcome(
+            f"oracle bounds LB-BSP ({name})", "the oracle's speedup >= LB-BSP's on every seed (1% slack)",
+            f"oracle {', '.join(f'{s:.3f}' for s in oracle)}",
+            all(o >= s * 0.99 for o, s in zip(oracle, speedups)),
+        ))
+        outcomes.append(Outcome(
+            f"paper: LB-BSP gain ({name})", f"{paper:g}% faster than BSP; same order: within 0.5x-2x of it",
+            f"{mean_gain:.1f}% (mean over seeds, simulated)", 0.5 * paper <= mean_gain <= 2.0 * paper,
+            "the paper measured real training on EC2; this is a simulation, so only the order is compared",
+            kind="paper",
+        ))
+    return outcomes
+
+
+def lbbsp_figure(lbbsp: dict[str, Any], out_dir: Path) -> list[Path]:
+    from primaldual.views.style import use_agg
+
+    use_agg()
+    import matplotlib.pyplot as plt
+
+    scenarios = sorted({name for run in lbbsp.values() for name in run["scenarios"]})
+    if not scenarios:
+        return []
+    fig, axes = plt.subplots(1, len(scenarios), figsize=(6 * len(scenarios), 3.8), squeeze=False)
+    for ax, name in zip(axes[0], scenarios):
+        runs = [run["scenarios"][name] for run in lbbsp.values()]
+        methods = list(runs[0]["mean_iteration_seconds"])
+        means = [np.mean([r["mean_iteration_seconds"][m] for r in runs]) for m in methods]
+        spread = [np.std([r["mean_iteration_seconds"][m] for r in runs]) for m in methods]
+        bars = ax.bar(methods, means, yerr=spread, color=["0.6", "#1f77b4", "#2ca02c", "#d62728"][: len(methods)])
+        for bar, method in zip(bars, methods):
+            speedup = np.mean([r["speedup"][method] for r in runs])
+            ax.annotate(f"x{speedup:.2f}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                        ha="center", va="bottom", fontsize=8)
+        ax.set_ylabel("mean iteration time (s, simulated)")
+        ax.set_title(f"{name}: {runs[0]['workers']} workers, {len(runs)} seeds (label: speedup vs BSP)", fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "lbbsp-iteration-time.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]

@@ -1,0 +1,141 @@
+"""The pure task of a sweep: one :class:`~primaldual.sweep.spec.Spec` in, one JSON record out.
+
+The record is :func:`primaldual.pipeline.evaluate` on the generated instance, written down (its format, with an
+example, is in ``docs/formats.md``). Durations (every key ending in ``seconds``) go to ``record["timings"]``,
+the only part of a record that depends on the machine; :func:`deterministic_part` is the rest.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from importlib import metadata
+from typing import Any
+
+from primaldual.bounds import Ratio
+from primaldual.records import jsonable
+from primaldual.sweep.spec import Spec, spec_key
+
+RECORD_FORMAT = "primaldual.sweep_record"
+RECORD_VERSION = 2
+
+
+def versions() -> dict[str, str]:
+    import primaldual
+
+    def version(package: str) -> str:
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return {
+        "primaldual": primaldual.__version__,
+        "pyomo": version("pyomo"),
+        "highspy": version("highspy"),
+        "numpy": version("numpy"),
+        "python": platform.python_version(),
+    }
+
+
+def _instance_summary(instance, standalone: float) -> dict[str, Any]:
+    return {
+        "jobs": int(instance.n_jobs),
+        "horizon": int(instance.horizon),
+        "worker_servers": int(instance.cluster.n_worker_servers),
+        "ps_servers": int(instance.cluster.n_ps_servers),
+        "resources": list(instance.cluster.resources),
+        "can_finish": int(instance.can_finish.sum()),
+        "total_work_units": int(instance.work_units.sum()),
+        "standalone_bound": standalone,
+    }
+
+
+def _without_seconds(data: dict, timings: dict) -> dict:
+    """``data`` without its top-level ``*seconds`` entries, which are moved into ``timings``."""
+    kept = {}
+    for key, value in data.items():
+        (timings if str(key).endswith("seconds") else kept)[key] = value
+    return kept
+
+
+def _scheduler_entry(instance, outcome, timings: dict) -> dict[str, Any]:
+    result, check = outcome.result, outcome.verification
+    timings["simulate_seconds"] = outcome.seconds
+    entry = {
+        # The verifier's utility is the one every ratio uses: it shares no code with the scheduler.
+        "utility": outcome.utility,
+        "feasible": bool(check.feasible),
+        "violations": len(check.violations),
+        "admitted": len(check.job_utilities),
+        "metrics": _without_seconds(jsonable(result.metrics), timings),
+        "parameters": jsonable(result.parameters),
+        "report": _without_seconds(jsonable(result.report), timings),
+        "upper_bounds": dict(outcome.upper_bounds),
+    }
+    entry["outcomes"] = _job_outcomes(instance, outcome)
+    return entry
+
+
+def _job_outcomes(instance, outcome) -> dict:
+    """Per-job outcomes of the run (:class:`primaldual.views.distributions.JobOutcomes`), abandoned jobs included."""
+    from primaldual.views.distributions import job_outcomes
+
+    return job_outcomes(instance, outcome.result.schedule, received=outcome.result.received).to_dict()
+
+
+def _opt_entry(evaluation, timings: dict) -> dict[str, Any]:
+    offline = evaluation.offline
+    if offline is None:
+        return {"computed": False}
+    timings.update(opt_seconds=evaluation.seconds.get("opt"), opt_build_seconds=offline.build_seconds,
+                   opt_solve_seconds=offline.solve_seconds)
+    return jsonable(evaluation.offline_summary())
+
+
+def run(spec: Spec) -> dict[str, Any]:
+    """Run one spec; return its record (a plain JSON dict; ``docs/formats.md`` describes it)."""
+    from primaldual.generate import generate
+    from primaldual.pipeline import evaluate
+
+    started = time.perf_counter()
+    timings: dict[str, Any] = {"schedulers": {}}
+    instance = generate(**spec.generator_knobs())
+    timings["generate_seconds"] = time.perf_counter() - started
+    evaluation = evaluate(instance, spec.schedulers, solve=spec.solve, restart_cost=spec.restart_cost,
+                          parameters={name: spec.params_for(name) for name in spec.schedulers})
+    schedulers = {}
+    for name, outcome in evaluation.outcomes.items():
+        if outcome.error is not None:
+            raise outcome.error  # a scheduler that breaks a rule stops the sweep: its records would be wrong
+        timings["schedulers"][name] = {}
+        schedulers[name] = _scheduler_entry(instance, outcome, timings["schedulers"][name])
+    opt = _opt_entry(evaluation, timings)
+    timings["total_seconds"] = time.perf_counter() - started
+    return {
+        "key": spec_key(spec),
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
+        "spec": spec.to_dict(),
+        "instance": _instance_summary(instance, evaluation.interval.upper_candidates["standalone"]),
+        "schedulers": schedulers,
+        "opt": opt,
+        "opt_interval": jsonable(evaluation.interval),
+        "ratios": {name: ratio.to_dict() for name, ratio in evaluation.ratios.items()},
+        "versions": versions(),
+        "timings": jsonable(timings),
+    }
+
+
+def ratio_interval(opt_lower: float, opt_upper: float, utility: float) -> dict[str, Any]:
+    """OPT/ALG of one scheduler as a certified interval, in a record's form (:class:`primaldual.bounds.Ratio`)."""
+    return Ratio.of(opt_lower, opt_upper, utility).to_dict()
+
+
+def deterministic_part(record: dict) -> dict:
+    """The record without its timings: what must be identical across executors and reruns."""
+    return {key: value for key, value in record.items() if key != "timings"}
+
+
+__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "deterministic_part", "ratio_interval",
+           "run", "versions"]

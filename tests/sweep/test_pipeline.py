@@ -1,0 +1,131 @@
+"""One evaluation pipeline: compare and a sweep record agree on OPT's interval and every ratio; SolveOptions."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from primaldual.bounds import OptInterval, Ratio, safe_ratio, tight
+from primaldual.cli import main
+from primaldual.compare import compare
+from primaldual.errors import InputError
+from primaldual.generate import generate
+from primaldual.options import METHODS, SolveOptions
+from primaldual.pipeline import evaluate
+from primaldual.sweep import Spec, run
+
+SCHEDULERS = ("oasis", "fifo", "drf")
+
+
+@pytest.mark.parametrize("seed", [11])
+def test_compare_and_a_sweep_record_give_the_same_interval_and_ratios(seed):
+    record = run(Spec(preset="tiny", seed=seed, schedulers=SCHEDULERS))
+    summary = compare(generate("tiny", seed), list(SCHEDULERS), opt=True,
+                      solve=Spec(preset="tiny").solve).summary
+    assert summary["opt_interval"] == record["opt_interval"]
+    assert {row["scheduler"]: row["ratio"] for row in summary["rows"]} == record["ratios"]
+
+
+def test_the_cli_json_of_compare_matches_a_one_instance_ratio(tmp_path, capsys):
+    assert main(["ratio", "--preset", "tiny", "--seed", "4", "--instances", "1", "--schedulers", "oasis,fifo",
+                 "--workers", "1", "--no-progress", "--out", str(tmp_path / "r.jsonl")]) == 0
+    capsys.readouterr()
+    assert main(["compare", "--preset", "tiny", "--seed", "4", "--schedulers", "oasis,fifo", "--opt", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    record = json.loads((tmp_path / "r.jsonl").read_text())
+    assert summary["opt_interval"] == record["opt_interval"]
+    assert {row["scheduler"]: row["ratio"] for row in summary["rows"]} == record["ratios"]
+
+
+def test_without_a_solver_the_interval_holds_every_schedule_and_names_its_ends():
+    instance = generate("small", 5)
+    evaluation = evaluate(instance, ["oasis", "fifo", "rrh"])
+    interval = evaluation.interval
+    assert interval.low_method.startswith("online:") and not interval.proven
+    assert interval.high == min(interval.upper_candidates.values())
+    assert set(interval.upper_candidates) == {"standalone", "oasis_certificate"}
+    for name, outcome in evaluation.outcomes.items():
+        assert outcome.feasible and outcome.utility <= interval.high * (1 + 1e-9)
+        ratio = evaluation.ratios[name]
+        assert ratio.lower == pytest.approx(interval.low / outcome.utility)
+    # Only the scheduler that offers bounds has a certified ratio; nothing here names it.
+    assert [n for n, r in evaluation.ratios.items() if r.certified is not None] == ["oasis"]
+
+
+def test_interval_and_ratio_round_trip_through_their_dicts():
+    interval = OptInterval(3.0, 4.0, "solver", "standalone", False, {"solver": 3.0}, {"standalone": 4.0})
+    assert OptInterval.from_dict(json.loads(json.dumps(interval.to_dict()))) == interval
+    ratio = Ratio.of(3.0, 4.0, 2.0)
+    assert Ratio.from_dict(ratio.to_dict()) == ratio and ratio.point == 1.5 and ratio.upper == 2.0
+
+
+@given(st.floats(0, 1e6), st.floats(0, 1e6), st.floats(0, 1e6))
+def test_ratio_interval_is_ordered_and_unbounded_only_at_zero(low, width, utility):
+    ratio = Ratio.of(low, low + width, utility)
+    if utility > 0:
+        assert ratio.lower <= ratio.upper
+    elif low > 0:
+        assert ratio.lower is None and ratio.upper is None
+    assert ratio.exact == tight(low, low + width)
+    assert safe_ratio(0.0, 0.0) == 1.0
+
+
+# ------------------------------------------------------------------------------------------ SolveOptions
+
+
+@settings(max_examples=60)
+@given(time_limit=st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True)),
+       mip_gap=st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True)),
+       threads=st.one_of(st.none(), st.integers(-3, 64)), method=st.sampled_from(METHODS + ("simplex",)))
+def test_solve_options_accept_exactly_their_documented_ranges(time_limit, mip_gap, threads, method):
+    valid = ((time_limit is None or (math.isfinite(time_limit) and time_limit > 0))
+             and (mip_gap is None or (math.isfinite(mip_gap) and 0 <= mip_gap < 1))
+             and (threads is None or threads >= 1) and method in METHODS)
+    try:
+        options = SolveOptions(time_limit=time_limit, mip_gap=mip_gap, threads=threads, method=method)
+    except InputError as error:
+        assert not valid
+        assert all(problem.startswith("--") for problem in error.problems)
+    else:
+        assert valid and SolveOptions.from_dict(options.to_dict()) == options
+        assert ("method" in options.solve_arguments()) == (method != "ilp")
+
+
+@pytest.mark.parametrize("field, value, flag", [("time_limit", 0, "--time-limit"), ("mip_gap", 1.5, "--gap"),
+                                                ("threads", 0, "--threads"), ("method", "nope", "--method")])
+def test_a_bad_sweep_spec_fails_before_any_work(field, value, flag):
+    with pytest.raises(InputError, match=flag):
+        Spec(preset="tiny", **{field: value})
+
+
+def test_compare_refuses_bad_solve_flags(capsys):
+    assert main(["compare", "--preset", "tiny", "--gap", "1.5"]) == 2
+    assert "--gap: must be a number in [0, 1)" in capsys.readouterr().err
+
+
+def test_a_slow_step_is_announced_on_stderr_and_a_quick_one_is_not():
+    import io
+    import time
+
+    from primaldual.progress import slow_steps
+
+    stream = io.StringIO()
+    step = slow_steps("compare", after=0.05, stream=stream)
+    with step("a quick step"):
+        pass
+    assert stream.getvalue() == ""
+    with step("solving the offline optimum"):
+        time.sleep(0.5)  # ten times the threshold
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "compare: solving the offline optimum ..."
+    assert lines[1].startswith("compare: solving the offline optimum: done in ")
+
+
+def test_compare_json_keeps_stdout_clean_of_progress(capsys):
+    assert main(["compare", "--preset", "tiny", "--seed", "2", "--schedulers", "fifo", "--opt", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["format"] == "primaldual.comparison"  # one JSON object, nothing else
