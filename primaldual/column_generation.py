@@ -49,6 +49,9 @@ REDUCED_COST_TOLERANCE = 1e-9
 #: Weight of the stability centre in the smoothed prices.
 SMOOTHING = 0.5
 
+#: Absolute slack when checking that a unit fits on a server, the verifier's capacity tolerance.
+FIT_TOLERANCE = 1e-9
+
 
 @dataclass(frozen=True, eq=False)
 class Column:
@@ -77,6 +80,30 @@ class Cells:
         worker_capacity = np.tile(np.asarray(cluster.worker_capacity, dtype=float).ravel(), self.horizon)
         ps_capacity = np.tile(np.asarray(cluster.ps_capacity, dtype=float).ravel(), self.horizon)
         self.capacity = np.concatenate([worker_capacity, ps_capacity])
+        self.worker_groups = _identical(np.asarray(cluster.worker_capacity, dtype=float))
+        self.ps_groups = _identical(np.asarray(cluster.ps_capacity, dtype=float))
+
+        self.row_of_cell, self.row_capacity = self._aggregate()
+
+    def _aggregate(self) -> tuple[np.ndarray, np.ndarray]:
+        """Map every cell to its row of the aggregated master: one row per (slot, group of identical servers,
+        resource), where a server of unique capacity is its own group; and the rows' summed capacities."""
+        rows = np.empty(self.capacity.shape[0], dtype=np.int64)
+        next_row = 0
+        for n_servers, groups, offset in ((self.n_worker, self.worker_groups, 0),
+                                          (self.n_ps, self.ps_groups, self.worker_size)):
+            group_of = np.arange(n_servers)
+            for members in groups:
+                group_of[members] = members[0]
+            _, compact = np.unique(group_of, return_inverse=True)
+            n_groups = int(compact.max()) + 1
+            slot = np.arange(self.horizon)[:, None, None]
+            resource = np.arange(self.n_resources)[None, None, :]
+            local = (slot * n_groups + np.asarray(compact).ravel()[None, :, None]) * self.n_resources + resource
+            size = self.horizon * n_servers * self.n_resources
+            rows[offset: offset + size] = next_row + local.ravel()
+            next_row += self.horizon * n_groups * self.n_resources
+        return rows, np.bincount(rows, weights=self.capacity, minlength=next_row)
 
     def prices(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Split a price vector over cells into ``p`` (T, H, R) and ``q`` (T, K, R)."""
@@ -104,11 +131,29 @@ class Cells:
                       np.concatenate(parts_values))
 
 
-class RestrictedMaster:
-    """The restricted master LP (or IP) of (14)-(17) in HiGHS, grown column by column (module docstring)."""
+def _identical(capacity: np.ndarray) -> list[np.ndarray]:
+    """Groups (of two or more) of servers with the same capacity vector."""
+    _, inverse = np.unique(capacity, axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).ravel()
+    return [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1) if np.count_nonzero(inverse == g) > 1]
 
-    def __init__(self, cells: Cells, jobs, threads: int | None = None):
+
+class RestrictedMaster:
+    """The restricted master LP (or IP) of (14)-(17) in HiGHS, grown column by column (module docstring).
+
+    With ``aggregate=True`` the capacity rows of identical servers are summed, per slot and resource: a
+    relaxation of (15)-(16) for a given set of columns, whose duals are the same for identical servers. With
+    all columns its LP value is still LP(14)-(18): the LP is symmetric under permuting identical servers, so
+    the Lagrangian dual has a symmetric optimum, and the aggregated master's dual is exactly the Lagrangian dual
+    over symmetric prices. Its duals do not leave idle copies of a busy server at price 0, which is what makes
+    the per-server master's Lagrangian bound stay near the trivial one for many rounds. A 0-1 solution of the
+    aggregated master gives per-slot counts; :func:`place_on_servers` puts them on servers.
+    """
+
+    def __init__(self, cells: Cells, jobs, threads: int | None = None, aggregate: bool = False):
         self.cells = cells
+        self.row_of_cell = cells.row_of_cell if aggregate else np.arange(cells.capacity.shape[0])
+        self.row_capacity = cells.row_capacity if aggregate else cells.capacity
         self.jobs = tuple(int(i) for i in jobs)
         self.job_row = {i: r for r, i in enumerate(self.jobs)}
         self.cell_row: dict[int, int] = {}
@@ -139,7 +184,8 @@ class RestrictedMaster:
                 fresh.append(column)
         if not fresh:
             return 0
-        new_cells = np.unique(np.concatenate([c.cells for c in fresh]))
+        entries = [self._entries(c) for c in fresh]
+        new_cells = np.unique(np.concatenate([rows for rows, _ in entries]))
         new_cells = [int(c) for c in new_cells if int(c) not in self.cell_row]
         if new_cells:
             first = self.n_rows
@@ -147,15 +193,15 @@ class RestrictedMaster:
                 self.cell_row[cell] = first + offset
                 self.row_cell.append(cell)
             m = len(new_cells)
-            self.highs.addRows(m, np.full(m, -highspy.kHighsInf), self.cells.capacity[new_cells], 0,
+            self.highs.addRows(m, np.full(m, -highspy.kHighsInf), self.row_capacity[new_cells], 0,
                                np.zeros(m, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
         starts, indices, values = [], [], []
         position = 0
-        for column in fresh:
+        for column, (keys, amounts) in zip(fresh, entries):
             starts.append(position)
-            rows = [self.job_row[column.job]] + [self.cell_row[int(c)] for c in column.cells]
+            rows = [self.job_row[column.job]] + [self.cell_row[int(c)] for c in keys]
             indices.extend(rows)
-            values.append(np.concatenate([[1.0], column.values]))
+            values.append(np.concatenate([[1.0], amounts]))
             position += len(rows)
         n = len(fresh)
         self.highs.addCols(n, np.array([c.utility for c in fresh]), np.zeros(n), np.full(n, highspy.kHighsInf),
@@ -164,6 +210,11 @@ class RestrictedMaster:
         self.columns.extend(fresh)
         return n
 
+    def _entries(self, column: Column) -> tuple[np.ndarray, np.ndarray]:
+        """The column's (row key, amount) pairs, summed over the cells that share a row."""
+        keys, inverse = np.unique(self.row_of_cell[column.cells], return_inverse=True)
+        return keys, np.bincount(np.asarray(inverse).ravel(), weights=column.values, minlength=keys.size)
+
     def solve_lp(self, time_limit: float | None) -> tuple[bool, float, np.ndarray, np.ndarray]:
         """Solve the LP; return (optimal, value, cell prices over all cells (>= 0), job duals ``mu``)."""
         self.highs.setOptionValue("time_limit", float(time_limit) if time_limit else highspy.kHighsInf)
@@ -171,16 +222,17 @@ class RestrictedMaster:
         optimal = self.highs.getModelStatus() == highspy.HighsModelStatus.kOptimal
         solution = self.highs.getSolution()
         duals = np.maximum(np.asarray(solution.row_dual, dtype=float), 0.0)
-        prices = np.zeros(self.cells.capacity.shape[0])
+        row_prices = np.zeros(self.row_capacity.shape[0])
         if self.row_cell:
-            prices[np.array(self.row_cell)] = duals[len(self.jobs):]
+            row_prices[np.array(self.row_cell)] = duals[len(self.jobs):]
+        prices = row_prices[self.row_of_cell]  # every cell of a row at the row's price
         mu = dict(zip(self.jobs, duals[: len(self.jobs)]))
         return optimal, float(self.highs.getInfo().objective_function_value), prices, mu
 
     def solve_integer(self, time_limit: float, start: Schedule | None) -> tuple[Schedule | None, str]:
-        """Price-and-branch: the master over the generated columns as a 0-1 program; the best schedule found
-        (None if none) and HiGHS's model status. ``start`` (a schedule whose columns are in the master) is the
-        MIP start."""
+        """Price-and-branch: the master over the generated columns as a 0-1 program; the chosen columns' job
+        schedules (None if none; for an aggregated master they still need :func:`place_on_servers`) and HiGHS's
+        model status. ``start`` (a schedule whose columns are in the master) is the MIP start."""
         n = len(self.columns)
         if n == 0:
             return Schedule({}), "optimal"
@@ -207,6 +259,47 @@ class RestrictedMaster:
         solution.col_value = values.tolist()
         solution.value_valid = True
         return solution
+
+
+def place_on_servers(instance: Instance, schedules: dict[int, JobSchedule]) -> Schedule:
+    """Put each job's per-slot worker and PS counts on servers, first fit, jobs in order of decreasing utility;
+    a job that does not fit in some slot is dropped whole. The result respects (4)-(5) by construction."""
+    cluster = instance.cluster
+    residual = [np.array(cluster.worker_capacity, dtype=float)[None].repeat(instance.horizon, axis=0),
+                np.array(cluster.ps_capacity, dtype=float)[None].repeat(instance.horizon, axis=0)]
+
+    def utility(i):
+        completion = schedules[i].completion_slot()
+        return 0.0 if completion is None else float(instance.jobs[i].utility(completion - instance.jobs[i].arrival))
+
+    placed = {}
+    for i in sorted(schedules, key=lambda j: (-utility(j), j)):
+        spec, schedule = instance.jobs[i], schedules[i]
+        trial = [r.copy() for r in residual]
+        arrays = []
+        for pool, (counts, demand) in enumerate(((schedule.workers_per_slot, spec.worker_demand),
+                                                 (schedule.parameter_servers_per_slot, spec.ps_demand))):
+            demand = np.asarray(demand, dtype=float)
+            out = np.zeros(trial[pool].shape[:2], dtype=np.int64)
+            for t in np.flatnonzero(counts):
+                fit = np.full(out.shape[1], int(counts[t]), dtype=np.int64)
+                for r in np.flatnonzero(demand > 0):
+                    fit = np.minimum(fit, np.floor((trial[pool][t, :, r] + FIT_TOLERANCE) / demand[r]).astype(np.int64))
+                fit = np.maximum(fit, 0)
+                before = np.cumsum(fit) - fit
+                take = np.clip(int(counts[t]) - before, 0, fit)
+                if take.sum() < counts[t]:
+                    break
+                out[t] = take
+                trial[pool][t] -= take[:, None] * demand[None, :]
+            else:
+                arrays.append(out)
+                continue
+            break
+        if len(arrays) == 2:
+            placed[i] = JobSchedule(arrays[0], arrays[1])
+            residual = trial
+    return Schedule(placed)
 
 
 @dataclass(frozen=True, eq=False)
@@ -242,4 +335,4 @@ def reduced_cost(column: Column, prices: np.ndarray, mu: dict) -> float:
     return column.utility - float(column.values @ prices[column.cells]) - mu.get(column.job, 0.0)
 
 
-__all__ = ["Cells", "Column", "PricingRound", "RestrictedMaster", "price_all", "reduced_cost"]
+__all__ = ["Cells", "Column", "PricingRound", "RestrictedMaster", "place_on_servers", "price_all", "reduced_cost"]

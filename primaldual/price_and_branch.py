@@ -20,7 +20,8 @@ import time
 import numpy as np
 
 from primaldual.column_generation import (
-    LP_TOLERANCE, REDUCED_COST_TOLERANCE, SMOOTHING, Cells, RestrictedMaster, price_all, reduced_cost)
+    LP_TOLERANCE, REDUCED_COST_TOLERANCE, SMOOTHING, Cells, RestrictedMaster, place_on_servers, price_all,
+    reduced_cost)
 from primaldual.instance import Instance
 from primaldual.schedule import Schedule
 from primaldual.verify import verify
@@ -85,8 +86,9 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     notify = notify or (lambda kind, data: None)
     started = time.time()
     cells = Cells(instance)
-    master = RestrictedMaster(cells, jobs, threads=threads)
-    best, best_utility, seeds, centre, bound = _seed(instance, cells, master, deadline, started, notify)
+    master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True)
+    best, best_utility, seeds, _, bound = _seed(instance, cells, master, deadline, started, notify)
+    centre = None  # OASiS's prices give a valid but loose bound: a poor centre to smooth towards
     seed_seconds = time.time() - started
     bound = float("inf") if bound is None else bound
     if bound < float("inf"):
@@ -96,9 +98,10 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     while True:
         if cg_until is not None and time.time() > cg_until:
             break
-        optimal, lp_value, duals, mu = master.solve_lp(None if cg_until is None else max(0.1, cg_until - time.time()))
+        optimal, value, duals, mu = master.solve_lp(None if cg_until is None else max(0.1, cg_until - time.time()))
         if not optimal:
-            break
+            break  # a simplex stopped early has neither a master value nor usable duals
+        lp_value = value
         if bound - lp_value <= LP_TOLERANCE * max(1.0, abs(bound)):
             converged = True
             break
@@ -127,9 +130,10 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     if integer:
         mip_started = time.time()
         limit = 1e9 if deadline is None else max(0.5, deadline - time.time())
-        schedule, mip_status = master.solve_integer(limit, best)
+        chosen, mip_status = master.solve_integer(limit, best)
         mip_seconds = time.time() - mip_started
-        if schedule is not None:
+        if chosen is not None:
+            schedule = place_on_servers(instance, chosen.assignments)
             report = verify(instance, schedule)
             if report.feasible and report.utility > best_utility:
                 best, best_utility = schedule, float(report.utility)
