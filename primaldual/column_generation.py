@@ -138,6 +138,25 @@ def _identical(capacity: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1) if np.count_nonzero(inverse == g) > 1]
 
 
+def quiet_highs() -> "highspy.Highs":
+    """A HiGHS object that prints nothing: its constructor writes a banner on the process's stdout (file
+    descriptor 1), which would break ``--json`` output, so fd 1 points to /dev/null while it runs."""
+    import os
+    import sys
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as sink:
+            os.dup2(sink.fileno(), 1)
+            highs = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    highs.setOptionValue("output_flag", False)
+    return highs
+
+
 class RestrictedMaster:
     """The restricted master LP (or IP) of (14)-(17) in HiGHS, grown column by column (module docstring).
 
@@ -160,8 +179,7 @@ class RestrictedMaster:
         self.row_cell: list[int] = []
         self.columns: list[Column] = []
         self._seen: set[tuple[int, bytes, bytes]] = set()
-        self.highs = highspy.Highs()
-        self.highs.setOptionValue("output_flag", False)
+        self.highs = quiet_highs()
         if threads is not None:
             self.highs.setOptionValue("threads", int(threads))
         inf = highspy.kHighsInf

@@ -425,12 +425,11 @@ def solve_offline(
 
 
 def _highspy_version() -> str:
-    import highspy
+    from importlib import metadata
 
     try:
-        h = highspy.Highs()
-        return f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
-    except Exception:  # pragma: no cover - an older highspy without the version calls
+        return metadata.version("highspy")
+    except metadata.PackageNotFoundError:  # pragma: no cover - highspy is a dependency
         return "unknown"
 
 
@@ -471,8 +470,7 @@ def _limit_notes(raw: dict, notes: list) -> None:
     """Say which limit ended a child and in which phase."""
     if raw.get("killed"):
         phase = raw.get("phase", "solving")
-        what = "while building the model" if phase.startswith("building") else f"while {phase}"
-        notes.append(f"the time limit ran out {what}: the solver process was killed after "
+        notes.append(f"the time limit ran out while {phase}: the solver process was killed after "
                      f"{float(raw.get('elapsed', 0.0)):.1f} s")
     if raw.get("memory"):
         notes.append(f"the solver process reached its memory limit ({raw['memory']}); raise --memory-limit or "

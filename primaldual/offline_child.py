@@ -15,7 +15,8 @@ started it (Ctrl-C, SIGTERM or SIGKILL of the parent).
 
 Messages from the child are ``(kind, data)`` pairs: ``"built"`` (model size and build seconds), ``"solving"``,
 ``"incumbent"`` (the best schedule so far and its bound), ``"bound"`` (a certified bound so far, for column
-generation), ``"progress"`` (one line of text for the user), ``"done"`` (the answer), ``"error"``, ``"memory"``.
+generation), ``"phase"`` (what the child does now, e.g. ``"seeding"``), ``"progress"`` (one line of text for
+the user), ``"done"`` (the answer), ``"error"``, ``"memory"``.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
     process.start()
     sender.close()
     state: dict = {"built": None, "incumbent": None, "bound": None}
-    phase = "building the model"
+    phase = "building the model"  # the phases' names complete "the time limit ran out while ..."
     next_line = started + PROGRESS_SECONDS
     try:
         while True:
@@ -135,6 +136,8 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
                 phase = "solving"
             elif kind == "solving":
                 phase = "solving"
+            elif kind == "phase":
+                phase = str(data)
             elif kind == "incumbent":
                 state["incumbent"] = data
             elif kind == "bound":
@@ -168,7 +171,7 @@ def _died(exitcode, memory_limit, state) -> dict:
     return {"error": f"the solver process died (exit code {exitcode}){hint}", **state}
 
 
-def remaining(deadline: float | None, floor: float = 0.1) -> float | None:
+def remaining(deadline: float | None, floor: float = 1e-3) -> float | None:
     """Seconds left until the absolute ``deadline`` (``time.time()``), at least ``floor``; None without one."""
     if deadline is None:
         return None

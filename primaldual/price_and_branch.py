@@ -27,11 +27,15 @@ from primaldual.schedule import Schedule
 from primaldual.verify import verify
 
 #: Online schedulers whose schedules seed the master, cheapest first (``dorm`` is left out: it takes minutes
-#: on the paper preset). OASiS is run separately for its prices.
-SEED_SCHEDULERS = ("fifo", "rrh", "greedy", "drf")
+#: on the paper preset). OASiS runs through :func:`primaldual.oasis.run_oasis`, for its certificate too.
+SEED_SCHEDULERS = ("fifo", "rrh", "oasis", "greedy", "drf")
 
 #: Share of the time limit column generation may use before price-and-branch starts.
 COLUMN_GENERATION_SHARE = 0.65
+
+#: Price-and-branch is skipped with less time left than this (placing and returning the schedule take time
+#: too), and leaves half of it for them.
+MIN_BRANCH_SECONDS = 2.0
 
 #: Seeding stops once this share of the time limit is spent (each scheduler run is not interruptible).
 SEEDING_SHARE = 0.25
@@ -50,7 +54,7 @@ def _seed(instance: Instance, cells: Cells, master: RestrictedMaster, deadline, 
     best, best_utility, utilities = Schedule({}), 0.0, {}
     oasis_prices, oasis_bound = None, None
     seed_until = None if deadline is None else started + SEEDING_SHARE * (deadline - started)
-    for name in ("oasis",) + SEED_SCHEDULERS:
+    for name in SEED_SCHEDULERS:
         if seed_until is not None and time.time() > seed_until and utilities:
             break
         if name == "oasis":
@@ -85,6 +89,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     """
     notify = notify or (lambda kind, data: None)
     started = time.time()
+    notify("phase", "seeding the master with the online schedulers' schedules")
     cells = Cells(instance)
     master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True)
     best, best_utility, seeds, _, bound = _seed(instance, cells, master, deadline, started, notify)
@@ -93,6 +98,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     bound = float("inf") if bound is None else bound
     if bound < float("inf"):
         notify("bound", {"bound": bound, "source": "oasis certificate"})
+    notify("phase", "generating columns")
     cg_until = None if deadline is None else time.time() + share * max(0.0, deadline - time.time())
     rounds, lp_value, converged, alpha = 0, None, False, SMOOTHING
     while True:
@@ -127,16 +133,21 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
             alpha = SMOOTHING
     cg_seconds = time.time() - started - seed_seconds
     mip_status, mip_seconds = "not run", 0.0
-    if integer:
+    left = None if deadline is None else deadline - time.time()
+    if integer and left is not None and left < MIN_BRANCH_SECONDS:
+        mip_status = f"not run: {max(left, 0.0):.1f} s left"
+    elif integer:
+        notify("phase", "solving the price-and-branch program")
         mip_started = time.time()
-        limit = 1e9 if deadline is None else max(0.5, deadline - time.time())
-        chosen, mip_status = master.solve_integer(limit, best)
+        chosen, mip_status = master.solve_integer(1e9 if left is None else left - MIN_BRANCH_SECONDS / 2, best)
         mip_seconds = time.time() - mip_started
         if chosen is not None:
             schedule = place_on_servers(instance, chosen.assignments)
-            report = verify(instance, schedule)
-            if report.feasible and report.utility > best_utility:
-                best, best_utility = schedule, float(report.utility)
+            # The parent verifies the returned schedule; here only its value is needed, to pick the better.
+            value = sum(float(instance.jobs[i].utility(s.completion_slot() - instance.jobs[i].arrival))
+                        for i, s in schedule.assignments.items())
+            if value > best_utility:
+                best, best_utility = schedule, value
     return {
         "bound": bound, "lp_value": lp_value, "assignments": _assignments(best), "objective": best_utility,
         "rounds": rounds, "columns": len(master.columns), "rows": master.n_rows, "converged": converged,
