@@ -277,7 +277,26 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
 
 
 def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned process
-    return _build_and_solve(instance, notify=notify, **options)
+    raw = _build_and_solve(instance, notify=notify, **options)
+    outcome = raw["outcome"]
+    if outcome.status == "error" and any(word in outcome.message for word in (
+            "MemoryError", "bad_alloc", "can't start new thread")):
+        # solve_model reports a failed allocation as a solver error; under the child's cap it is the cap.
+        raise MemoryError(outcome.message)
+    return raw
+
+
+def _prepare_ilp(instance, options) -> None:  # runs in the spawned process, before its memory cap
+    import pyomo.contrib.appsi.solvers.highs  # noqa: F401 - the import the HiGHS path makes later
+
+    check_solver(options["solver"])
+    solver_version(options["solver"])
+
+
+def _prepare_cg(instance, jobs, options) -> None:  # runs in the spawned process, before its memory cap
+    import primaldual.oasis  # noqa: F401
+    import primaldual.price_and_branch  # noqa: F401
+    import primaldual.simulate  # noqa: F401
 
 
 def _cg_in_child(notify, instance, jobs, options) -> dict:  # runs in the spawned process
@@ -405,20 +424,21 @@ def solve_offline(
     deadline = None if time_limit is None else time.time() + float(time_limit)
     if method == "cg":
         options = dict(deadline=deadline, threads=threads)
-        target, arguments = _cg_in_child, (instance, jobs, options)
+        target, arguments, prepare = _cg_in_child, (instance, jobs, options), _prepare_cg
     else:
         options = dict(solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, relax=relax,
                        pooled=pooled, formulation=formulation, start=start, deadline=deadline)
-        target, arguments = _ilp_in_child, (instance, options)
+        target, arguments, prepare = _ilp_in_child, (instance, options), _prepare_ilp
     started = time.perf_counter()
     if in_child:
         raw = run_in_child(target, arguments, time_limit=time_limit,
                            grace=default_grace(time_limit or 0.0) if grace is None else float(grace),
                            memory_limit=int(memory_limit) if memory_limit is not None else default_memory_limit(),
-                           progress=progress)
+                           progress=progress, prepare=prepare)
     else:
         raw = target(None, *arguments)
     raw.setdefault("elapsed", time.perf_counter() - started)
+    raw.setdefault("method", method)
     if method == "cg":
         return _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, common)
     return _certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common)
@@ -473,8 +493,9 @@ def _limit_notes(raw: dict, notes: list) -> None:
         notes.append(f"the time limit ran out while {phase}: the solver process was killed after "
                      f"{float(raw.get('elapsed', 0.0)):.1f} s")
     if raw.get("memory"):
-        notes.append(f"the solver process reached its memory limit ({raw['memory']}); raise --memory-limit or "
-                     "try --method cg")
+        advice = "raise --memory-limit" + ("" if raw.get("method") == "cg" else
+                                           " or try --method cg, whose master program is much smaller")
+        notes.append(f"the solver process reached its memory limit ({raw['memory']}); {advice}")
     if raw.get("error"):
         notes.append(f"solver process failed: {raw['error']}")
 

@@ -54,17 +54,26 @@ def _cap_memory(limit: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
 
 
-def _child(connection, target, args, memory_limit) -> None:  # runs in the spawned process
+def _child(connection, target, args, memory_limit, prepare) -> None:  # runs in the spawned process
     from primaldual.processes import exit_with_parent
 
     exit_with_parent()
     try:
+        if prepare is not None:
+            prepare(*args)  # imports and solver probes, before the cap: they must not fail for lack of memory
         _cap_memory(memory_limit)
         raw = target(lambda kind, data: connection.send((kind, data)), *args)
         connection.send(("done", raw))
     except MemoryError as error:
         try:
             connection.send(("memory", f"MemoryError: {error}"))
+        except Exception:
+            pass
+    except RuntimeError as error:
+        # Under an address-space cap a new thread's stack is the first allocation to fail (HiGHS's threads).
+        kind = "memory" if memory_limit is not None and "can't start new thread" in str(error) else "error"
+        try:
+            connection.send((kind, f"RuntimeError: {error}"))
         except Exception:
             pass
     except BaseException as error:  # report anything, even KeyboardInterrupt, rather than die silently
@@ -91,7 +100,7 @@ def _phase_line(phase: str, elapsed: float, state: dict) -> str:
 
 
 def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float, memory_limit: int | None,
-                 progress=None) -> dict:
+                 progress=None, prepare=None) -> dict:
     """Run ``target(notify, *args)`` in a spawned child and return its answer, or what is known at the end.
 
     ``target`` must be a module-level function (it is pickled by name). Returns the child's ``"done"`` data
@@ -99,10 +108,12 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
     grace``), ``"memory"`` (past ``memory_limit``) or ``"error"`` set and the last ``"built"``,
     ``"incumbent"`` and ``"bound"`` the child reported. ``progress(line)``, if given, receives a line of text
     every :data:`PROGRESS_SECONDS` while the child runs, and each ``"progress"`` message of the child.
+    ``prepare(*args)``, if given (a module-level function), runs in the child before the memory cap is set.
     """
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(sender, target, args, memory_limit), daemon=True)
+    process = context.Process(target=_child, args=(sender, target, args, memory_limit, prepare),
+                              daemon=True)
     started = time.monotonic()
     deadline = None if time_limit is None else started + float(time_limit) + float(grace)
     process.start()
