@@ -29,7 +29,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument("instance", nargs="?", help="instance JSON file (not needed with --list-solvers)")
     parser.add_argument("--solver", default="highs", help=f"backend: one of {', '.join(SOLVERS)} (default: highs)")
-    parser.add_argument("--method", choices=METHODS, default=None,
+    parser.add_argument("--method", default=None, metavar="{" + ",".join(METHODS) + "}",
                         help="ilp (the exact ILP), lp (its LP relaxation), pooled (servers merged), cg (column "
                              "generation + price-and-branch over the packing formulation (14)-(18): a verified "
                              "schedule and a certified bound at any size), auto (default: ilp where it is expected "
