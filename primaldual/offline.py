@@ -64,6 +64,12 @@ METHODS = ("ilp", "lp", "pooled", "cg", "auto")
 #: column generation above.
 AUTO_ILP_PLACEMENTS = 20_000
 
+#: Who assembles the ILP/LP: the Pyomo model (the declarative reference), the numpy sparse arrays of
+#: :mod:`primaldual.offline_matrix` handed to highspy, or ``auto``: the matrix path for the strong per-server
+#: model with HiGHS and no MIP start above :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
+BUILDERS = ("auto", "pyomo", "matrix")
+AUTO_MATRIX_PLACEMENTS = 5_000
+
 #: Statuses for which an incumbent or a relaxation bound was found (the CLI exits 0).
 SUCCESS_STATUSES = ("optimal", "feasible")
 
@@ -233,11 +239,47 @@ def _extract(model, instance: Instance) -> dict[int, tuple[np.ndarray, np.ndarra
     return out
 
 
+def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, notify=None, deadline=None) -> dict:
+    """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline_matrix`)."""
+    from primaldual.offline_matrix import build_matrix_model, matrix_assignments, solve_matrix_model
+
+    started = time.perf_counter()
+    model = build_matrix_model(instance)
+    build_seconds = time.perf_counter() - started
+    if notify is not None:
+        notify("built", {"build_seconds": build_seconds, "n_variables": model.n_variables,
+                         "n_constraints": model.n_constraints, "objective_slack": model.objective_slack})
+    if deadline is not None:
+        time_limit = remaining(deadline)
+    gap = mip_gap if mip_gap is not None else (None if relax else DEFAULT_HIGHS_GAP)
+    outcome, values = solve_matrix_model(model, relax=relax, time_limit=time_limit, mip_gap=gap, threads=threads)
+    assignments = None if relax or values is None else matrix_assignments(model, values, instance)
+    return {"build_seconds": build_seconds, "n_variables": model.n_variables, "n_constraints": model.n_constraints,
+            "objective_slack": model.objective_slack, "outcome": outcome, "assignments": assignments,
+            "builder": "matrix"}
+
+
+def resolve_builder(instance, builder, *, solver, pooled, formulation, start) -> str:
+    """``"pyomo"`` or ``"matrix"``: what ``builder`` (:data:`BUILDERS`) means for this call."""
+    if builder not in BUILDERS:
+        raise InputError(f"--builder: must be one of {', '.join(BUILDERS)}, got {builder!r}")
+    matrix_ok = solver == "highs" and not pooled and formulation == "strong" and start is None
+    if builder == "matrix" and not matrix_ok:
+        raise InputError("--builder: the matrix path covers the strong per-server model solved by HiGHS without "
+                         "a MIP start; use --builder pyomo for the others")
+    if builder == "auto":
+        return "matrix" if matrix_ok and placement_count(instance) > AUTO_MATRIX_PLACEMENTS else "pyomo"
+    return builder
+
+
 def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, pooled, formulation, start,
-                     notify=None, deadline=None) -> dict:
+                     notify=None, deadline=None, builder="pyomo") -> dict:
     """Build, optionally seed, solve; return plain data (picklable: it may cross a process boundary).
 
     With a ``deadline`` (absolute ``time.time()``) the solver gets only the time left after building."""
+    if builder == "matrix":
+        return _build_and_solve_matrix(instance, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                                       relax=relax, notify=notify, deadline=deadline)
     started = time.perf_counter()
     model = build_offline_model(instance, relax=relax, formulation=formulation, pooled=pooled)
     build_seconds = time.perf_counter() - started
@@ -273,6 +315,7 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
         "objective_slack": float(model.objective_slack),
         "outcome": outcome,
         "assignments": assignments,
+        "builder": "pyomo",
     }
 
 
@@ -366,6 +409,7 @@ def solve_offline(
     method: str | None = None,
     memory_limit: int | None = None,
     progress=None,
+    builder: str = "auto",
 ) -> OfflineResult:
     """Solve the offline problem of ``instance`` (or bound it) and certify the answer.
 
@@ -380,7 +424,8 @@ def solve_offline(
     :func:`primaldual.offline_child.default_memory_limit`) caps the child's address space; past it the status
     is ``"memory_limit"``. Without either limit the solve runs in this process; inside a daemonic process
     (e.g. a ``multiprocessing.Pool`` worker), which may not start children, too, with the solver's own limit
-    only, and ``message`` says so. ``progress(line)``, if given, receives progress lines while a child runs.
+    only, and ``message`` says so. ``builder`` (:data:`BUILDERS`) chooses who assembles the ILP/LP: the Pyomo
+    model or numpy sparse arrays handed to highspy (:func:`resolve_builder`). ``progress(line)``, if given, receives progress lines while a child runs.
     ``mip_gap`` is a relative gap at which the solver may stop; the result is then ``"feasible"`` with its gap
     unless the bound meets the incumbent. ``start`` is a feasible schedule used as a MIP start and as a floor
     on the incumbent.
@@ -427,7 +472,9 @@ def solve_offline(
         target, arguments, prepare = _cg_in_child, (instance, jobs, options), _prepare_cg
     else:
         options = dict(solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, relax=relax,
-                       pooled=pooled, formulation=formulation, start=start, deadline=deadline)
+                       pooled=pooled, formulation=formulation, start=start, deadline=deadline,
+                       builder=resolve_builder(instance, builder, solver=solver, pooled=pooled,
+                                               formulation=formulation, start=start))
         target, arguments, prepare = _ilp_in_child, (instance, options), _prepare_ilp
     started = time.perf_counter()
     if in_child:
@@ -483,6 +530,8 @@ def _certify(instance, raw, start, start_utility, trivial_bound, relaxation, not
                               trivial_bound, notes, fields)
     if memory and result.status in ("error", "killed", "time_limit_no_incumbent"):
         result = replace(result, status="memory_limit")
+    if raw.get("builder"):
+        result = replace(result, details={**result.details, "builder": raw["builder"]})
     return result
 
 
@@ -688,7 +737,7 @@ def write_model(
 
 
 __all__ = [
-    "AUTO_ILP_PLACEMENTS", "METHODS", "placement_count", "resolve_method",
+    "AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "METHODS", "resolve_builder", "placement_count", "resolve_method",
     "DEFAULT_HIGHS_GAP", "OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "default_grace", "solve_offline",
     "write_model",
 ]

@@ -34,6 +34,10 @@ def register(subparsers) -> None:
                              "generation + price-and-branch over the packing formulation (14)-(18): a verified "
                              "schedule and a certified bound at any size), auto (default: ilp where it is expected "
                              "to finish, cg otherwise)")
+    parser.add_argument("--builder", default="auto", metavar="{auto,pyomo,matrix}",
+                        help="who assembles the ILP/LP: the Pyomo model, numpy sparse arrays handed to highspy "
+                             "(the strong per-server model only; much faster to build), or auto (default: the "
+                             "matrix path on large models)")
     parser.add_argument("--time-limit", type=float, metavar="S",
                         help="wall-clock limit in seconds on the whole solve, building the model included "
                              "(default: none)")
@@ -117,7 +121,7 @@ def run(args) -> int:
     result = solve_offline(
         instance, solver=args.solver, time_limit=args.time_limit, mip_gap=args.gap, threads=args.threads,
         start=start, relax=args.relax, pooled=args.pooled, formulation=args.formulation, method=method,
-        memory_limit=memory, progress=_progress,
+        memory_limit=memory, progress=_progress, builder=args.builder,
     )
     written = None
     if args.output and result.schedule is not None:
