@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,9 @@ import pyomo.environ as pyo
 
 from primaldual.errors import InputError
 from primaldual.instance import Instance
-from primaldual.models.offline import FORMULATIONS, build_offline_model, model_size, schedulable_jobs
+from primaldual.models.offline import (
+    FORMULATIONS, build_offline_model, model_size, offline_sparsity, schedulable_jobs)
+from primaldual.offline_child import default_memory_limit, remaining, run_in_child
 from primaldual.schedule import JobSchedule, Schedule
 from primaldual.solvers import SolveOutcome, check_solver, solve_model, solver_version
 from primaldual.verify import verify
@@ -50,7 +52,23 @@ OPTIMALITY_TOLERANCE = 1e-6
 DEFAULT_HIGHS_GAP = 1e-7
 
 #: ``OfflineResult.status`` values.
-STATUSES = ("optimal", "feasible", "infeasible", "time_limit_no_incumbent", "killed", "error")
+STATUSES = ("optimal", "feasible", "infeasible", "time_limit_no_incumbent", "killed", "memory_limit", "error")
+
+#: ``method`` values: the ILP, its LP relaxation, the pooled relaxation, column generation with
+#: price-and-branch over the packing formulation (14)-(18), or ``auto`` (the ILP where it is expected to
+#: finish, column generation otherwise).
+METHODS = ("ilp", "lp", "pooled", "cg", "auto")
+
+#: ``auto`` picks the ILP when the model has at most this many worker and PS placement variables (the ILP is
+#: proven optimal within a minute up to about 40 jobs x 50 slots on 10 + 10 servers, ~20 000 placements),
+#: column generation above.
+AUTO_ILP_PLACEMENTS = 20_000
+
+#: Who assembles the ILP/LP: the Pyomo model (the declarative reference), the numpy sparse arrays of
+#: :mod:`primaldual.offline_matrix` handed to highspy, or ``auto``: the matrix path for the strong per-server
+#: model with HiGHS and no MIP start above :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
+BUILDERS = ("auto", "pyomo", "matrix")
+AUTO_MATRIX_PLACEMENTS = 5_000
 
 #: Statuses for which an incumbent or a relaxation bound was found (the CLI exits 0).
 SUCCESS_STATUSES = ("optimal", "feasible")
@@ -89,6 +107,8 @@ class OfflineResult:
     incumbent_source: str | None = None
     start_objective: float | None = None
     message: str = ""
+    method: str = "ilp"
+    details: dict = field(default_factory=dict)
 
     @property
     def success(self) -> bool:
@@ -98,7 +118,10 @@ class OfflineResult:
         """Everything but the schedule, JSON-ready (the keys of ``primaldual solve --json``)."""
         return {
             "status": self.status,
+            "method": self.method,
             "objective": self.objective,
+            # The value of the returned schedule, under the project's common name for it (None for a relaxation).
+            "utility": self.objective if self.schedule is not None else None,
             "bound": self.bound,
             "gap": self.gap,
             "solver": self.solver,
@@ -116,14 +139,23 @@ class OfflineResult:
             "start_objective": self.start_objective,
             "admitted": None if self.schedule is None else len(self.schedule.admitted),
             "message": self.message,
+            "details": self.details,
         }
 
 
 # ------------------------------------------------------------------------------------------ validation
 
 
-def _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace) -> None:
+def _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace, method=None,
+                     memory_limit=None) -> None:
     problems = []
+    if method is not None and method not in METHODS:
+        problems.append(f"--method: must be one of {', '.join(METHODS)}, got {method!r}")
+    if memory_limit is not None and (
+        isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float, np.integer))
+        or not memory_limit >= 2**26 or not math.isfinite(memory_limit)
+    ):
+        problems.append(f"--memory-limit: must be a number of bytes >= 64 MiB, got {memory_limit!r}")
     if time_limit is not None and (
         isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0
         or not math.isfinite(time_limit)
@@ -207,9 +239,47 @@ def _extract(model, instance: Instance) -> dict[int, tuple[np.ndarray, np.ndarra
     return out
 
 
+def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, notify=None, deadline=None) -> dict:
+    """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline_matrix`)."""
+    from primaldual.offline_matrix import build_matrix_model, matrix_assignments, solve_matrix_model
+
+    started = time.perf_counter()
+    model = build_matrix_model(instance)
+    build_seconds = time.perf_counter() - started
+    if notify is not None:
+        notify("built", {"build_seconds": build_seconds, "n_variables": model.n_variables,
+                         "n_constraints": model.n_constraints, "objective_slack": model.objective_slack})
+    if deadline is not None:
+        time_limit = remaining(deadline)
+    gap = mip_gap if mip_gap is not None else (None if relax else DEFAULT_HIGHS_GAP)
+    outcome, values = solve_matrix_model(model, relax=relax, time_limit=time_limit, mip_gap=gap, threads=threads)
+    assignments = None if relax or values is None else matrix_assignments(model, values, instance)
+    return {"build_seconds": build_seconds, "n_variables": model.n_variables, "n_constraints": model.n_constraints,
+            "objective_slack": model.objective_slack, "outcome": outcome, "assignments": assignments,
+            "builder": "matrix"}
+
+
+def resolve_builder(instance, builder, *, solver, pooled, formulation, start) -> str:
+    """``"pyomo"`` or ``"matrix"``: what ``builder`` (:data:`BUILDERS`) means for this call."""
+    if builder not in BUILDERS:
+        raise InputError(f"--builder: must be one of {', '.join(BUILDERS)}, got {builder!r}")
+    matrix_ok = solver == "highs" and not pooled and formulation == "strong" and start is None
+    if builder == "matrix" and not matrix_ok:
+        raise InputError("--builder: the matrix path covers the strong per-server model solved by HiGHS without "
+                         "a MIP start; use --builder pyomo for the others")
+    if builder == "auto":
+        return "matrix" if matrix_ok and placement_count(instance) > AUTO_MATRIX_PLACEMENTS else "pyomo"
+    return builder
+
+
 def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, pooled, formulation, start,
-                     notify=None) -> dict:
-    """Build, optionally seed, solve; return plain data (picklable: it may cross a process boundary)."""
+                     notify=None, deadline=None, builder="pyomo") -> dict:
+    """Build, optionally seed, solve; return plain data (picklable: it may cross a process boundary).
+
+    With a ``deadline`` (absolute ``time.time()``) the solver gets only the time left after building."""
+    if builder == "matrix":
+        return _build_and_solve_matrix(instance, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                                       relax=relax, notify=notify, deadline=deadline)
     started = time.perf_counter()
     model = build_offline_model(instance, relax=relax, formulation=formulation, pooled=pooled)
     build_seconds = time.perf_counter() - started
@@ -228,8 +298,11 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
         if not relax and not pooled:
             def on_incumbent(objective, bound):
                 # Sent as found, so that a parent that kills this process keeps the best schedule so far.
-                notify("incumbent", {"assignments": _extract(model, instance), "bound": bound})
+                notify("incumbent", {"assignments": _extract(model, instance), "bound": bound,
+                                     "objective": objective})
 
+    if deadline is not None:
+        time_limit = remaining(deadline)
     outcome = solve_model(model, solver=solver, time_limit=time_limit, mip_gap=gap, threads=threads,
                           warmstart=start is not None, on_start=on_start, on_incumbent=on_incumbent)
     assignments = None
@@ -242,78 +315,37 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
         "objective_slack": float(model.objective_slack),
         "outcome": outcome,
         "assignments": assignments,
+        "builder": "pyomo",
     }
 
 
-def _child(connection, instance, options) -> None:  # runs in the spawned process
-    from primaldual.processes import exit_with_parent
-
-    exit_with_parent()  # a solve nobody waits for any more must not run on
-    try:
-        raw = _build_and_solve(instance, notify=lambda kind, data: connection.send((kind, data)), **options)
-        connection.send(("done", raw))
-    except BaseException as error:  # report anything, even KeyboardInterrupt, rather than die silently
-        try:
-            connection.send(("error", f"{type(error).__name__}: {error}"))
-        except Exception:
-            pass
-    finally:
-        connection.close()
+def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned process
+    raw = _build_and_solve(instance, notify=notify, **options)
+    outcome = raw["outcome"]
+    if outcome.status == "error" and any(word in outcome.message for word in (
+            "MemoryError", "bad_alloc", "can't start new thread")):
+        # solve_model reports a failed allocation as a solver error; under the child's cap it is the cap.
+        raise MemoryError(outcome.message)
+    return raw
 
 
-def _solve_in_child(instance, options, time_limit: float, grace: float) -> dict:
-    """Run :func:`_build_and_solve` in a spawned process; kill it ``grace`` seconds after the solver's limit.
+def _prepare_ilp(instance, options) -> None:  # runs in the spawned process, before its memory cap
+    import pyomo.contrib.appsi.solvers.highs  # noqa: F401 - the import the HiGHS path makes later
 
-    The clock starts when the child reports that the backend starts (building and translating the model are
-    pure Python work that always ends; the limit is on the solver). Returns the child's data, or
-    ``{"killed": ...}`` / ``{"error": ...}``.
-    """
-    context = multiprocessing.get_context("spawn")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(sender, instance, options), daemon=True)
-    process.start()
-    sender.close()
-    built = None
-    incumbent = None
-    deadline = None
-    solve_started = None
-    try:
-        while True:
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if not receiver.poll(timeout):
-                process.kill()
-                process.join()
-                return {"killed": True, "built": built, "incumbent": incumbent,
-                        "solve_seconds": time.monotonic() - solve_started}
-            try:
-                kind, data = receiver.recv()
-            except EOFError:
-                process.join()
-                hint = "" if built is not None else (
-                    "; it died before building the model: if you called solve_offline from a script, put the "
-                    "script's code under `if __name__ == '__main__':` (the spawn start method re-imports the "
-                    "main module in the child)")
-                return {"error": f"the solver process died (exit code {process.exitcode}){hint}", "built": built,
-                        "incumbent": incumbent}
-            if kind == "built":
-                built = data
-                solve_started = time.monotonic()
-            elif kind == "solving":
-                deadline = time.monotonic() + time_limit + grace
-            elif kind == "incumbent":
-                incumbent = data
-            elif kind == "done":
-                # The child is exiting: let it run its finalizers (killing it now leaks the semaphore
-                # Pyomo creates at import, and the resource tracker warns about it).
-                process.join(timeout=10.0)
-                return data
-            else:
-                return {"error": data, "built": built, "incumbent": incumbent}
-    finally:
-        if process.is_alive():
-            process.kill()
-        process.join()
-        receiver.close()
+    check_solver(options["solver"])
+    solver_version(options["solver"])
+
+
+def _prepare_cg(instance, jobs, options) -> None:  # runs in the spawned process, before its memory cap
+    import primaldual.oasis  # noqa: F401
+    import primaldual.price_and_branch  # noqa: F401
+    import primaldual.simulate  # noqa: F401
+
+
+def _cg_in_child(notify, instance, jobs, options) -> dict:  # runs in the spawned process
+    from primaldual.price_and_branch import column_generation_solve
+
+    return column_generation_solve(instance, jobs, notify=notify, **options)
 
 
 def default_grace(time_limit: float) -> float:
@@ -338,6 +370,30 @@ def _proven(objective: float, bound: float) -> bool:
     return 0.0 <= bound - objective <= OPTIMALITY_TOLERANCE * max(1.0, abs(bound))
 
 
+def resolve_method(instance: Instance, method: str | None, relax: bool = False, pooled: bool = False) -> str:
+    """The method a call means: ``method`` if given (``relax``/``pooled`` are its old spellings), and for
+    ``"auto"`` the ILP when the model has at most :data:`AUTO_ILP_PLACEMENTS` placement variables, else ``"cg"``."""
+    legacy = "lp" if relax else ("pooled" if pooled else None)
+    if relax and pooled:
+        legacy = "pooled"  # the pooled model with relax=True was never distinct from --pooled's bound
+    if method is None:
+        return legacy or "ilp"
+    if legacy is not None and method != legacy:
+        raise InputError(f"--method: {method} contradicts --{'relax' if relax else 'pooled'} (which means "
+                         f"--method {legacy}); give one of them")
+    if method != "auto":
+        return method
+    return "ilp" if placement_count(instance) <= AUTO_ILP_PLACEMENTS else "cg"
+
+
+def placement_count(instance: Instance) -> int:
+    """Worker and PS placement variables of the per-server model: the size ``auto`` looks at."""
+    sparsity = offline_sparsity(instance)
+    return int(sum((instance.horizon - instance.jobs[i].arrival)
+                   * (np.count_nonzero(sparsity.worker_fit[i]) + np.count_nonzero(sparsity.ps_fit[i]))
+                   for i in sparsity.jobs))
+
+
 def solve_offline(
     instance: Instance,
     solver: str = "highs",
@@ -349,31 +405,48 @@ def solve_offline(
     pooled: bool = False,
     formulation: str = "strong",
     grace: float | None = None,
+    *,
+    method: str | None = None,
+    memory_limit: int | None = None,
+    progress=None,
+    builder: str = "auto",
 ) -> OfflineResult:
-    """Solve the offline problem of ``instance`` (or its LP / pooled relaxation) and certify the answer.
+    """Solve the offline problem of ``instance`` (or bound it) and certify the answer.
 
-    ``time_limit`` (seconds) is passed to the solver and backed by a hard wall-clock limit: the solve runs in
-    a child process that is killed ``grace`` seconds (default :func:`default_grace`) after the limit. Inside a
-    daemonic process (e.g. a ``multiprocessing.Pool`` worker), which may not start children, the solve runs
-    in-process with the solver's own limit only, and ``message`` says so. ``mip_gap`` is a relative gap at
-    which the solver may stop; the result is then ``"feasible"`` with its gap unless the bound meets the
-    incumbent. ``start`` is a feasible schedule used as a MIP start and as a floor on the incumbent.
+    ``method`` (:data:`METHODS`): ``"ilp"`` (default), ``"lp"`` (the LP relaxation; ``relax=True`` is the old
+    spelling), ``"pooled"`` (``pooled=True``), ``"cg"`` (column generation and price-and-branch over the
+    packing formulation (14)-(18), :mod:`primaldual.price_and_branch`: a verified schedule and a certified
+    bound) or ``"auto"`` (:func:`resolve_method`); ``OfflineResult.method`` is the one used.
+
+    ``time_limit`` (seconds) bounds the whole call, building included: the build and solve run in a spawned
+    child that is killed ``grace`` seconds (default :func:`default_grace`) after the limit, and the solver
+    gets the time left after building. ``memory_limit`` (bytes; default
+    :func:`primaldual.offline_child.default_memory_limit`) caps the child's address space; past it the status
+    is ``"memory_limit"``. Without either limit the solve runs in this process; inside a daemonic process
+    (e.g. a ``multiprocessing.Pool`` worker), which may not start children, too, with the solver's own limit
+    only, and ``message`` says so. ``builder`` (:data:`BUILDERS`) chooses who assembles the ILP/LP: the Pyomo
+    model or numpy sparse arrays handed to highspy (:func:`resolve_builder`). ``progress(line)``, if given, receives progress lines while a child runs.
+    ``mip_gap`` is a relative gap at which the solver may stop; the result is then ``"feasible"`` with its gap
+    unless the bound meets the incumbent. ``start`` is a feasible schedule used as a MIP start and as a floor
+    on the incumbent.
 
     Bad arguments, an unknown or unavailable solver, and an infeasible start raise :class:`InputError`. An
     instance where no job can finish returns ``"optimal"`` with objective 0 without calling a solver.
     """
-    _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace)
-    relax, pooled = bool(relax), bool(pooled)
+    _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace, method, memory_limit)
+    method = resolve_method(instance, method, bool(relax), bool(pooled))
+    relax, pooled = method == "lp", method == "pooled"
     relaxation = relax or pooled
     start_utility = None
     if start is not None:
         if relaxation:
             raise InputError("--start: a MIP start seeds the ILP; it does not apply to --relax or --pooled")
         start_utility = _check_start(instance, start)
-    version = solver_version(solver)
+    version = solver_version(solver) if method != "cg" else _highspy_version()
     jobs = schedulable_jobs(instance)
     trivial_bound = float(sum(instance.best_utility(i) for i in jobs))
-    common = dict(solver=solver, solver_version=version, formulation=formulation, relaxed=relax, pooled=pooled)
+    common = dict(solver=solver if method != "cg" else "highs", solver_version=version, formulation=formulation,
+                  relaxed=relax, pooled=pooled, method=method)
 
     if not jobs:
         schedule = None if relaxation else Schedule({}, meta={"source": "offline", "status": "optimal"})
@@ -388,30 +461,54 @@ def solve_offline(
             message=f"{why}: the optimum admits nothing; no solver was called", **common,
         )
 
-    options = dict(solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, relax=relax,
-                   pooled=pooled, formulation=formulation, start=start)
     notes = []
-    if time_limit is not None and not multiprocessing.current_process().daemon:
-        raw = _solve_in_child(instance, options, float(time_limit),
-                              default_grace(time_limit) if grace is None else float(grace))
+    in_child = (time_limit is not None or memory_limit is not None)
+    if in_child and multiprocessing.current_process().daemon:
+        notes.append("no hard wall-clock limit (nor memory limit): a daemonic process may not start the solver process")
+        in_child = False
+    deadline = None if time_limit is None else time.time() + float(time_limit)
+    if method == "cg":
+        options = dict(deadline=deadline, threads=threads)
+        target, arguments, prepare = _cg_in_child, (instance, jobs, options), _prepare_cg
     else:
-        if time_limit is not None:
-            notes.append("no hard wall-clock limit: a daemonic process may not start the solver process")
-        raw = _build_and_solve(instance, **options)
+        options = dict(solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, relax=relax,
+                       pooled=pooled, formulation=formulation, start=start, deadline=deadline,
+                       builder=resolve_builder(instance, builder, solver=solver, pooled=pooled,
+                                               formulation=formulation, start=start))
+        target, arguments, prepare = _ilp_in_child, (instance, options), _prepare_ilp
+    started = time.perf_counter()
+    if in_child:
+        raw = run_in_child(target, arguments, time_limit=time_limit,
+                           grace=default_grace(time_limit or 0.0) if grace is None else float(grace),
+                           memory_limit=int(memory_limit) if memory_limit is not None else default_memory_limit(),
+                           progress=progress, prepare=prepare)
+    else:
+        raw = target(None, *arguments)
+    raw.setdefault("elapsed", time.perf_counter() - started)
+    raw.setdefault("method", method)
+    if method == "cg":
+        return _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, common)
     return _certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common)
+
+
+def _highspy_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("highspy")
+    except metadata.PackageNotFoundError:  # pragma: no cover - highspy is a dependency
+        return "unknown"
 
 
 def _certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common) -> OfflineResult:
     """Turn the solver's raw answer into an honest :class:`OfflineResult` (see the module docstring)."""
     outcome: SolveOutcome | None = raw.get("outcome")
     killed = bool(raw.get("killed"))
+    memory = raw.get("memory")
     failure = raw.get("error")
     built = raw.get("built") or {}
-    solve_seconds = float(outcome.seconds if outcome is not None else raw.get("solve_seconds", 0.0))
-    if killed:
-        notes.append(f"the solver overran its time limit and was killed after {solve_seconds:.1f} s")
-    if failure:
-        notes.append(f"solver process failed: {failure}")
+    solve_seconds = float(outcome.seconds if outcome is not None else raw.get("solve_seconds", raw.get("elapsed", 0.0)))
+    _limit_notes(raw, notes)
     if outcome is not None and outcome.message:
         notes.append(outcome.message)
     # The model counts utilities below its floor as 0 (models/offline.py): its optimum may fall short of OPT
@@ -427,9 +524,29 @@ def _certify(instance, raw, start, start_utility, trivial_bound, relaxation, not
         **common,
     )
     if relaxation:
-        return _certify_relaxation(outcome, killed, slack, notes, fields)
-    return _certify_ilp(instance, raw, outcome, killed, failure, slack, start, start_utility, trivial_bound,
-                        notes, fields)
+        result = _certify_relaxation(outcome, killed, slack, notes, fields)
+    else:
+        result = _certify_ilp(instance, raw, outcome, killed, failure, slack, start, start_utility,
+                              trivial_bound, notes, fields)
+    if memory and result.status in ("error", "killed", "time_limit_no_incumbent"):
+        result = replace(result, status="memory_limit")
+    if raw.get("builder"):
+        result = replace(result, details={**result.details, "builder": raw["builder"]})
+    return result
+
+
+def _limit_notes(raw: dict, notes: list) -> None:
+    """Say which limit ended a child and in which phase."""
+    if raw.get("killed"):
+        phase = raw.get("phase", "solving")
+        notes.append(f"the time limit ran out while {phase}: the solver process was killed after "
+                     f"{float(raw.get('elapsed', 0.0)):.1f} s")
+    if raw.get("memory"):
+        advice = "raise --memory-limit" + ("" if raw.get("method") == "cg" else
+                                           " or try --method cg, whose master program is much smaller")
+        notes.append(f"the solver process reached its memory limit ({raw['memory']}); {advice}")
+    if raw.get("error"):
+        notes.append(f"solver process failed: {raw['error']}")
 
 
 def _certify_relaxation(outcome, killed, slack, notes, fields) -> OfflineResult:
@@ -530,6 +647,65 @@ def _certify_ilp(instance, raw, outcome, killed, failure, slack, start, start_ut
     )
 
 
+def _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, common) -> OfflineResult:
+    """Column generation's answer: the best verified schedule (the start if better) and the best Lagrangian
+    bound, capped by the trivial bound; ``"optimal"`` only when the bound meets the schedule."""
+    _limit_notes(raw, notes)
+    bound_data = raw.get("bound")
+    bound = bound_data.get("bound") if isinstance(bound_data, dict) else bound_data
+    if bound is None or not math.isfinite(float(bound)):
+        notes.append("column generation completed no pricing round: the bound is the trivial one "
+                     "(each job alone on the empty cluster)")
+        bound = trivial_bound
+    bound = min(float(bound), trivial_bound)
+    assignments = raw.get("assignments") or (raw.get("incumbent") or {}).get("assignments")
+    candidates = []
+    if assignments is not None:
+        schedule = Schedule({i: JobSchedule(w, z) for i, (w, z) in assignments.items()})
+        report = verify(instance, schedule)
+        if report.feasible:
+            candidates.append(("solver", float(report.utility), schedule))
+        else:  # pragma: no cover - columns are whole schedules within the capacity rows
+            notes.append("the price-and-branch schedule failed verification and was discarded")
+    if start is not None:
+        candidates.append(("start", float(start_utility), start))
+    source, objective, schedule = (max(candidates, key=lambda c: (c[1], c[0] == "solver"))
+                                   if candidates else (None, None, None))
+    if objective is not None and bound < objective:
+        if objective - bound > OPTIMALITY_TOLERANCE * max(1.0, abs(objective)):
+            notes.append(f"the bound {bound:.9g} is below a verified schedule's utility {objective:.9g}, so it is "
+                         f"wrong; using the trivial bound {trivial_bound:.9g}")
+            bound = trivial_bound
+        else:
+            bound = objective
+    if raw.get("killed"):
+        status = "killed"
+    elif raw.get("memory"):
+        status = "memory_limit"
+    elif raw.get("error") or objective is None:
+        status = "error"
+    else:
+        status = "optimal" if _proven(objective, bound) else "feasible"
+    details = {key: raw[key] for key in ("rounds", "columns", "rows", "converged", "lp_value", "seeds",
+                                         "seed_seconds", "cg_seconds", "mip_seconds", "mip_status") if key in raw}
+    if raw.get("rounds") is not None:
+        notes.append(f"column generation: {raw['rounds']} rounds, {raw.get('columns')} columns, "
+                     f"{'converged' if raw.get('converged') else 'stopped at the time limit'}; price-and-branch "
+                     f"{raw.get('mip_status')}")
+    if schedule is not None:
+        schedule = Schedule(schedule.assignments, meta={
+            **(schedule.meta if source == "start" else {}),
+            "source": "offline:cg" if source == "solver" else "offline:start", "status": status,
+            "objective": objective, "bound": bound, "method": "cg"})
+    return OfflineResult(
+        status=status, objective=objective, bound=bound, gap=_gap(objective, bound), schedule=schedule,
+        build_seconds=float(raw.get("seed_seconds", 0.0)), solve_seconds=float(raw.get("elapsed", 0.0)),
+        n_variables=int(raw.get("columns", 0)), n_constraints=int(raw.get("rows", 0)),
+        termination="converged" if raw.get("converged") else status, incumbent_source=source,
+        start_objective=start_utility, message="; ".join(notes), details=details, **common,
+    )
+
+
 # ------------------------------------------------------------------------------------------------ export
 
 
@@ -561,6 +737,7 @@ def write_model(
 
 
 __all__ = [
+    "AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "METHODS", "resolve_builder", "placement_count", "resolve_method",
     "DEFAULT_HIGHS_GAP", "OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "default_grace", "solve_offline",
     "write_model",
 ]

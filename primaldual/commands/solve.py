@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import sys
 
-from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.errors import InputError
 from primaldual.files import load_instance, load_schedule, save_schedule
 from primaldual.models.offline import FORMULATIONS
-from primaldual.offline import solve_offline, write_model
+from primaldual.offline import METHODS, solve_offline, write_model
+from primaldual.offline_child import DEFAULT_MEMORY_SHARE
 from primaldual.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
 
 ORDER = 30
@@ -28,15 +29,27 @@ def register(subparsers) -> None:
     )
     parser.add_argument("instance", nargs="?", help="instance JSON file (not needed with --list-solvers)")
     parser.add_argument("--solver", default="highs", help=f"backend: one of {', '.join(SOLVERS)} (default: highs)")
+    parser.add_argument("--method", default=None, metavar="{" + ",".join(METHODS) + "}",
+                        help="ilp (the exact ILP), lp (its LP relaxation), pooled (servers merged), cg (column "
+                             "generation + price-and-branch over the packing formulation (14)-(18): a verified "
+                             "schedule and a certified bound at any size), auto (default: ilp where it is expected "
+                             "to finish, cg otherwise)")
+    parser.add_argument("--builder", default="auto", metavar="{auto,pyomo,matrix}",
+                        help="who assembles the ILP/LP: the Pyomo model, numpy sparse arrays handed to highspy "
+                             "(the strong per-server model only; much faster to build), or auto (default: the "
+                             "matrix path on large models)")
     parser.add_argument("--time-limit", type=float, metavar="S",
-                        help="solver time limit in seconds, backed by a hard wall-clock limit (default: none)")
+                        help="wall-clock limit in seconds on the whole solve, building the model included "
+                             "(default: none)")
+    parser.add_argument("--memory-limit", type=float, metavar="GIB",
+                        help="memory cap of the solver process in GiB (default with --time-limit: "
+                             f"{DEFAULT_MEMORY_SHARE:.0%} of this machine's memory)")
     parser.add_argument("--gap", type=float, metavar="G", help="relative MIP gap at which to stop (default: exact)")
     parser.add_argument("--threads", type=int, metavar="N", help="solver threads (default: the solver's)")
     parser.add_argument("--formulation", default="strong", choices=FORMULATIONS,
                         help="strong (default: adds valid cumulative-work and earliest-completion cuts) or weak")
-    parser.add_argument("--relax", action="store_true", help="solve the LP relaxation (an upper bound; no schedule)")
-    parser.add_argument("--pooled", action="store_true",
-                        help="merge each pool's servers into one (a relaxation and upper bound; no schedule)")
+    parser.add_argument("--relax", action="store_true", help="same as --method lp")
+    parser.add_argument("--pooled", action="store_true", help="same as --method pooled")
     parser.add_argument("--start", metavar="SCHEDULE",
                         help="feasible schedule used as a MIP start; the result is never worse than it")
     parser.add_argument("-o", "--output", metavar="SCHEDULE", help="write the incumbent schedule here")
@@ -72,16 +85,24 @@ def _format(value) -> str:
     return "-" if value is None else f"{value:.10g}"
 
 
+def _progress(line: str) -> None:
+    # Progress goes to stderr, so that --json keeps stdout to one object.
+    print(f"solve: {line}", file=sys.stderr, flush=True)
+
+
 def run(args) -> int:
     if args.list_solvers:
         return _list_solvers(args)
     if not args.instance:
         raise InputError("INSTANCE: an instance file is required (unless --list-solvers is given)")
-    relaxation = args.relax or args.pooled
+    relaxation = args.relax or args.pooled or args.method in ("lp", "pooled")
     if args.output and relaxation:
-        raise InputError("-o: --relax and --pooled give a bound, not a schedule; drop -o or the relaxation flag")
-    if args.output and not Path(args.output).resolve().parent.is_dir():
-        raise InputError(f"-o: directory {str(Path(args.output).parent)!r} does not exist")
+        raise InputError("-o: --method lp/pooled (--relax, --pooled) give a bound, not a schedule; drop -o or "
+                         "choose another method")
+    if args.memory_limit is not None and not (args.memory_limit >= 0.0625 and args.memory_limit < float("inf")):
+        raise InputError(f"--memory-limit: must be a number of GiB >= 0.0625, got {args.memory_limit!r}")
+    if args.output:
+        check_output_path(args.output, "-o")
     instance = load_instance(args.instance)
 
     if args.write_mps:
@@ -95,9 +116,12 @@ def run(args) -> int:
         return 0
 
     start = load_schedule(args.start, instance) if args.start else None
+    method = args.method or ("lp" if args.relax else "pooled" if args.pooled else "auto")
+    memory = None if args.memory_limit is None else int(args.memory_limit * 2**30)
     result = solve_offline(
         instance, solver=args.solver, time_limit=args.time_limit, mip_gap=args.gap, threads=args.threads,
-        start=start, relax=args.relax, pooled=args.pooled, formulation=args.formulation,
+        start=start, relax=args.relax, pooled=args.pooled, formulation=args.formulation, method=method,
+        memory_limit=memory, progress=_progress, builder=args.builder,
     )
     written = None
     if args.output and result.schedule is not None:
@@ -108,7 +132,8 @@ def run(args) -> int:
     else:
         what = "relaxation" if relaxation else "incumbent"
         print(
-            f"status {result.status}; {what} {_format(result.objective)}; bound {_format(result.bound)}; "
+            f"method {result.method}; status {result.status}; {what} {_format(result.objective)}; "
+            f"bound {_format(result.bound)}; "
             f"gap {_format(result.gap)}; solver {result.solver} {result.solver_version}; "
             f"{result.n_variables} variables, {result.n_constraints} constraints; "
             f"build {result.build_seconds:.3f} s, solve {result.solve_seconds:.3f} s"
