@@ -416,6 +416,11 @@ def _assignments(instance: Instance, records: dict, completed: np.ndarray) -> di
     return assignments
 
 
+# OASiS-LR and OASiS-P register themselves by name (``register_scheduler``) when their module is imported;
+# every entry point that runs schedulers by name (run, compare, sweeps) goes through this module.
+import primaldual.oasis_lr  # noqa: E402,F401
+
+
 def _frozen(array: np.ndarray) -> np.ndarray:
     out = array.copy()
     out.setflags(write=False)
