@@ -129,8 +129,9 @@ class Ledger:
         return self.ps_capacity[None] - self.ps_used
 
     def find_block(self, i: int, remaining: float, earliest: int, deadline: int,
-                   restart_cost: float) -> Reservation | None:
-        """The block of job ``i`` that starts as late as possible within ``earliest..deadline`` and fits."""
+                   restart_cost: float, late: bool = True) -> Reservation | None:
+        """The block of job ``i`` that starts as late as possible within ``earliest..deadline`` and fits
+        (``late=False``: that ends as early as possible)."""
         job = self.instance.jobs[i]
         deadline = min(deadline, self.instance.horizon - 1)
         most = int(min(job.chunks, math.ceil(remaining - WORK_EPSILON)))
@@ -144,20 +145,21 @@ class Ledger:
             if ps_needed > workers:
                 continue
             k = block_length(remaining, workers, restart_cost)
-            if k > worker_free.shape[0] or (best is not None and deadline - k + 1 <= best[0]):
+            if k > worker_free.shape[0] or (late and best is not None and deadline - k + 1 <= best[0]):
                 continue  # a longer block cannot start later than the best one found
             worker_caps = _window_caps(worker_free, k, job.worker_demand, workers)
             ps_caps = _window_caps(ps_free, k, job.ps_demand, max(ps_needed, 1))
             fits = (worker_caps.sum(axis=1) >= workers) & (ps_caps.sum(axis=1) >= ps_needed)
             if not fits.any():
                 continue
-            window = int(np.flatnonzero(fits)[-1])  # the latest window that fits
+            window = int(np.flatnonzero(fits)[-1 if late else 0])  # the latest (earliest) window that fits
             first = earliest + window
-            if best is None or first > best[0]:
-                best = (first, workers, worker_caps[window], ps_caps[window], ps_needed, k)
+            key = first if late else -(first + k)
+            if best is None or key > best[0]:
+                best = (key, first, workers, worker_caps[window], ps_caps[window], ps_needed, k)
         if best is None:
             return None
-        first, workers, worker_caps, ps_caps, ps_needed, k = best
+        _, first, workers, worker_caps, ps_caps, ps_needed, k = best
         return Reservation(i, _fill(worker_caps, workers), _fill(ps_caps, ps_needed), first, first + k - 1)
 
 

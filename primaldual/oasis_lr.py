@@ -81,7 +81,9 @@ class OasisLrScheduler(OnlineScheduler):
     provable = False
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 1.0, rule: str = "density",
-                 learned_floor: bool = True, pending: bool = True, repack: bool | None = None):
+                 learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
+                 late: bool = True):
+        self.late = bool(late)
         self.delta = _check_number("delta", delta, 0.0, 0.99)
         self.window = _check_number("window", window, 1, 10**6, integer=True)
         self.eta = _check_number("eta", eta, 1e-9, 1e9)
@@ -174,7 +176,7 @@ class OasisLrScheduler(OnlineScheduler):
             return False
         job = self.instance.jobs[i]
         deadline = latest_deadline(job, result.completion_slot, self.instance.horizon, self.delta)
-        block = self.ledger.find_block(i, remaining, slot, deadline, self.restart_cost)
+        block = self.ledger.find_block(i, remaining, slot, deadline, self.restart_cost, self.late)
         if block is None and self.repack:
             block = self._repack(slot, i, remaining, deadline)
         if block is None:
