@@ -165,7 +165,23 @@ def test_restart_costs_are_planned_for_and_stable_placements_pay_once():
     once and needs 3 slots (8 / 4 + 0.1 -> 3); the promise holds."""
     job = make_job(0, 8, 4, [1.0, 0.0], [0.0, 1.0], Sigmoid(10.0, 0.1, 5.0))
     instance = make_instance([job], [[4.0, 0.0]], [[0.0, 4.0]], horizon=8)
-    result = simulate(instance, "oasis-lr", restart_cost=0.1)
+    # eta = 8 and no learned floor: L is 1/32 of the job's own value density, cheap enough that its late block
+    # (slots 3..5, worth f(5) = 5) keeps (1 - delta) of the plan's payoff (at the default eta = 0.25 the least
+    # valuable job is never promised on an empty cluster: see the next test; with the floor, a job that alone
+    # fills the cluster for two slots prices itself at its own value density).
+    result = simulate(instance, make_scheduler("oasis-lr", eta=8.0, learned_floor=False), restart_cost=0.1)
     assert result.metrics.extra["restarts"] == 1
     assert result.metrics.completion_slots == {0: 2}
     assert result.promises == {"made": 1, "kept": 1, "broken": 0}
+
+
+def test_the_least_valuable_job_runs_in_the_pending_tier_without_a_promise():
+    """At the default eta = 0.25, L^r is the least value density: a lone job pays its whole utility on the
+    empty cluster, gets no promise, and still completes best-effort (the pending tier)."""
+    job = make_job(0, 8, 4, [1.0, 0.0], [0.0, 1.0], Sigmoid(10.0, 0.1, 5.0))
+    instance = make_instance([job], [[4.0, 0.0]], [[0.0, 4.0]], horizon=8)
+    result = simulate(instance, "oasis-lr")
+    assert result.promises == {"made": 0, "kept": 0, "broken": 0}
+    assert result.metrics.completion_slots == {0: 1}
+    without = simulate(instance, make_scheduler("oasis-lr", pending=False))
+    assert without.utility == 0.0 and without.metrics.abandoned == 0
