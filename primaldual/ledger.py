@@ -71,17 +71,22 @@ class Ledger:
         self.worker_used = np.zeros((instance.horizon,) + cluster.worker_capacity.shape)
         self.ps_used = np.zeros((instance.horizon,) + cluster.ps_capacity.shape)
         self.reservations: dict[int, Reservation] = {}
+        self.version = 0  # bumped on every change, so callers can cache what they derive from the amounts
+        self.changes: list[tuple[int, int]] = []  # the slot ranges changed, in order (for incremental caches)
 
     def copy(self) -> "Ledger":
         other = object.__new__(Ledger)
         other.__dict__.update(self.__dict__)
         other.worker_used, other.ps_used = self.worker_used.copy(), self.ps_used.copy()
         other.reservations = dict(self.reservations)
+        other.changes = list(self.changes)
         return other
 
     def _apply(self, reservation: Reservation, sign: float, first: int, last: int) -> None:
         if last < first:
             return
+        self.version += 1
+        self.changes.append((first, last))
         job = self.instance.jobs[reservation.job]
         self.worker_used[first:last + 1] += sign * reservation.workers[:, None] * job.worker_demand[None, :]
         self.ps_used[first:last + 1] += sign * reservation.parameter_servers[:, None] * job.ps_demand[None, :]

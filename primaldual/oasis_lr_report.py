@@ -57,15 +57,16 @@ class DualRecord:
     def see_unplaced(self, i: int) -> None:
         self.unplaced.add(i)
 
-    def see_admission(self, i: int, mu: float, payoff: float, value: float, prices, floor) -> None:
-        """Job ``i`` got a reservation; ``prices`` are the cell prices after it (floor ``floor`` included)."""
+    def see_admission(self, i: int, mu: float, payoff: float, value: float, prices, floor, slot: int) -> None:
+        """Job ``i`` got a reservation in ``slot``; ``prices`` are the cell prices after it (floor ``floor``
+        included), current from ``slot`` on (earlier cells no longer change)."""
         increase = 0.0
         for running, current, capacity, low in ((self.worker_max, prices[0], self.worker_capacity, floor.worker),
                                                 (self.ps_max, prices[1], self.ps_capacity, floor.ps)):
-            exponential = current - low
-            new = np.maximum(running, exponential)
-            increase += float(((new - running) * capacity).sum())
-            running[...] = new
+            exponential = current[slot:] - low
+            new = np.maximum(running[slot:], exponential)
+            increase += float(((new - running[slot:]) * capacity[slot:]).sum())
+            running[slot:] = new
         self.unplaced.discard(i)
         self.admissions[i] = {"job": i, "mu": mu, "payoff": payoff, "value": value, "price_increase": increase,
                               "dual_increase": mu + increase}
