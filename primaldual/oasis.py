@@ -404,6 +404,7 @@ class _PlanningScheduler(OnlineScheduler):
         super().start(instance)
         self._engine = OnlineEngine(instance, self._make_constants(instance), greedy=self.greedy)
         self._certificate = None
+        self._overruns: dict[int, Allocation] = {}
 
     def _make_constants(self, instance: Instance) -> PriceConstants | None:
         return None
@@ -421,13 +422,49 @@ class _PlanningScheduler(OnlineScheduler):
             self.engine.decide(i)
             self._certificate = None
 
+    def set_restart_cost(self, cost: float) -> None:
+        """The simulator's restart cost: plans are made for the restart-free model (the paper's), so under a
+        cost an admitted job can reach the end of its plan with work left (module docstring of
+        :mod:`primaldual.simulate`); it then continues in capacity no plan holds (:meth:`_overrun`)."""
+        self.restart_cost = float(cost)
+
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         out = {}
         for i, plan in self.engine.plans.items():
             workers = plan.workers[slot]
             if workers.any():
                 out[i] = Allocation(workers, plan.parameter_servers[slot])
+        if getattr(self, "restart_cost", 0.0) > 0:
+            self._overrun(slot, state, out)
         return out
+
+    def _overrun(self, slot: int, state: SlotState, out: dict[int, Allocation]) -> None:
+        """Admitted jobs whose plan has ended with work left (restart losses) run on, in arrival order, in the
+        capacity no plan holds in ``slot``: on their last placement if it fits (no further restart), else as
+        many workers as fit. Never triggered without restart costs (a plan covers ``V_i`` exactly)."""
+        from primaldual.baselines.placement import FreeCapacity
+
+        engine = self.engine
+        free = FreeCapacity(self.instance.cluster)
+        free.worker -= engine.state.worker_used[slot]
+        free.ps -= engine.state.ps_used[slot]
+        for i, plan in engine.plans.items():
+            if i in out or state.completed[i] or state.remaining_work[i] <= 0 or plan.workers[slot:].any():
+                continue
+            job = self.instance.jobs[i]
+            last = int(np.flatnonzero(plan.workers.sum(axis=1))[-1])
+            previous = self._overruns.get(i)
+            keep = previous if previous is not None else Allocation(plan.workers[last], plan.parameter_servers[last])
+            if free.fits(job, keep):
+                free.take(job, keep)
+                out[i] = keep
+            else:
+                workers = free.max_workers(job, int(min(job.chunks, state.remaining_work[i])))
+                placed = free.place(job, workers, "first_fit") if workers > 0 else None
+                if placed is not None:
+                    out[i] = placed
+            if i in out:
+                self._overruns[i] = out[i]
 
     def decisions(self) -> list[dict]:
         return [self.engine.decisions[i].to_dict() for i in sorted(self.engine.decisions)]
