@@ -131,3 +131,29 @@ def test_restart_costs_only_delay_completions_and_schedules_verify(seed, cost, n
         assert metrics.extra["restart_lost_worker_slots"] == 0
     for i, assignment in result.schedule.assignments.items():
         assert assignment.workers.sum() >= instance.work_units[i]
+
+
+def test_run_command_takes_restart_cost_and_reports_promises(tmp_path, capsys):
+    from primaldual.cli import main
+
+    code = main(["run", "--preset", "small", "--seed", "5", "--jobs", "12", "--scheduler", "oasis-lr",
+                 "--restart-cost", "0.1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["restart_cost"] == 0.1
+    assert out["promises"]["broken"] == 0 and out["promises"]["made"] == out["promises"]["kept"]
+    assert "abandoned" in out and "guarantee" in out["report"]
+    assert main(["run", "--preset", "tiny", "--scheduler", "rrh", "--restart-cost", "1"]) == 2
+    assert "restart_cost" in capsys.readouterr().err
+
+
+def test_planning_schedulers_finish_a_plan_cut_short_by_restart_costs():
+    """OASiS plans V_i worker-slots for the restart-free model; with F > 0 the plan ends with work left and
+    the job runs on in capacity no plan holds, so it still completes (later, for less)."""
+    job = make_job(work=4, chunks=2, worker_demand=(1.0, 0.0), ps_demand=(0.0, 0.0), utility=Constant(10.0))
+    instance = make_instance([job], horizon=6, worker_capacity=((4.0, 8.0), (4.0, 8.0)))
+    for name in ("oasis", "greedy"):
+        free = simulate(instance, name)
+        costly = simulate(instance, name, restart_cost=0.3)
+        assert free.metrics.completed == costly.metrics.completed == 1
+        assert costly.metrics.completion_slots[0] > free.metrics.completion_slots[0]
+        assert verify(instance, costly.schedule).feasible
