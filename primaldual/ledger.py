@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from primaldual.errors import InputError
 from primaldual.instance import Instance
 from primaldual.prices import fit_counts
 
@@ -188,4 +189,24 @@ def _fill(caps: np.ndarray, count: int) -> np.ndarray:
     return out
 
 
-__all__ = ["Ledger", "Reservation", "block_length"]
+class PromiseBroken(AssertionError):
+    """The ledger no longer covers an admitted job's remaining work by its deadline (a bug, never expected)."""
+
+
+def check_number(name: str, value, low: float, high: float, *, integer: bool = False):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not low <= value <= high or (integer and int(value) != value):
+        kind = "an integer" if integer else "a number"
+        raise InputError(f"{name}: must be {kind} in [{low:g}, {high:g}], got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def latest_deadline(job, arrival_completion: int, horizon: int, delta: float) -> int:
+    """The latest slot ``d`` (``>= completion``) with ``f(d - a) >= (1 - delta) f(completion - a)``."""
+    target = (1.0 - delta) * float(job.utility(arrival_completion - job.arrival))
+    slots = np.arange(arrival_completion, horizon)
+    ok = np.asarray(job.utility(slots - job.arrival), dtype=float) >= target * (1 - 1e-12)
+    return int(slots[ok][-1]) if ok.any() else arrival_completion
+
+
+__all__ = ["Ledger", "PromiseBroken", "Reservation", "block_length", "check_number", "latest_deadline"]

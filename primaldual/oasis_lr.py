@@ -36,7 +36,6 @@ from its own account (``promised_deadlines``).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -46,30 +45,18 @@ from primaldual.dual import best_schedule, unit_prices
 from primaldual.errors import InputError
 from primaldual.instance import Instance
 from primaldual.learned_prices import FloorLearner, zero_floor
-from primaldual.ledger import WORK_EPSILON, Ledger, Reservation, block_length
+from primaldual.ledger import (
+    WORK_EPSILON,
+    Ledger,
+    PromiseBroken,
+    Reservation,
+    block_length,
+    check_number as _check_number,
+    latest_deadline,
+)
 from primaldual.oasis_lr_report import DualRecord, certificate_terms
 from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState, register_scheduler
-
-
-class PromiseBroken(AssertionError):
-    """The ledger no longer covers an admitted job's remaining work by its deadline (a bug, never expected)."""
-
-
-def _check_number(name: str, value, low: float, high: float, *, integer: bool = False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not low <= value <= high or (integer and int(value) != value):
-        kind = "an integer" if integer else "a number"
-        raise InputError(f"{name}: must be {kind} in [{low:g}, {high:g}], got {value!r}")
-    return int(value) if integer else float(value)
-
-
-def latest_deadline(job, arrival_completion: int, horizon: int, delta: float) -> int:
-    """The latest slot ``d`` (``>= completion``) with ``f(d - a) >= (1 - delta) f(completion - a)``."""
-    target = (1.0 - delta) * float(job.utility(arrival_completion - job.arrival))
-    slots = np.arange(arrival_completion, horizon)
-    ok = np.asarray(job.utility(slots - job.arrival), dtype=float) >= target * (1 - 1e-12)
-    return int(slots[ok][-1]) if ok.any() else arrival_completion
 
 
 class OasisLrScheduler(OnlineScheduler):
