@@ -22,6 +22,7 @@ import statistics
 import numpy as np
 
 from primaldual.generate import generate
+from primaldual.prices import json_number
 from primaldual.scheduler import make_scheduler
 from primaldual.simulate import simulate
 from primaldual.verify import verify
@@ -96,9 +97,9 @@ def _summarise(per_instance: list[dict], cost: str, labels: list[str]) -> dict:
         rows[label] = {
             "mean_utility": float(u.mean()),
             "vs_rrh_total": float(u.sum() / rrh.sum()) if rrh.sum() > 0 else None,
-            "vs_rrh_min": float(np.nanmin(ratio)),
-            "vs_rrh_max": float(np.nanmax(ratio)),
-            "mean_opt_over_alg": float(np.mean(opt_ratio)),
+            "vs_rrh_min": json_number(np.nanmin(ratio)),
+            "vs_rrh_max": json_number(np.nanmax(ratio)),
+            "mean_opt_over_alg": json_number(np.mean(opt_ratio)),  # None (JSON null) when some ALG = 0
             "abandoned": int(sum(m["runs"][cost][label]["abandoned"] for m in per_instance)),
             "promises_broken": None if promises[0] is None else int(sum(p["broken"] for p in promises)),
             "promises_made": None if promises[0] is None else int(sum(p["made"] for p in promises)),
@@ -141,8 +142,9 @@ def print_quality(figures: dict) -> None:
                   f"{'abandoned':>9s} {'broken':>7s} {'median s':>9s}")
             for name, row in rows.items():
                 broken = "-" if row["promises_broken"] is None else str(row["promises_broken"])
+                ratio = "inf" if row["mean_opt_over_alg"] is None else f"{row['mean_opt_over_alg']:.3f}"
                 print(f"    {name:10s} {row['mean_utility']:10.2f} {row['vs_rrh_total']:7.3f} "
-                      f"[{row['vs_rrh_min']:.2f}, {row['vs_rrh_max']:.2f}] {row['mean_opt_over_alg']:8.3f} "
+                      f"[{row['vs_rrh_min']:.2f}, {row['vs_rrh_max']:.2f}] {ratio:>8s} "
                       f"{row['abandoned']:9d} {broken:>7s} {row['seconds_median']:9.3f}")
 
 
