@@ -69,4 +69,4 @@ def test_quality_benchmark_on_two_tiny_instances():
         assert rows["oasis-lr"]["promises_broken"] == 0 and rows["oasis-p"]["promises_broken"] == 0
         assert rows["rrh"]["promises_broken"] is None
         for row in rows.values():
-            assert row["mean_opt_over_alg"] >= 1.0 - 1e-6
+            assert row["mean_opt_over_alg"] is None or row["mean_opt_over_alg"] >= 1.0 - 1e-6  # None: some ALG = 0
