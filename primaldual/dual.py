@@ -336,8 +336,14 @@ def best_schedule(
     ps_free: np.ndarray,
     objective: str = "payoff",
     early_stop: bool = True,
+    work: int | None = None,
+    start: int | None = None,
 ) -> DualResult:
     """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)).
+
+    ``work`` and ``start`` re-offer a job that has already progressed (OASiS-LR's pending tier): it still
+    needs ``work`` worker-slots (default ``V_i``) from slot ``start`` on (default its arrival); its utility is
+    still counted from its arrival, ``f_i(t - a_i)``.
 
     ``worker_prices`` (T, H, R) and ``ps_prices`` (T, K, R) are ``p_h^r(t)``, ``q_k^r(t)``; ``worker_free`` and
     ``ps_free`` are the amounts the job may use, shape (T, H, R)/(T, K, R) or (H, R)/(K, R) for the same in
@@ -348,8 +354,9 @@ def best_schedule(
     horizon = instance.horizon
     n_worker_servers = instance.cluster.n_worker_servers
     n_ps_servers = instance.cluster.n_ps_servers
-    arrival = job.arrival
-    work = int(instance.work_units[job_index])
+    arrival = job.arrival if start is None else max(int(start), job.arrival)
+    delay = arrival - job.arrival  # window slot s completes at duration delay + s
+    work = int(instance.work_units[job_index]) if work is None else int(work)
     max_workers = int(min(job.chunks, work))
     completion_costs = np.full(horizon, np.nan)
     empty = np.zeros(horizon, dtype=np.int64)
@@ -366,7 +373,7 @@ def best_schedule(
         return [a[arrival + start: arrival + stop] if a.ndim == 3 else a[None] for a in arrays]
 
     n_slots = horizon - arrival
-    utility = np.asarray(job.utility(np.arange(n_slots)), dtype=float)
+    utility = np.asarray(job.utility(delay + np.arange(n_slots)), dtype=float)
     cover = WorkCover(work, max_workers, utility, objective, early_stop)
     tables: list[tuple[int, int, SlotCosts]] = []
     start, size = 0, FIRST_BLOCK
@@ -397,7 +404,7 @@ def best_schedule(
                                      table.ps_needed[local])
     schedule = JobSchedule(workers, parameter_servers)
     completion = schedule.completion_slot()
-    value = float(job.utility(completion - arrival))
+    value = float(job.utility(completion - job.arrival))
     path_cost = float(cover.completion_cost[best])
     if objective == "payoff":
         payoff = value - path_cost

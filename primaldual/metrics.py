@@ -6,7 +6,10 @@ a job that completes in its arrival slot has JCT 1.
 
 ``admitted`` counts jobs that received any resources; only completed jobs earn utility and appear in the
 schedule, so ``unfinished = admitted - completed`` counts jobs whose resources were wasted, and
-``wasted_worker_slots`` says how much. Utilisation counts every allocated resource, wasted or not: it measures
+``wasted_worker_slots`` says how much. ``abandoned`` is the same count under the name the comparison of
+schedulers uses: jobs that were started (admitted) but never completed, a broken service promise whatever the
+scheduler (RRH drops started jobs it can no longer finish; a planning scheduler never does without restart
+costs). Utilisation counts every allocated resource, wasted or not: it measures
 how busy the cluster was, ``sum_t sum_s load / (T sum_s capacity)`` per resource and pool, for resources with
 positive capacity in that pool.
 """
@@ -37,6 +40,7 @@ class RunMetrics:
     wasted_worker_slots: int = 0
     scheduler_seconds: float | None = None
     extra: dict = field(default_factory=dict)
+    abandoned: int = 0
 
     def to_dict(self) -> dict:
         """JSON-ready: job indices become string keys, as in the schedule files."""
@@ -45,6 +49,7 @@ class RunMetrics:
             "admitted": self.admitted,
             "completed": self.completed,
             "unfinished": self.unfinished,
+            "abandoned": self.abandoned,
             "mean_jct": self.mean_jct,
             "jct": {str(i): v for i, v in self.jct.items()},
             "completion_slots": {str(i): v for i, v in self.completion_slots.items()},
@@ -92,6 +97,7 @@ def compute_metrics(
     ps_load: np.ndarray | None = None,
     scheduler_seconds: float | None = None,
     extra: dict | None = None,
+    abandoned: int | None = None,
 ) -> RunMetrics:
     """Metrics of ``schedule`` (completed jobs; a job with no worker in any slot counts as not completed).
 
@@ -126,6 +132,7 @@ def compute_metrics(
         wasted_worker_slots=int(wasted_worker_slots),
         scheduler_seconds=scheduler_seconds,
         extra=dict(extra or {}),
+        abandoned=(n_admitted - completed) if abandoned is None else int(abandoned),
     )
 
 

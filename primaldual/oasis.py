@@ -42,7 +42,14 @@ import numpy as np
 from primaldual.dual import DualResult, best_schedule
 from primaldual.errors import InputError
 from primaldual.instance import Instance
-from primaldual.prices import PriceConstants, PriceState, compute_constants, json_number, standalone_utilities
+from primaldual.prices import (
+    PRICE_RULES,
+    PriceConstants,
+    PriceState,
+    compute_constants,
+    json_number,
+    standalone_utilities,
+)
 from primaldual.schedule import JobSchedule, Schedule
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
 
@@ -349,9 +356,10 @@ class OnlineEngine:
         )
 
 
-def _constants(instance: Instance, constants: PriceConstants | None, price_scale: float, eta: float) -> PriceConstants:
+def _constants(instance: Instance, constants: PriceConstants | None, price_scale: float, eta: float,
+               rule: str = "density") -> PriceConstants:
     if constants is None:
-        return compute_constants(instance, eta=eta, price_scale=price_scale)
+        return compute_constants(instance, eta=eta, price_scale=price_scale, rule=rule)
     if constants.resources != instance.cluster.resources:
         raise InputError(f"constants: resources {list(constants.resources)} do not match the cluster's "
                          f"{list(instance.cluster.resources)}")
@@ -363,13 +371,14 @@ def run_oasis(
     constants: PriceConstants | None = None,
     price_scale: float = 1.0,
     eta: float = 1.0,
+    rule: str = "density",
 ) -> OasisResult:
     """Run OASiS on ``instance`` (all jobs, arrival order) and compute its certificate.
 
-    ``constants`` defaults to :func:`primaldual.prices.compute_constants` ``(instance, eta, price_scale)``; if
-    given, ``price_scale`` multiplies it (and ``eta`` is ignored).
+    ``constants`` defaults to :func:`primaldual.prices.compute_constants` ``(instance, eta, price_scale, rule)``;
+    if given, ``price_scale`` multiplies it (and ``eta`` and ``rule`` are ignored).
     """
-    engine = OnlineEngine(instance, _constants(instance, constants, price_scale, eta))
+    engine = OnlineEngine(instance, _constants(instance, constants, price_scale, eta, rule))
     for i in arrival_order(instance):
         engine.decide(i)
     return engine.result("oasis")
@@ -395,6 +404,7 @@ class _PlanningScheduler(OnlineScheduler):
         super().start(instance)
         self._engine = OnlineEngine(instance, self._make_constants(instance), greedy=self.greedy)
         self._certificate = None
+        self._overruns: dict[int, Allocation] = {}
 
     def _make_constants(self, instance: Instance) -> PriceConstants | None:
         return None
@@ -412,13 +422,49 @@ class _PlanningScheduler(OnlineScheduler):
             self.engine.decide(i)
             self._certificate = None
 
+    def set_restart_cost(self, cost: float) -> None:
+        """The simulator's restart cost: plans are made for the restart-free model (the paper's), so under a
+        cost an admitted job can reach the end of its plan with work left (module docstring of
+        :mod:`primaldual.simulate`); it then continues in capacity no plan holds (:meth:`_overrun`)."""
+        self.restart_cost = float(cost)
+
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         out = {}
         for i, plan in self.engine.plans.items():
             workers = plan.workers[slot]
             if workers.any():
                 out[i] = Allocation(workers, plan.parameter_servers[slot])
+        if getattr(self, "restart_cost", 0.0) > 0:
+            self._overrun(slot, state, out)
         return out
+
+    def _overrun(self, slot: int, state: SlotState, out: dict[int, Allocation]) -> None:
+        """Admitted jobs whose plan has ended with work left (restart losses) run on, in arrival order, in the
+        capacity no plan holds in ``slot``: on their last placement if it fits (no further restart), else as
+        many workers as fit. Never triggered without restart costs (a plan covers ``V_i`` exactly)."""
+        from primaldual.baselines.placement import FreeCapacity
+
+        engine = self.engine
+        free = FreeCapacity(self.instance.cluster)
+        free.worker -= engine.state.worker_used[slot]
+        free.ps -= engine.state.ps_used[slot]
+        for i, plan in engine.plans.items():
+            if i in out or state.completed[i] or state.remaining_work[i] <= 0 or plan.workers[slot:].any():
+                continue
+            job = self.instance.jobs[i]
+            last = int(np.flatnonzero(plan.workers.sum(axis=1))[-1])
+            previous = self._overruns.get(i)
+            keep = previous if previous is not None else Allocation(plan.workers[last], plan.parameter_servers[last])
+            if free.fits(job, keep):
+                free.take(job, keep)
+                out[i] = keep
+            else:
+                workers = free.max_workers(job, int(min(job.chunks, state.remaining_work[i])))
+                placed = free.place(job, workers, "first_fit") if workers > 0 else None
+                if placed is not None:
+                    out[i] = placed
+            if i in out:
+                self._overruns[i] = out[i]
 
     def decisions(self) -> list[dict]:
         return [self.engine.decisions[i].to_dict() for i in sorted(self.engine.decisions)]
@@ -431,14 +477,20 @@ class _PlanningScheduler(OnlineScheduler):
 class OasisScheduler(_PlanningScheduler):
     """OASiS behind the :class:`~primaldual.scheduler.OnlineScheduler` interface (``--scheduler oasis``).
 
-    Parameters: ``price_scale`` (multiplies every price), ``eta`` (the ``L`` scaling), or explicit
-    ``constants`` (a :class:`PriceConstants`). ``report()`` carries the certificate under ``"certificate"``.
+    Parameters: ``price_scale`` (multiplies every price), ``eta`` (the ``L`` scaling), ``rule`` (the lower
+    prices: ``density`` per pool and resource, the default, or ``capacity``, one ``L``; see
+    :mod:`primaldual.prices`), or explicit ``constants`` (a :class:`PriceConstants`). ``report()`` carries the
+    certificate under ``"certificate"``; ``parameters()`` the constants.
     """
 
     name = "oasis"
     greedy = False
 
-    def __init__(self, price_scale: float = 1.0, eta: float = 1.0, constants: PriceConstants | None = None):
+    def __init__(self, price_scale: float = 1.0, eta: float = 1.0, constants: PriceConstants | None = None,
+                 rule: str = "density"):
+        if rule not in PRICE_RULES:
+            raise InputError(f"scheduler oasis: rule must be one of {', '.join(PRICE_RULES)}, got {rule!r}")
+        self.rule = rule
         for label, value in (("price_scale", price_scale), ("eta", eta)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
                 raise InputError(f"scheduler oasis: {label} must be a finite number > 0, got {value!r}")
@@ -447,10 +499,10 @@ class OasisScheduler(_PlanningScheduler):
         self.constants = constants
 
     def _make_constants(self, instance: Instance) -> PriceConstants:
-        return _constants(instance, self.constants, self.price_scale, self.eta)
+        return _constants(instance, self.constants, self.price_scale, self.eta, self.rule)
 
     def parameters(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"price_scale": self.price_scale, "eta": self.eta}
+        out: dict[str, Any] = {"price_scale": self.price_scale, "eta": self.eta, "rule": self.rule}
         if hasattr(self, "_engine"):
             out["constants"] = self._engine.constants.to_dict()
         return out

@@ -12,10 +12,16 @@ not available (oasis.md section 0); the choices below are this project's, derive
 * ``opt_lower_bound = max_i f_i^alone``, where ``f_i^alone`` is the utility job ``i`` earns when it runs alone on
   the empty cluster as fast as the servers allow (:func:`standalone_utilities`). Any single job is a feasible
   solution, so ``OPT >= opt_lower_bound``.
-* ``L = opt_lower_bound / (2 eta T (sum_{h,r} c_h^r + sum_{k,r} c_k^r))``. The initial dual objective
-  ``D_0 = L T sum c`` is then ``opt_lower_bound / (2 eta) <= OPT / (2 eta)``: the "initial dual bound" of the
-  proof, by construction and not by assumption (the paper's ``L`` is defined through the least value density
-  and a factor ``eta`` chosen so that the same bound holds; ``eta`` plays that role here).
+* **Lower prices, per pool and per resource** (``rule="density"``, the default):
+  ``L_w^r = min_i f_i^alone / (V_i w_i^r) / (4 eta)`` and ``L_ps^r = min_i f_i^alone / (V_i (b_i/B_i) s_i^r) / (4 eta)``:
+  a quarter of the least utility any job earns per unit of ``r`` per slot, in that resource's own unit, so
+  an empty cluster charges every job at most ``1 / (4 eta)`` of its utility. (GPU, vCPU, GB and Gbps are not
+  summed with each other any more.) The initial dual ``D_0 = sum_r L^r T sum c^r`` is not bounded by
+  construction; ``kappa = D_0 / opt_lower_bound`` is recorded and the theorem applies only where ``kappa < 1``.
+* ``rule="capacity"`` (the first implementation, kept for comparison):
+  ``L = opt_lower_bound / (2 eta T (sum_{h,r} c_h^r + sum_{k,r} c_k^r))``, one number in mixed units. The
+  initial dual objective ``D_0 = L T sum c`` is then ``opt_lower_bound / (2 eta) <= OPT / (2 eta)``: the
+  "initial dual bound" of the proof, by construction.
 * ``hat U_w^r = max_i f_i^alone / w_i^r`` over jobs with ``w_i^r > 0`` (per pool: ``s_i^r`` for PS servers): the
   most utility any job can earn per unit of ``r``. A schedule that pays at least ``hat U^r`` per unit of ``r`` for
   one worker (PS) can never have a positive payoff.
@@ -162,10 +168,21 @@ class PriceConstants:
     opt_lower_bound: float = 0.0
     capacity_time: float = 0.0
     source: str = "instance"
+    worker_lower: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ps_lower: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    worker_capacity_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ps_capacity_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    rule: str = "capacity"
 
     def __post_init__(self):
+        n_resources = len(self.resources)
+        for name in ("worker_lower", "ps_lower"):
+            # Per-resource lower prices; a single L (today's rule, hand-made constants) fills both pools.
+            if np.size(getattr(self, name)) == 0:
+                object.__setattr__(self, name, np.full(n_resources, float(self.lower)))
         for name in ("worker_upper", "ps_upper", "worker_value_density", "ps_value_density",
-                     "worker_demand_fraction", "ps_demand_fraction"):
+                     "worker_demand_fraction", "ps_demand_fraction", "worker_lower", "ps_lower",
+                     "worker_capacity_time", "ps_capacity_time"):
             array = np.array(getattr(self, name), dtype=float)
             array.setflags(write=False)
             object.__setattr__(self, name, array)
@@ -174,12 +191,12 @@ class PriceConstants:
 
     @property
     def worker_log_ratio(self) -> np.ndarray:
-        """``theta_w^r = ln(U_w^r / L)`` per resource (>= 0)."""
-        return np.log(self.worker_upper / self.lower)
+        """``theta_w^r = ln(U_w^r / L_w^r)`` per resource (>= 0)."""
+        return np.log(self.worker_upper / self.worker_lower)
 
     @property
     def ps_log_ratio(self) -> np.ndarray:
-        return np.log(self.ps_upper / self.lower)
+        return np.log(self.ps_upper / self.ps_lower)
 
     @property
     def max_log_ratio(self) -> float:
@@ -216,22 +233,25 @@ class PriceConstants:
 
     @property
     def initial_dual(self) -> float:
-        """``D_0 = L T sum c``: the dual objective before any job (all prices ``L``, all ``mu = 0``)."""
-        return self.lower * self.capacity_time
+        """``D_0 = sum_r L^r T sum c^r`` over both pools: the dual objective before any job (all prices at
+        their lower ends, all ``mu = 0``); ``L T sum c`` with one ``L``."""
+        if self.worker_capacity_time.size == 0 or self.ps_capacity_time.size == 0:
+            return self.lower * self.capacity_time
+        return float(self.worker_lower @ self.worker_capacity_time + self.ps_lower @ self.ps_capacity_time)
 
     @property
     def kappa(self) -> float | None:
         """``D_0 / opt_lower_bound``; the theorem needs ``kappa < 1`` (default ``1 / (2 eta)``)."""
         return self.initial_dual / self.opt_lower_bound if self.opt_lower_bound > 0 else None
 
-    def _overflow_priced_out(self, upper, density, fraction) -> bool:
-        for u, d, e in zip(upper, density, fraction):
+    def _overflow_priced_out(self, lower, upper, density, fraction) -> bool:
+        for low, u, d, e in zip(lower, upper, density, fraction):
             if d <= 0:
                 continue  # no job demands this resource in this pool
             if e >= 1:
                 return False
             # (C1): the price at (1 - eps) utilisation is at least hat U (relative slack for rounding).
-            if self.lower * (u / self.lower) ** (1.0 - e) < d * (1.0 - 1e-12):
+            if low * (u / low) ** (1.0 - e) < d * (1.0 - 1e-12):
                 return False
         return True
 
@@ -239,8 +259,10 @@ class PriceConstants:
     def small_demand_holds(self) -> bool:
         """Condition (C1) of the theorem: for every pool and demanded resource, ``eps^r < 1`` and
         ``L (U^r/L)^(1-eps^r) >= hat U^r``, so any schedule that would overflow a server has payoff < 0."""
-        return self._overflow_priced_out(self.worker_upper, self.worker_value_density, self.worker_demand_fraction) \
-            and self._overflow_priced_out(self.ps_upper, self.ps_value_density, self.ps_demand_fraction)
+        return self._overflow_priced_out(self.worker_lower, self.worker_upper, self.worker_value_density,
+                                         self.worker_demand_fraction) \
+            and self._overflow_priced_out(self.ps_lower, self.ps_upper, self.ps_value_density,
+                                          self.ps_demand_fraction)
 
     @property
     def theorem_ratio_bound(self) -> float | None:
@@ -256,7 +278,10 @@ class PriceConstants:
             return {r: float(v) for r, v in zip(self.resources, values)}
 
         return {
+            "rule": self.rule,
             "lower": float(self.lower),
+            "worker_lower": vector(self.worker_lower),
+            "ps_lower": vector(self.ps_lower),
             "worker_upper": vector(self.worker_upper),
             "ps_upper": vector(self.ps_upper),
             "eta": float(self.eta),
@@ -294,6 +319,11 @@ class PriceConstants:
             opt_lower_bound=self.opt_lower_bound,
             capacity_time=self.capacity_time,
             source=self.source,
+            worker_lower=self.worker_lower * factor,
+            ps_lower=self.ps_lower * factor,
+            worker_capacity_time=self.worker_capacity_time,
+            ps_capacity_time=self.ps_capacity_time,
+            rule=self.rule,
         )
 
 
@@ -303,14 +333,45 @@ def _check_positive(name: str, value) -> None:
         raise InputError(f"{name}: must be a finite number > 0, got {value!r}")
 
 
-def _upper_from_density(lower: float, density: np.ndarray, fraction: np.ndarray) -> np.ndarray:
-    upper = np.full(density.shape, lower)
-    for r, (d, e) in enumerate(zip(density, fraction)):
+def _upper_from_density(lower: np.ndarray, density: np.ndarray, fraction: np.ndarray) -> np.ndarray:
+    lower = np.broadcast_to(np.asarray(lower, dtype=float), density.shape)
+    upper = np.array(lower)
+    for r, (low, d, e) in enumerate(zip(lower, density, fraction)):
         if d <= 0:
-            continue  # nobody demands r in this pool: constant price L
-        u = d if e > SMALL_DEMAND_LIMIT else lower * (d / lower) ** (1.0 / (1.0 - e))
-        upper[r] = max(u, lower)  # prices must not fall with use
+            continue  # nobody demands r in this pool: constant price L^r
+        u = d if e > SMALL_DEMAND_LIMIT else low * (d / low) ** (1.0 / (1.0 - e))
+        upper[r] = max(u, low)  # prices must not fall with use
     return upper
+
+
+#: How ``compute_constants`` sets the lower prices: ``"density"`` (default) per pool and resource from the
+#: least value density per unit of resource-time; ``"capacity"`` one ``L`` over all capacities (the rule of
+#: the first implementation, kept for comparison and for Lemma 5's ``D_0 <= OPT / (2 eta)`` by construction).
+PRICE_RULES = ("density", "capacity")
+
+
+def density_lower_prices(instance: Instance, standalone: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
+    """``L_w^r = min_i f_i^alone / (V_i w_i^r) / (4 eta)`` and ``L_ps^r = min_i f_i^alone / (V_i (b_i/B_i) s_i^r)
+    / (4 eta)`` over the jobs with ``f_i^alone > 0`` that demand ``r`` in the pool: a quarter of the least value
+    any job earns per unit of ``r`` per slot, so an empty cluster charges every job at most a quarter of its
+    utility. A resource nobody demands in a pool gets the least of the defined values (a constant price that
+    no schedule pays)."""
+    n_resources = instance.cluster.n_resources
+    worker = np.full(n_resources, np.inf)
+    ps = np.full(n_resources, np.inf)
+    for i, job in enumerate(instance.jobs):
+        if standalone[i] <= 0:
+            continue
+        work = float(instance.work_units[i])
+        ratio = job.worker_bandwidth_gbps / job.ps_bandwidth_gbps
+        for lower, amount in ((worker, work * job.worker_demand), (ps, work * ratio * job.ps_demand)):
+            positive = amount > 0
+            np.minimum(lower, np.where(positive, standalone[i] / np.where(positive, amount, 1.0), np.inf), out=lower)
+    finite = np.concatenate([worker[np.isfinite(worker)], ps[np.isfinite(ps)]])
+    fallback = float(finite.min()) if finite.size else 4.0 * eta
+    worker[~np.isfinite(worker)] = fallback
+    ps[~np.isfinite(ps)] = fallback
+    return worker / (4.0 * eta), ps / (4.0 * eta)
 
 
 def compute_constants(
@@ -320,22 +381,28 @@ def compute_constants(
     lower: float | None = None,
     worker_upper=None,
     ps_upper=None,
+    rule: str = "density",
 ) -> PriceConstants:
     """The price constants of ``instance`` (module docstring), with optional overrides.
 
-    ``lower``, ``worker_upper`` and ``ps_upper`` (a number, a sequence over the resources or a mapping
-    resource -> value) replace the computed ``L`` and ``U^r``; ``price_scale`` then multiplies all of them. The
-    instance facts (value densities, demand fractions, ``opt_lower_bound``) are always computed, so the
-    theorem's conditions are checked for whatever constants are used.
+    ``rule`` picks the lower prices (:data:`PRICE_RULES`). ``lower``, ``worker_upper`` and ``ps_upper`` (a
+    number, a sequence over the resources or a mapping resource -> value) replace the computed ``L`` and
+    ``U^r``; ``price_scale`` then multiplies all of them. The instance facts (value densities, demand
+    fractions, ``opt_lower_bound``) are always computed, so the theorem's conditions are checked for whatever
+    constants are used.
     """
     _check_positive("eta", eta)
     _check_positive("price_scale", price_scale)
+    if rule not in PRICE_RULES:
+        raise InputError(f"rule: must be one of {', '.join(PRICE_RULES)}, got {rule!r}")
     cluster = instance.cluster
     resources = cluster.resources
     n_resources = cluster.n_resources
     standalone = standalone_utilities(instance)
     opt_lower_bound = float(standalone.max(initial=0.0))
-    capacity_time = float(instance.horizon * (cluster.worker_capacity.sum() + cluster.ps_capacity.sum()))
+    worker_capacity_time = instance.horizon * cluster.worker_capacity.sum(axis=0)
+    ps_capacity_time = instance.horizon * cluster.ps_capacity.sum(axis=0)
+    capacity_time = float(worker_capacity_time.sum() + ps_capacity_time.sum())
 
     worker_density = np.zeros(n_resources)
     ps_density = np.zeros(n_resources)
@@ -352,18 +419,19 @@ def compute_constants(
             density[positive] = np.maximum(density[positive], standalone[i] / demand[positive])
             np.maximum(fraction, _demand_fraction(job, demand, capacity), out=fraction)
 
-    if lower is None:
-        if opt_lower_bound > 0 and capacity_time > 0:
-            lower = opt_lower_bound / (2.0 * eta * capacity_time)
-        else:
-            lower = 1.0  # nothing can earn anything: any constant price admits nothing
-        source = "instance"
-    else:
+    source = "instance"
+    if lower is not None:
         _check_positive("lower", lower)
+        worker_lower = ps_lower = np.full(n_resources, float(lower))
         source = "override"
-    lower = float(lower)
+    elif opt_lower_bound <= 0 or capacity_time <= 0:
+        worker_lower = ps_lower = np.ones(n_resources)  # nothing can earn anything: any constant price admits nothing
+    elif rule == "capacity":
+        worker_lower = ps_lower = np.full(n_resources, opt_lower_bound / (2.0 * eta * capacity_time))
+    else:
+        worker_lower, ps_lower = density_lower_prices(instance, standalone, eta)
 
-    def override(value, name, default):
+    def override(value, name, default, lows):
         if value is None:
             return default
         if isinstance(value, dict):
@@ -375,22 +443,21 @@ def compute_constants(
                 out[resources.index(r)] = v
         else:
             out = np.broadcast_to(np.asarray(value, dtype=float), (n_resources,)).copy()
-        for v in out:
+        for v, low in zip(out, lows):
             _check_positive(name, float(v))
-            if v < lower:
+            if v < low:
                 raise InputError(
-                    f"{name}: every U^r must be >= L = {lower:g} (prices must not fall with use), got {v!r}")
+                    f"{name}: every U^r must be >= L^r = {low:g} (prices must not fall with use), got {v!r}")
         return out
 
-    default_worker = _upper_from_density(lower, worker_density, worker_fraction)
-    default_ps = _upper_from_density(lower, ps_density, ps_fraction)
-    worker_upper_values = override(worker_upper, "worker_upper", default_worker)
-    ps_upper_values = override(ps_upper, "ps_upper", default_ps)
+    worker_upper_values = override(worker_upper, "worker_upper",
+                                   _upper_from_density(worker_lower, worker_density, worker_fraction), worker_lower)
+    ps_upper_values = override(ps_upper, "ps_upper", _upper_from_density(ps_lower, ps_density, ps_fraction), ps_lower)
     if worker_upper is not None or ps_upper is not None:
         source = "override"
     constants = PriceConstants(
         resources=resources,
-        lower=lower,
+        lower=float(min(worker_lower.min(initial=np.inf), ps_lower.min(initial=np.inf))),
         worker_upper=worker_upper_values,
         ps_upper=ps_upper_values,
         eta=float(eta),
@@ -402,6 +469,11 @@ def compute_constants(
         opt_lower_bound=opt_lower_bound,
         capacity_time=capacity_time,
         source=source,
+        worker_lower=worker_lower,
+        ps_lower=ps_lower,
+        worker_capacity_time=worker_capacity_time,
+        ps_capacity_time=ps_capacity_time,
+        rule=rule if lower is None else "override",
     )
     return constants if price_scale == 1.0 else constants.rescaled(float(price_scale))
 
@@ -409,8 +481,9 @@ def compute_constants(
 # ------------------------------------------------------------------------------------------- price state
 
 
-def _price(lower: float, log_ratio: np.ndarray, used: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-    """``L (U/L)^(used / capacity)`` elementwise; ``L`` where the capacity is 0 (unused by construction)."""
+def _price(lower, log_ratio: np.ndarray, used: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """``L^r (U^r/L^r)^(used / capacity)`` elementwise (``lower`` a number or an array over the resources);
+    ``L^r`` where the capacity is 0 (unused by construction)."""
     positive = capacity > 0
     fraction = np.divide(used, capacity, out=np.zeros(np.broadcast_shapes(used.shape, capacity.shape)),
                          where=positive)
@@ -437,8 +510,10 @@ class PriceState:
         self.ps_used = np.zeros(shape_ps)
         self._worker_theta = constants.worker_log_ratio
         self._ps_theta = constants.ps_log_ratio
-        self.worker_prices = np.full(shape_w, constants.lower)
-        self.ps_prices = np.full(shape_ps, constants.lower)
+        self._worker_lower = constants.worker_lower
+        self._ps_lower = constants.ps_lower
+        self.worker_prices = np.array(np.broadcast_to(constants.worker_lower, shape_w))
+        self.ps_prices = np.array(np.broadcast_to(constants.ps_lower, shape_ps))
         # capacity - used, kept up to date slot by slot (the dual subroutine's residual caps).
         self.worker_free = np.array(self.worker_capacity)
         self.ps_free = np.array(self.ps_capacity)
@@ -453,12 +528,11 @@ class PriceState:
         Returns the increase of the price term ``sum c (p_new - p_old)``, the dual increase from prices.
         """
         increase = 0.0
-        lower = self.constants.lower
-        for counts, demand, used, free, prices, capacity, theta in (
+        for counts, demand, used, free, prices, capacity, theta, lower in (
             (workers, job.worker_demand, self.worker_used, self.worker_free, self.worker_prices,
-             self.worker_capacity, self._worker_theta),
+             self.worker_capacity, self._worker_theta, self._worker_lower),
             (parameter_servers, job.ps_demand, self.ps_used, self.ps_free, self.ps_prices,
-             self.ps_capacity, self._ps_theta),
+             self.ps_capacity, self._ps_theta, self._ps_lower),
         ):
             slots = np.flatnonzero(np.asarray(counts).sum(axis=1) > 0)
             if slots.size == 0:
@@ -474,6 +548,8 @@ class PriceState:
 
 __all__ = [
     "FIT_TOLERANCE",
+    "PRICE_RULES",
+    "density_lower_prices",
     "PriceConstants",
     "PriceState",
     "SMALL_DEMAND_LIMIT",

@@ -19,6 +19,26 @@ the schedule satisfies eq. (2) and passes :func:`primaldual.verify.verify`. Such
 
 The scheduler's own runtime (``start``, ``on_arrival``, ``allocate``, ``on_completion``) is measured with
 ``time.perf_counter`` and reported as ``scheduler_seconds``; the simulator's checks are not included.
+
+**Restart costs** (``restart_cost = F`` in ``[0, 1)``, default 0 = the paper's model, where changes are free).
+In each slot where a job runs and its per-server worker/PS placement differs from the placement of the slot
+just before (a start counts; a resumption after a pause counts; growing, shrinking or moving counts), the job
+loses ``F`` of that slot's work: its ``D`` workers supply ``(1 - F) D`` worker-slots instead of ``D``. The rule is
+the same for every scheduler. Completion (remaining work <= 0) and so utility follow from the reduced work;
+``SlotState.remaining_work`` is the ceiling of the fractional remaining work. A schedule that completes under
+restart costs still satisfies eq. (2) (it received at least ``V_i`` worker-slots), so it passes the verifier,
+and the offline optimum without restart costs stays a valid upper bound on every run with them.
+Realistic values: a checkpoint-restart or re-allocation of a data-parallel job costs tens of seconds to a few
+minutes (Gavel, OSDI 2020, and Pollux, OSDI 2021, report restart overheads of roughly 10-60 s per change and
+round lengths of 6-20 minutes; Pollux re-allocates at most every minute because of it), i.e. about 0.01-0.1 of
+a 10-minute slot; 0.05-0.1 is a conservative (cost-heavy) setting.
+A scheduler that wants to plan around the cost may define ``set_restart_cost(F)``: the simulator calls it
+before ``start``.
+
+**Promises.** A scheduler that commits deadlines to admitted jobs may define ``promised_deadlines()`` returning
+``{job: deadline slot}``; after the run the simulator counts ``promises = {made, kept, broken}`` from its own
+account (kept = completed by the deadline). Schedulers without it have ``promises = None``. ``metrics.abandoned``
+counts, for every scheduler, the jobs that were started (received resources) but never completed.
 """
 
 from __future__ import annotations
@@ -29,6 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from primaldual.errors import InputError
 from primaldual.instance import Instance
 from primaldual.metrics import RunMetrics, compute_metrics
 from primaldual.records import jsonable
@@ -37,6 +58,9 @@ from primaldual.scheduler import OnlineScheduler, SlotState, make_scheduler
 
 #: Absolute slack on capacity sums and on eq. (6), the same as the verifier's.
 TOLERANCE = 1e-9
+
+#: Remaining work at or below this counts as done (fractional work under restart costs).
+WORK_TOLERANCE = 1e-9
 
 #: Counts above this are refused as malformed before they are converted to int64 (no server holds 2^53 units).
 MAX_COUNT = 2.0**53
@@ -59,7 +83,9 @@ class SimulationResult:
     """One run of one online scheduler on one instance.
 
     ``schedule`` holds the completed jobs only; ``received`` lists every job that got resources.
-    ``parameters`` and ``report`` are the scheduler's own (read after the run).
+    ``parameters`` and ``report`` are the scheduler's own (read after the run). ``promises`` is
+    ``{"made", "kept", "broken"}`` for schedulers that commit deadlines, else None; ``restart_cost`` the
+    simulator's ``F``.
     """
 
     scheduler: str
@@ -69,6 +95,8 @@ class SimulationResult:
     report: dict
     received: tuple[int, ...]
     scheduler_seconds: float
+    promises: dict | None = None
+    restart_cost: float = 0.0
 
     @property
     def utility(self) -> float:
@@ -86,6 +114,8 @@ class SimulationResult:
         return {
             "scheduler": self.scheduler,
             **self.metrics.to_dict(),
+            "restart_cost": self.restart_cost,
+            "promises": None if self.promises is None else dict(self.promises),
             "parameters": to_jsonable(self.parameters),
             "report": to_jsonable(self.report),
         }
@@ -218,56 +248,94 @@ class _Checker:
                 )
 
 
-def simulate(instance: Instance, scheduler: OnlineScheduler | str) -> SimulationResult:
+def check_restart_cost(value) -> float:
+    """``restart_cost`` must be a number in ``[0, 1)``; raises :class:`InputError` naming it otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value) or not 0.0 <= value < 1.0:
+        raise InputError(f"restart_cost: must be a number in [0, 1) (a fraction of a slot's work), got {value!r}")
+    return float(value)
+
+
+class _Restarts:
+    """Each job's placement in the slot before, to charge the restart cost (module docstring)."""
+
+    def __init__(self, n_jobs: int, cost: float):
+        self.cost = cost
+        self.last_slot = np.full(n_jobs, -2, dtype=np.int64)
+        self.workers: dict[int, np.ndarray] = {}
+        self.parameter_servers: dict[int, np.ndarray] = {}
+        self.count = 0
+        self.lost = 0.0
+
+    def work(self, slot: int, jobs: np.ndarray, workers: np.ndarray, parameter_servers: np.ndarray) -> np.ndarray:
+        """The worker-slots each row supplies in ``slot``: its workers, less ``F`` of them on a restart."""
+        supplied = workers.sum(axis=1).astype(float)
+        for m, i in enumerate(jobs.tolist()):
+            same = self.last_slot[i] == slot - 1 and np.array_equal(self.workers[i], workers[m]) \
+                and np.array_equal(self.parameter_servers[i], parameter_servers[m])
+            if not same:
+                self.count += 1
+                if self.cost > 0:
+                    self.lost += self.cost * supplied[m]
+                    supplied[m] *= 1.0 - self.cost
+            self.last_slot[i] = slot
+            self.workers[i], self.parameter_servers[i] = workers[m], parameter_servers[m]
+        return supplied
+
+
+def _promises(scheduler, completion_slot: np.ndarray) -> dict | None:
+    """``{made, kept, broken}`` from the scheduler's ``promised_deadlines()`` and the simulator's completions."""
+    hook = getattr(scheduler, "promised_deadlines", None)
+    if hook is None:
+        return None
+    deadlines = hook()
+    kept = sum(1 for i, d in deadlines.items() if 0 <= completion_slot[int(i)] <= int(d))
+    return {"made": len(deadlines), "kept": kept, "broken": len(deadlines) - kept}
+
+
+def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_cost: float = 0.0) -> SimulationResult:
     """Run ``scheduler`` (an instance, or a registered name with default parameters) on ``instance``.
 
-    Raises :class:`SimulationError` on the first allocation that breaks a rule; the message names the
-    scheduler, the slot, the job and what is broken.
+    ``restart_cost`` is the fraction of a slot's work a job loses in each slot where its placement changed
+    (module docstring); it must lie in ``[0, 1)``. Raises :class:`SimulationError` on the first allocation that
+    breaks a rule; the message names the scheduler, the slot, the job and what is broken.
     """
+    restart_cost = check_restart_cost(restart_cost)
     if isinstance(scheduler, str):
         scheduler = make_scheduler(scheduler)
     name = str(getattr(scheduler, "name", type(scheduler).__name__))
     horizon, n_jobs = instance.horizon, instance.n_jobs
     checker = _Checker(instance, name)
-    remaining = np.array(instance.work_units, dtype=np.int64)
+    remaining = np.array(instance.work_units, dtype=float)
     arrived = np.zeros(n_jobs, dtype=bool)
     completed = np.zeros(n_jobs, dtype=bool)
     received = np.zeros(n_jobs, dtype=bool)
     completion_slot = np.full(n_jobs, -1, dtype=np.int64)
     given = np.zeros(n_jobs, dtype=np.int64)  # worker-slots each job received
-    worker_load = np.zeros(instance.cluster.n_resources)
-    ps_load = np.zeros(instance.cluster.n_resources)
+    loads = [np.zeros(instance.cluster.n_resources), np.zeros(instance.cluster.n_resources)]  # worker, PS
+    restarts = _Restarts(n_jobs, restart_cost)
     # Per job, the slots it ran in and its per-server counts there; dense arrays are built only at the end.
     records: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
     by_slot: dict[int, list[int]] = {}
     for i, a in enumerate(instance.arrivals):
         by_slot.setdefault(int(a), []).append(i)
 
-    seconds = 0.0
-    started = time.perf_counter()
-    scheduler.start(instance)
-    seconds += time.perf_counter() - started
+    clock = _Clock()
+    if hasattr(scheduler, "set_restart_cost"):
+        clock.call(scheduler.set_restart_cost, restart_cost)
+    clock.call(scheduler.start, instance)
     for t in range(horizon):
         arriving = by_slot.get(t)
         if arriving:
             arrived[arriving] = True
-            started = time.perf_counter()
-            scheduler.on_arrival(t, list(arriving))
-            seconds += time.perf_counter() - started
+            clock.call(scheduler.on_arrival, t, list(arriving))
         active = np.flatnonzero(arrived & ~completed)
         if not active.size and arrived.all():
             break  # every job has arrived and completed: nothing is left to allocate
-        state = SlotState(
-            slot=t,
-            remaining_work=_frozen(np.maximum(remaining, 0)),
-            arrived=_frozen(arrived),
-            completed=_frozen(completed),
-            active=tuple(int(i) for i in active),
-            slots_left=horizon - t,
-        )
-        started = time.perf_counter()
-        allocation = scheduler.allocate(t, state)
-        seconds += time.perf_counter() - started
+        needed = np.maximum(np.ceil(remaining - WORK_TOLERANCE), 0).astype(np.int64)
+        state = SlotState(slot=t, remaining_work=_frozen(needed), arrived=_frozen(arrived),
+                          completed=_frozen(completed), active=tuple(int(i) for i in active), slots_left=horizon - t)
+        allocation = clock.call(scheduler.allocate, t, state)
 
         jobs, workers, parameter_servers = checker.rows(t, allocation)
         nonempty = workers.any(axis=1) | parameter_servers.any(axis=1)
@@ -278,53 +346,66 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str) -> Simulation
         checker.check(t, jobs, workers, parameter_servers, completed, completion_slot)
 
         per_job_workers = workers.sum(axis=1)
-        remaining[jobs] -= per_job_workers
+        remaining[jobs] -= restarts.work(t, jobs, workers, parameter_servers)
         given[jobs] += per_job_workers
         received[jobs] = True
-        worker_load += per_job_workers @ checker.worker_demand[jobs]
-        ps_load += parameter_servers.sum(axis=1) @ checker.ps_demand[jobs]
+        loads[0] += per_job_workers @ checker.worker_demand[jobs]
+        loads[1] += parameter_servers.sum(axis=1) @ checker.ps_demand[jobs]
         for m, i in enumerate(jobs.tolist()):
             records.setdefault(i, []).append((t, workers[m], parameter_servers[m]))
-        finished = jobs[(remaining[jobs] <= 0) & ~completed[jobs]]
+        finished = jobs[(remaining[jobs] <= WORK_TOLERANCE) & ~completed[jobs]]
         if finished.size:
             completed[finished] = True
             completion_slot[finished] = t
-            started = time.perf_counter()
-            scheduler.on_completion(t, [int(i) for i in finished])
-            seconds += time.perf_counter() - started
+            clock.call(scheduler.on_completion, t, [int(i) for i in finished])
 
+    schedule = Schedule(
+        _assignments(instance, records, completed),
+        meta={"generator": "primaldual.simulate", "scheduler": name,
+              "parameters": to_jsonable(dict(scheduler.parameters()))},
+    )
+    metrics = compute_metrics(
+        instance, schedule, admitted=int(received.sum()), wasted_worker_slots=int(given[received & ~completed].sum()),
+        worker_load=loads[0], ps_load=loads[1], scheduler_seconds=clock.seconds,
+        extra={"restarts": restarts.count, "restart_lost_worker_slots": restarts.lost},
+        abandoned=int((received & ~completed).sum()),
+    )
+    return SimulationResult(
+        scheduler=name, schedule=schedule, metrics=metrics, parameters=dict(scheduler.parameters()),
+        report=dict(scheduler.report()), received=tuple(int(i) for i in np.flatnonzero(received)),
+        scheduler_seconds=clock.seconds, promises=_promises(scheduler, completion_slot), restart_cost=restart_cost,
+    )
+
+
+class _Clock:
+    """Sums the time spent inside the scheduler's own methods."""
+
+    def __init__(self):
+        self.seconds = 0.0
+
+    def call(self, method, *args):
+        started = time.perf_counter()
+        try:
+            return method(*args)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def _assignments(instance: Instance, records: dict, completed: np.ndarray) -> dict[int, JobSchedule]:
     assignments = {}
     for i in np.flatnonzero(completed).tolist():
         slots = [t for t, _, _ in records[i]]
-        y = np.zeros((horizon, instance.cluster.n_worker_servers), dtype=np.int64)
-        z = np.zeros((horizon, instance.cluster.n_ps_servers), dtype=np.int64)
+        y = np.zeros((instance.horizon, instance.cluster.n_worker_servers), dtype=np.int64)
+        z = np.zeros((instance.horizon, instance.cluster.n_ps_servers), dtype=np.int64)
         y[slots] = np.stack([row for _, row, _ in records[i]])
         z[slots] = np.stack([row for _, _, row in records[i]])
         assignments[i] = JobSchedule(y, z)
-    parameters = dict(scheduler.parameters())
-    report = dict(scheduler.report())
-    schedule = Schedule(
-        assignments,
-        meta={"generator": "primaldual.simulate", "scheduler": name, "parameters": to_jsonable(parameters)},
-    )
-    metrics = compute_metrics(
-        instance,
-        schedule,
-        admitted=int(received.sum()),
-        wasted_worker_slots=int(given[received & ~completed].sum()),
-        worker_load=worker_load,
-        ps_load=ps_load,
-        scheduler_seconds=seconds,
-    )
-    return SimulationResult(
-        scheduler=name,
-        schedule=schedule,
-        metrics=metrics,
-        parameters=parameters,
-        report=report,
-        received=tuple(int(i) for i in np.flatnonzero(received)),
-        scheduler_seconds=seconds,
-    )
+    return assignments
+
+
+# OASiS-LR and OASiS-P register themselves by name (``register_scheduler``) when their module is imported;
+# every entry point that runs schedulers by name (run, compare, sweeps) goes through this module.
+import primaldual.oasis_lr  # noqa: E402,F401
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -333,4 +414,4 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["SimulationError", "SimulationResult", "simulate", "to_jsonable"]
+__all__ = ["SimulationError", "SimulationResult", "check_restart_cost", "simulate", "to_jsonable"]

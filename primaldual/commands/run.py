@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.compare import describe
 from primaldual.errors import InputError
 from primaldual.files import load_instance, save_schedule
 from primaldual.generate import PRESETS, generate
 from primaldual.scheduler import available_schedulers, make_scheduler
-from primaldual.simulate import SimulationError, simulate, to_jsonable
+from primaldual.simulate import SimulationError, check_restart_cost, simulate, to_jsonable
 
 ORDER = 40
 
@@ -77,6 +76,10 @@ def register(subparsers) -> None:
     parser.add_argument("--scheduler", required=True, help="scheduler name")
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                         help="scheduler parameter (repeatable), e.g. --param workers=2; values are JSON or strings")
+    parser.add_argument("--restart-cost", type=float, default=0.0, metavar="F",
+                        help="fraction of a slot's work a job loses in each slot where its placement changed "
+                             "(a start or a resumption counts); in [0, 1), default 0 (free changes, the paper's "
+                             "model); 0.01-0.1 of a 10-minute slot matches published restart overheads")
     parser.add_argument("-o", "--output", metavar="SCHEDULE", help="write the schedule (completed jobs) here")
     add_json_flag(parser)
     parser.set_defaults(handler=run)
@@ -91,13 +94,14 @@ def _ratio(value) -> str:
 
 
 def run(args) -> int:
-    if args.output and not Path(args.output).resolve().parent.is_dir():
-        raise InputError(f"-o: directory {str(Path(args.output).parent)!r} does not exist")
+    if args.output:
+        check_output_path(args.output, "-o")
+    restart_cost = check_restart_cost(args.restart_cost)
     instance, source = instance_from_args(args)
     parameters = dict(parse_parameter(text) for text in args.param)
     scheduler = make_scheduler(args.scheduler, **parameters)
     try:
-        result = simulate(instance, scheduler)
+        result = simulate(instance, scheduler, restart_cost=restart_cost)
     except SimulationError as error:
         if args.json:
             print_json({"scheduler": args.scheduler, "error": str(error), "rule": error.rule,
@@ -122,7 +126,15 @@ def run(args) -> int:
         f"scheduler runtime {result.scheduler_seconds:.3f} s"
     )
     if metrics.unfinished:
-        print(f"{metrics.unfinished} admitted jobs did not finish ({metrics.wasted_worker_slots} worker-slots wasted)")
+        print(f"{metrics.abandoned} started jobs abandoned, never completed ({metrics.wasted_worker_slots} "
+              f"worker-slots wasted)")
+    if result.restart_cost > 0:
+        print(f"restart cost {result.restart_cost:g} slot: {metrics.extra['restarts']} restarts lost "
+              f"{metrics.extra['restart_lost_worker_slots']:.4g} worker-slots (an OPT without restart costs still "
+              f"bounds this run from above)")
+    if result.promises is not None:
+        promises = result.promises
+        print(f"promises: {promises['made']} made, {promises['kept']} kept, {promises['broken']} broken")
     usage = "; ".join(
         f"{pool} " + ", ".join(f"{name} {value:.1%}" for name, value in values.items())
         for pool, values in metrics.utilisation.items() if values

@@ -53,3 +53,20 @@ def test_bench_cli_text(capsys):
     assert main(["bench", "oasis", "--quick", "--jobs", "10", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "median" in out and "pure-Python DP" in out and "target size" in out
+
+
+def test_quality_benchmark_on_two_tiny_instances():
+    """``bench oasis --quality``'s library: every scheduler verifies, RRH is its own reference, no promise
+    is broken, OPT/ALG >= 1 against a proven optimum."""
+    from primaldual.benchmarks._oasis_quality import run_quality
+
+    figures = run_quality(["tiny"], 100, 2, (0.0, 0.1), time_limit=20.0)
+    data = figures["sets"]["tiny"]
+    assert data["seeds"] == [100, 101] and data["opt_proven"] == 2
+    for cost in ("0.0", "0.1"):
+        rows = data["by_restart_cost"][cost]
+        assert rows["rrh"]["vs_rrh_total"] == pytest.approx(1.0)
+        assert rows["oasis-lr"]["promises_broken"] == 0 and rows["oasis-p"]["promises_broken"] == 0
+        assert rows["rrh"]["promises_broken"] is None
+        for row in rows.values():
+            assert row["mean_opt_over_alg"] is None or row["mean_opt_over_alg"] >= 1.0 - 1e-6  # None: some ALG = 0

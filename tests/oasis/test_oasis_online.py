@@ -207,7 +207,7 @@ def test_scheduler_slot_by_slot_equals_run(make, name):
 def test_scheduler_report_and_parameters():
     instance = generate("small", 1)
     scheduler = make_scheduler("oasis", price_scale=2.0, eta=1.5)
-    assert scheduler.parameters() == {"price_scale": 2.0, "eta": 1.5}  # before start: no instance yet
+    assert scheduler.parameters() == {"price_scale": 2.0, "eta": 1.5, "rule": "density"}  # before start: no instance yet
     _, report = drive(scheduler, instance)
     certificate = report["certificate"]
     for key in ("dual_objective", "primal", "opt_interval", "ratio_upper_bound", "alpha", "two_alpha",

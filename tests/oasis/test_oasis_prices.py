@@ -33,7 +33,7 @@ from primaldual.utility import Constant
 def test_constants_of_a_hand_computed_instance():
     """L, hat U, eps, U, alpha, 2 alpha and 1 + ln(U/L) for an instance small enough to compute by hand."""
     instance = unit_jobs_instance([10.0, 20.0], gpu_capacity=100, ps_cpu_capacity=1000.0)
-    constants = compute_constants(instance)
+    constants = compute_constants(instance, rule="capacity")
     # One slot; capacities 100 GPU (worker) + 1000 CPU (PS); the best job alone earns 20.
     lower = 20.0 / (2 * 1 * 1100.0)
     assert constants.lower == pytest.approx(lower)
@@ -90,19 +90,19 @@ def test_alpha_is_at_least_one():
 
 def test_eta_and_price_scale():
     instance = small_demand_instance(0, n_jobs=20)
-    base = compute_constants(instance)
-    halved = compute_constants(instance, eta=2.0)
+    base = compute_constants(instance, rule="capacity")
+    halved = compute_constants(instance, eta=2.0, rule="capacity")
     assert halved.lower == pytest.approx(base.lower / 2)
     assert halved.kappa == pytest.approx(0.25)
-    scaled = compute_constants(instance, price_scale=3.0)
+    scaled = compute_constants(instance, price_scale=3.0, rule="capacity")
     assert scaled.lower == pytest.approx(3 * base.lower)
     np.testing.assert_allclose(scaled.worker_upper, 3 * base.worker_upper)
     np.testing.assert_allclose(scaled.ps_upper, 3 * base.ps_upper)
     assert scaled.alpha == pytest.approx(base.alpha)
     assert scaled.price_scale == 3.0
     # Scaling up keeps (C1) but breaks kappa < 1 at scale 2 eta; scaling down breaks (C1).
-    assert compute_constants(instance, price_scale=2.0).theorem_ratio_bound is None
-    assert not compute_constants(instance, price_scale=0.5).small_demand_holds
+    assert compute_constants(instance, price_scale=2.0, rule="capacity").theorem_ratio_bound is None
+    assert not compute_constants(instance, price_scale=0.5, rule="capacity").small_demand_holds
 
 
 def test_overrides_are_used_and_checked():
@@ -115,6 +115,7 @@ def test_overrides_are_used_and_checked():
     for kwargs, message in (
         (dict(lower=-1.0), "lower"),
         (dict(lower=0.5, worker_upper=0.1), "must be >= L"),
+        (dict(rule="mixed"), "rule"),
         (dict(worker_upper={"tpu": 3.0}), "unknown resources"),
         (dict(eta=0.0), "eta"),
         (dict(price_scale=float("nan")), "price_scale"),
@@ -157,7 +158,7 @@ def test_initial_dual_bound(seed):
     instance = generate("tiny", seed)
     optimum = brute_force_optimum(instance)
     for eta in (1.0, 3.0):
-        constants = compute_constants(instance, eta=eta)
+        constants = compute_constants(instance, eta=eta, rule="capacity")
         state = PriceState(instance, constants)
         assert state.price_term() == pytest.approx(constants.initial_dual)
         assert constants.initial_dual == pytest.approx(constants.opt_lower_bound / (2 * eta))
@@ -231,3 +232,45 @@ def test_fastest_standalone_workers_respects_ps_capacity():
     instance = make_instance([job], [[2.0, 2.0]] * 3, [[0.0, 4.0]], horizon=5)
     assert fastest_standalone_workers(instance, 0) == 4
     assert standalone_utilities(instance)[0] == 1.0  # 12 units in 3 slots <= 5
+
+
+def test_density_rule_per_pool_and_resource_by_hand():
+    """Item 1 of issue 10: L^r per pool and resource from the least value density per unit of resource-slot,
+    U^r from the largest value density per unit, each in the resource's own unit; D_0 and kappa follow."""
+    instance = unit_jobs_instance([10.0, 20.0], gpu_capacity=100, ps_cpu_capacity=1000.0)
+    constants = compute_constants(instance)  # rule="density" is the default
+    assert constants.rule == "density"
+    # Each job: 1 worker-slot of 1 GPU, its PS needs 1 CPU (b/B = 1); the least value density is 10 per unit.
+    assert constants.worker_lower[0] == pytest.approx(10.0 / 4)
+    assert constants.ps_lower[1] == pytest.approx(10.0 / 4)
+    # Nobody demands worker CPU or PS GPU: the least defined value, a constant price (U = L).
+    assert constants.worker_lower[1] == pytest.approx(10.0 / 4) and constants.worker_upper[1] == constants.worker_lower[1]
+    gpu_upper = 2.5 * (20.0 / 2.5) ** (1 / (1 - 0.01))
+    assert constants.worker_upper[0] == pytest.approx(gpu_upper)
+    assert constants.worker_log_ratio[0] == pytest.approx(math.log(gpu_upper / 2.5))
+    # D_0 = sum_r L^r T sum c^r over both pools (T = 1).
+    assert constants.initial_dual == pytest.approx(2.5 * 100 + 2.5 * 0 + 2.5 * 0 + 2.5 * 1000)
+    state = PriceState(instance, constants)
+    assert state.price_term() == pytest.approx(constants.initial_dual)
+    data = constants.to_dict()
+    assert data["rule"] == "density" and data["worker_lower"]["gpu"] == pytest.approx(2.5)
+    json.dumps(data, allow_nan=False)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_density_rule_charges_at_most_a_quarter_on_an_empty_cluster(seed):
+    """With eta = 1 no job pays more than a quarter of its standalone utility on the empty cluster at its
+    fastest standalone schedule, whatever the units of the resources (the mixed-unit L overcharged or
+    undercharged by orders of magnitude)."""
+    instance = generate("small", seed)
+    constants = compute_constants(instance)
+    alone = standalone_utilities(instance)
+    for i, job in enumerate(instance.jobs):
+        if alone[i] <= 0:
+            continue
+        work = float(instance.work_units[i])
+        ratio = job.worker_bandwidth_gbps / job.ps_bandwidth_gbps
+        # Pooled resource-slots of the job at L (PS count rounded up adds at most a factor per unit).
+        cost = work * (constants.worker_lower @ job.worker_demand) + work * ratio * (constants.ps_lower @ job.ps_demand)
+        demanded = (job.worker_demand > 0).sum() + (job.ps_demand > 0).sum()
+        assert cost <= alone[i] * demanded / 4 * (1 + 1e-9)

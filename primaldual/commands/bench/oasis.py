@@ -11,6 +11,10 @@ buys. It also times the whole preset end to end (constants, every decision, the 
 configuration at the issue's target size (``T = 100``, 100 servers per pool, ``N_i <= 16``), and records
 OASiS's and ``greedy``'s utilities and the certificate's ``D / ALG`` as context. Wall-clock times
 (``perf_counter``) and CPU times (``process_time``, robust to a busy machine) are both reported.
+
+``--quality`` runs the other benchmark of this command instead: utility and OPT/ALG of OASiS, OASiS-LR,
+OASiS-P and the baselines on fresh seeds, with and without restart costs
+(:mod:`primaldual.benchmarks._oasis_quality`).
 """
 
 from __future__ import annotations
@@ -196,10 +200,48 @@ def add_arguments(parser) -> None:
                         help="60 jobs instead of 300, the reference on every 10th job (else every 3rd), "
                              "a 50-job target run")
     parser.add_argument("--jobs", type=int, default=None, help="override the number of jobs of the paper run")
+    parser.add_argument("--quality", action="store_true",
+                        help="utility of oasis, oasis-lr, oasis-p and the baselines on fresh seeds instead")
+    parser.add_argument("--sets", default="tiny,small,small20",
+                        help="with --quality: comma-separated sets among tiny, small, small20, paper")
+    parser.add_argument("--first-seed", type=int, default=100,
+                        help="with --quality: first seed (default 100, disjoint from the design seeds 0-19)")
+    parser.add_argument("--count", type=int, default=16, help="with --quality: instances per set (default 16)")
+    parser.add_argument("--paper-count", type=int, default=3, help="with --quality: paper instances (default 3)")
+    parser.add_argument("--restart-costs", default="0,0.1",
+                        help="with --quality: comma-separated restart costs (default 0,0.1)")
+    parser.add_argument("--time-limit", type=float, default=30.0,
+                        help="with --quality: seconds per offline optimum (default 30)")
     add_json_flag(parser)
 
 
+def _quality(args) -> int:
+    from primaldual.benchmarks._oasis_quality import SETS, print_quality, run_quality
+    from primaldual.errors import InputError
+    from primaldual.simulate import check_restart_cost
+
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    unknown = [s for s in sets if s not in SETS]
+    if unknown or not sets:
+        raise InputError(f"--sets: must list sets among {', '.join(SETS)}, got {args.sets!r}")
+    try:
+        costs = [check_restart_cost(float(c)) for c in args.restart_costs.split(",")]
+    except ValueError:
+        raise InputError(f"--restart-costs: must be numbers in [0, 1), got {args.restart_costs!r}") from None
+    for flag, value in (("--first-seed", args.first_seed), ("--count", args.count), ("--paper-count", args.paper_count)):
+        if value < (0 if flag == "--first-seed" else 1):
+            raise InputError(f"{flag}: must be {'>= 0' if flag == '--first-seed' else '>= 1'}, got {value}")
+    figures = run_quality(sets, args.first_seed, args.count, costs, args.time_limit, args.paper_count)
+    if args.json:
+        print_json(figures)
+    else:
+        print_quality(figures)
+    return 0
+
+
 def run(args) -> int:
+    if args.quality:
+        return _quality(args)
     figures = run_benchmark(seed=args.seed, quick=args.quick, jobs=args.jobs)
     if args.json:
         print_json(figures)

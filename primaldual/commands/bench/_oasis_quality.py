@@ -1,0 +1,151 @@
+"""``primaldual bench oasis --quality``: utility of OASiS, OASiS-LR, OASiS-P against the baselines (issue 10).
+
+Sets: ``tiny``, ``small``, ``small20`` (``small`` with 20 jobs: heavy contention) and ``paper``, on seeds
+``first..first + count - 1``. The default first seed, 100, is disjoint from the seeds the schedulers were
+designed and tuned on (OASiS-LR/P: ``small`` seeds 0-9; RRH's defaults: ``small`` seeds 0-19); pass
+``--first-seed 0`` only to reproduce the design figures. Every scheduler runs in the one simulator at each
+restart cost (default 0 and 0.1 slot). RRH runs in its three documented readings: ``rrh`` (present value,
+preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and ``rrh-np`` (non-preemptive).
+
+OPT is the offline optimum without restart costs (``solve_offline``, HiGHS, a time limit per instance): an
+upper bound on every run with or without restart costs. Where the solver does not prove optimality (or for
+``paper``, where it is not attempted), the ratio uses the best upper bound available: the ILP bound, or the
+smallest certificate an OASiS variant reports, so ``OPT/ALG`` is then an upper estimate. Reported per set and
+restart cost: mean utility per scheduler, its total against RRH's and the per-instance spread of that ratio,
+mean ``OPT/ALG``, promises broken (must be 0) and jobs abandoned, and the scheduler's own runtime.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import numpy as np
+
+from primaldual.generate import generate
+from primaldual.prices import json_number
+from primaldual.scheduler import make_scheduler
+from primaldual.simulate import simulate
+from primaldual.verify import verify
+
+#: (label, registered name, parameters): the rows of the comparison.
+SCHEDULERS = (
+    ("oasis", "oasis", {}),
+    ("oasis-lr", "oasis-lr", {}),
+    ("oasis-p", "oasis-p", {}),
+    ("rrh", "rrh", {}),
+    ("rrh-full", "rrh", {"risk_weight": 0.8}),
+    ("rrh-np", "rrh", {"preemptive": False}),
+    ("greedy", "greedy", {}),
+    ("drf", "drf", {}),
+    ("fifo", "fifo", {}),
+)
+
+#: (label, preset, jobs): the sets of the issue's targets.
+SETS = {"tiny": ("tiny", None), "small": ("small", None), "small20": ("small", 20), "paper": ("paper", None)}
+
+
+def _upper_bound(instance, results: dict, time_limit: float | None) -> tuple[float, bool]:
+    """OPT without restart costs, or the best upper bound known, and whether it is proven optimal."""
+    bounds = [r.report["certificate"]["best_upper_bound"] for r in results.values()
+              if isinstance(r.report.get("certificate"), dict) and r.report["certificate"].get("best_upper_bound")]
+    if time_limit:
+        from primaldual.offline import solve_offline
+
+        best = max(results.values(), key=lambda r: r.utility)
+        offline = solve_offline(instance, time_limit=time_limit, start=best.schedule)
+        if offline.status == "optimal" and offline.objective is not None:
+            return float(offline.objective), True
+        if offline.bound is not None:
+            bounds.append(float(offline.bound))
+    return float(min(bounds)), False
+
+
+def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> dict:
+    """Every scheduler at every restart cost on one instance, and OPT (or the best bound) without them."""
+    out = {"runs": {}}
+    plain = {}
+    for cost in restart_costs:
+        runs = {}
+        for label, name, parameters in names:
+            result = simulate(instance, make_scheduler(name, **parameters), restart_cost=cost)
+            if not verify(instance, result.schedule).feasible:
+                raise AssertionError(f"{label}: schedule does not verify")
+            runs[label] = {
+                "utility": result.utility,
+                "abandoned": result.metrics.abandoned,
+                "promises": result.promises,
+                "seconds": result.scheduler_seconds,
+            }
+            if cost == 0:
+                plain[label] = result
+        out["runs"][str(cost)] = runs
+    if plain:
+        out["opt"], out["opt_proven"] = _upper_bound(instance, plain, time_limit)
+    return out
+
+
+def _summarise(per_instance: list[dict], cost: str, labels: list[str]) -> dict:
+    utilities = {label: np.array([m["runs"][cost][label]["utility"] for m in per_instance]) for label in labels}
+    rrh = utilities["rrh"]
+    opt = np.array([m.get("opt", np.nan) for m in per_instance])
+    rows = {}
+    for label in labels:
+        u = utilities[label]
+        ratio = np.divide(u, rrh, out=np.full(u.shape, np.nan), where=rrh > 0)
+        opt_ratio = np.divide(opt, u, out=np.full(u.shape, np.inf), where=u > 0)
+        promises = [m["runs"][cost][label]["promises"] for m in per_instance]
+        rows[label] = {
+            "mean_utility": float(u.mean()),
+            "vs_rrh_total": float(u.sum() / rrh.sum()) if rrh.sum() > 0 else None,
+            "vs_rrh_min": json_number(np.nanmin(ratio)),
+            "vs_rrh_max": json_number(np.nanmax(ratio)),
+            "mean_opt_over_alg": json_number(np.mean(opt_ratio)),  # None (JSON null) when some ALG = 0
+            "abandoned": int(sum(m["runs"][cost][label]["abandoned"] for m in per_instance)),
+            "promises_broken": None if promises[0] is None else int(sum(p["broken"] for p in promises)),
+            "promises_made": None if promises[0] is None else int(sum(p["made"] for p in promises)),
+            "seconds_median": statistics.median(m["runs"][cost][label]["seconds"] for m in per_instance),
+        }
+    return rows
+
+
+def run_quality(sets, first_seed: int, count: int, restart_costs=(0.0, 0.1), time_limit: float | None = 30.0,
+                paper_count: int | None = None, names=SCHEDULERS) -> dict:
+    """The figures of the module docstring as one dict."""
+    labels = [label for label, _, _ in names]
+    out = {"first_seed": first_seed, "designed_on": {"oasis-lr/oasis-p": "small seeds 0-9 (10 and 20 jobs)",
+                                                       "rrh": "small seeds 0-19 (10 and 20 jobs)"},
+           "restart_costs": list(restart_costs), "sets": {}}
+    for label in sets:
+        preset, jobs = SETS[label]
+        n = paper_count if (preset == "paper" and paper_count is not None) else count
+        seeds = list(range(first_seed, first_seed + n))
+        limit = None if preset == "paper" else time_limit
+        per_instance = [measure_instance(generate(preset, seed, jobs=jobs), restart_costs, limit, names)
+                        for seed in seeds]
+        out["sets"][label] = {
+            "seeds": seeds,
+            "opt_proven": int(sum(bool(m.get("opt_proven")) for m in per_instance)),
+            "by_restart_cost": {str(c): _summarise(per_instance, str(c), labels) for c in restart_costs},
+            "instances": per_instance,
+        }
+    return out
+
+
+def print_quality(figures: dict) -> None:
+    for label, data in figures["sets"].items():
+        seeds = data["seeds"]
+        print(f"{label}: seeds {seeds[0]}-{seeds[-1]} ({len(seeds)}); OPT proven on {data['opt_proven']}, "
+              f"else the best upper bound (OPT without restart costs bounds every run)")
+        for cost, rows in data["by_restart_cost"].items():
+            print(f"  restart cost {cost}:")
+            print(f"    {'scheduler':10s} {'mean util':>10s} {'vs rrh':>7s} {'spread':>13s} {'OPT/ALG':>8s} "
+                  f"{'abandoned':>9s} {'broken':>7s} {'median s':>9s}")
+            for name, row in rows.items():
+                broken = "-" if row["promises_broken"] is None else str(row["promises_broken"])
+                ratio = "inf" if row["mean_opt_over_alg"] is None else f"{row['mean_opt_over_alg']:.3f}"
+                print(f"    {name:10s} {row['mean_utility']:10.2f} {row['vs_rrh_total']:7.3f} "
+                      f"[{row['vs_rrh_min']:.2f}, {row['vs_rrh_max']:.2f}] {ratio:>8s} "
+                      f"{row['abandoned']:9d} {broken:>7s} {row['seconds_median']:9.3f}")
+
+
+__all__ = ["SCHEDULERS", "SETS", "measure_instance", "print_quality", "run_quality"]

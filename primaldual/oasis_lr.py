@@ -1,0 +1,402 @@
+"""OASiS-LR and OASiS-P: primal-dual admission with learned prices, a reservation ledger and promises.
+
+Both keep the paper's dual subroutine (:mod:`primaldual.dual`) and its exponential prices
+(:mod:`primaldual.prices`, per pool and per resource), and change what an admission commits to:
+
+1. **Prices.** A cell's price is ``L^r (U^r/L^r)^(reserved / c) + floor^r``: the exponential of the amount the
+   ledger holds, plus the learned shadow-price floor (:mod:`primaldual.learned_prices`, duals of a pooled
+   knapsack LP over the last ``window`` slots' arrivals, updated at every arrival batch).
+2. **Admission with a promise.** A job is offered the subroutine for its remaining work from the current slot
+   (utility still counted from its arrival). If ``mu > 0`` it is admitted with a **deadline**: the latest slot
+   ``d`` with ``f_i(d - a_i) >= (1 - delta) f_i(planned completion - a_i)``, and a **reservation** in the ledger
+   (:mod:`primaldual.ledger`): one fixed placement over a block of consecutive slots, as late as possible,
+   ending by ``d``, long enough to cover the remaining work with one restart. The deadline is the promise.
+3. **Pending tier.** A job with ``mu <= 0`` (or no block that fits) is not dropped: it runs best-effort in
+   free capacity and is re-offered every slot, until it is admitted or can no longer finish.
+4. **Work-conserving execution.** Each slot runs the reservations that cover it, then admitted jobs outside
+   their block and pending jobs grow into the free capacity in order of present value per resource-time
+   (``f_i`` at full speed from now, over remaining work times the dominant share of one worker). A job keeps
+   its previous slot's placement when it still fits (stable placements pay no restart cost). Reservations are
+   trimmed by the work done (a block starts later, or ends earlier once running).
+
+**OASiS-LR** (``oasis-lr``) re-packs: when a newcomer with ``mu > 0`` finds no block, every reservation that has
+not started is re-placed, latest deadline first, each as late as possible before its own deadline, with the
+newcomer among them; if any fails the old ledger is kept. Moves cost nothing (a block that has not started
+restarts anyway and its budget includes that restart).
+
+**OASiS-P** (``oasis-p``) never moves a reservation (only releases its slots) and admits only if the block's own
+payoff at the admission prices is ``>= (1 - delta) mu_i``; this is what its worst-case bound
+``OPT <= D_0 + D_floor + D_unplaced + beta ALG`` needs (``proofs/oasis-lr.md``). The terms are reported with
+every run.
+
+**Promises** are invariants: a promise is broken only if a block stops covering its job's remaining work by
+the deadline, which the engine checks every slot (``PromiseBroken``); the simulator counts kept promises
+from its own account (``promised_deadlines``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from primaldual.baselines.placement import FreeCapacity, can_finish, dominant_share_unit, grow
+from primaldual.dual import best_schedule, unit_prices
+from primaldual.errors import InputError
+from primaldual.instance import Instance
+from primaldual.learned_prices import FloorLearner, zero_floor
+from primaldual.ledger import (
+    WORK_EPSILON,
+    Ledger,
+    PromiseBroken,
+    Reservation,
+    block_length,
+    check_number as _check_number,
+    latest_deadline,
+)
+from primaldual.oasis_lr_report import DualRecord, certificate_terms
+from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
+from primaldual.scheduler import Allocation, OnlineScheduler, SlotState, register_scheduler
+
+
+class OasisLrScheduler(OnlineScheduler):
+    """OASiS-LR (module docstring). Parameters: ``delta`` (deadline slack, 0.2), ``window`` (slots of arrivals
+    the floor learns from, 30), ``eta`` and ``rule`` (the price constants; ``eta = 0.25`` makes ``L^r`` the least
+    value density itself, so the least valuable job never gets a promise on an empty cluster and runs in the
+    pending tier; chosen on ``small`` seeds 0-9 with 20 jobs, against 1.0: 0.97 vs 0.99 of RRH's utility),
+    ``learned_floor`` (True), ``pending`` (True: the pending tier), ``repack`` (True for ``oasis-lr``),
+    ``late`` (True: blocks as late as possible; False: as early), ``discount_rate`` (0.02: the execution
+    order's risk discount, RRH's), ``reoffer_every`` (3: slots between re-offers of a pending job whose work
+    has not fallen by a quarter; 1 re-offers every slot at about 1.5x the runtime on ``paper``)."""
+
+    name = "oasis-lr"
+    provable = False
+
+    def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.25, rule: str = "density",
+                 learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
+                 late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3):
+        self.late = bool(late)
+        self.reoffer_every = _check_number("reoffer_every", reoffer_every, 1, 10**6, integer=True)
+        self.discount_rate = _check_number("discount_rate", discount_rate, 0.0, 1e6)
+        self.delta = _check_number("delta", delta, 0.0, 0.99)
+        self.window = _check_number("window", window, 1, 10**6, integer=True)
+        self.eta = _check_number("eta", eta, 1e-9, 1e9)
+        if rule not in PRICE_RULES:
+            raise InputError(f"rule: must be one of {', '.join(PRICE_RULES)}, got {rule!r}")
+        self.rule = rule
+        for label, flag in (("learned_floor", learned_floor), ("pending", pending)):
+            if not isinstance(flag, bool):
+                raise InputError(f"{label}: must be true or false, got {flag!r}")
+        self.learned_floor, self.pending_tier = learned_floor, pending
+        self.repack = (not self.provable) if repack is None else bool(repack)
+        self.restart_cost = 0.0
+
+    def set_restart_cost(self, cost: float) -> None:
+        self.restart_cost = float(cost)
+
+    def parameters(self) -> dict[str, Any]:
+        out = {"delta": self.delta, "window": self.window, "eta": self.eta, "rule": self.rule,
+               "late": self.late, "discount_rate": self.discount_rate, "reoffer_every": self.reoffer_every,
+               "learned_floor": self.learned_floor, "pending": self.pending_tier, "repack": self.repack,
+               "restart_cost": self.restart_cost}
+        if hasattr(self, "constants"):
+            out["constants"] = self.constants.to_dict()
+        return out
+
+    # ------------------------------------------------------------------------------------------ set-up
+
+    def start(self, instance: Instance) -> None:
+        super().start(instance)
+        cluster = instance.cluster
+        self.constants = compute_constants(instance, eta=self.eta, rule=self.rule)
+        self.standalone = standalone_utilities(instance)
+        self.ledger = Ledger(instance)
+        self.learner = FloorLearner(instance, self.standalone, self.window)
+        self.floor = zero_floor(cluster.n_resources)
+        self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
+        self.remaining = np.array(instance.work_units, dtype=np.int64)
+        worker_total, ps_total = cluster.worker_capacity.sum(axis=0), cluster.ps_capacity.sum(axis=0)
+        self.unit = np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs])
+        self.pending: list[int] = []
+        self.deadlines: dict[int, int] = {}
+        self.offered: dict[int, tuple[int, int]] = {}  # job -> (slot, remaining work) of its last offer
+        self.done: set[int] = set()
+        self.previous: dict[int, tuple[int, Allocation]] = {}
+        self.dual = DualRecord(instance, self.constants)
+        self.repacks = [0, 0]  # tried, succeeded
+
+    def promised_deadlines(self) -> dict[int, int]:
+        return dict(self.deadlines)
+
+    # --------------------------------------------------------------------------------------- prices
+
+    def prices(self, slot: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Cell prices ``(T, H, R)`` and ``(T, K, R)``: exponential of the reserved amounts + floor. Only slots
+        from ``slot`` on are current (earlier ones are never read again). Kept up to date incrementally: only
+        the slot ranges the ledger changed since the last call are recomputed (all of them when the ledger was
+        replaced by a re-pack or the floor changed)."""
+        ledger = self.ledger
+        cache = getattr(self, "_price_cache", None)
+        if cache is None or cache["ledger"] is not ledger or cache["floor"] is not self.floor or cache["slot"] > slot:
+            shape_w, shape_ps = ledger.worker_used.shape, ledger.ps_used.shape
+            cache = {"ledger": ledger, "floor": self.floor, "slot": slot, "seen": len(ledger.changes),
+                     "prices": (np.zeros(shape_w), np.zeros(shape_ps)), "free": (np.zeros(shape_w), np.zeros(shape_ps))}
+            self._price_cache = cache
+            ranges = [(slot, self.instance.horizon - 1)]
+        else:
+            ranges = [(max(first, slot), last) for first, last in ledger.changes[cache["seen"]:] if last >= slot]
+            cache["seen"], cache["slot"] = len(ledger.changes), slot
+        constants = self.constants
+        for pool, (used, capacity, lower, theta, floor) in enumerate((
+            (ledger.worker_used, ledger.worker_capacity, constants.worker_lower, constants.worker_log_ratio,
+             self.floor.worker),
+            (ledger.ps_used, ledger.ps_capacity, constants.ps_lower, constants.ps_log_ratio, self.floor.ps),
+        )):
+            for first, last in ranges:
+                rows = slice(first, last + 1)
+                share = np.divide(used[rows], capacity[None], out=np.zeros(used[rows].shape),
+                                  where=capacity[None] > 0)
+                cache["prices"][pool][rows] = lower * np.exp(theta * share) + floor
+                cache["free"][pool][rows] = capacity[None] - used[rows]
+        return cache["prices"]
+
+    def free(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ledger's free amounts, current from ``slot`` on (cached with the prices)."""
+        self.prices(slot)
+        return self._price_cache["free"]
+
+    # ------------------------------------------------------------------------------------------ offers
+
+    def on_arrival(self, slot: int, jobs: list[int]) -> None:
+        self.pending.extend(jobs)
+        if self.learned_floor:
+            self.floor = self.learner.update(slot)
+            self.dual.see_floor(self.floor)
+        self._offer(slot)
+
+    def _offer(self, slot: int) -> None:
+        """Offer pending jobs, in arrival order, the subroutine at the current prices: a new job at once, a
+        job offered before once ``reoffer_every`` slots have passed or its remaining work fell by a quarter
+        (between those, its payoff moves little: prices only fall when reservations are released)."""
+        still = []
+        for i in self.pending:
+            if not can_finish(slot, int(self.remaining[i]), int(self.chunks[i]), self.instance.horizon):
+                continue  # can no longer finish: it earns nothing, so it stops competing
+            last = self.offered.get(i)
+            due = last is None or slot - last[0] >= self.reoffer_every or self.remaining[i] <= 0.75 * last[1]
+            if not due or not self._admit(slot, i):
+                still.append(i)
+            if due:
+                self.offered[i] = (slot, int(self.remaining[i]))
+        self.pending = still
+
+    def _admit(self, slot: int, i: int) -> bool:
+        worker_prices, ps_prices = self.prices(slot)
+        worker_free, ps_free = self.free(slot)
+        remaining = int(self.remaining[i])
+        result = best_schedule(self.instance, i, worker_prices, ps_prices, worker_free, ps_free,
+                               work=remaining, start=slot)
+        self.dual.see_offer(i, result.mu)
+        if not result.admit:
+            return False
+        job = self.instance.jobs[i]
+        deadline = latest_deadline(job, result.completion_slot, self.instance.horizon, self.delta)
+        block = self.ledger.find_block(i, remaining, slot, deadline, self.restart_cost, self.late)
+        if block is None and self.repack:
+            block = self._repack(slot, i, remaining, deadline)
+        if block is None:
+            self.dual.see_unplaced(i)
+            return False
+        cost = self._block_cost(block, worker_prices, ps_prices)
+        payoff = float(job.utility(block.last - job.arrival)) - cost
+        if payoff <= 0 or payoff < (1.0 - self.delta) * result.mu:
+            # The reservation itself must pay, and keep (1 - delta) of the plan's payoff (OASiS-P's bound needs
+            # it; for OASiS-LR it keeps blocks that the plan's payoff flatters out of the ledger).
+            if i in self.ledger.reservations:  # placed by a re-pack: undo only this job's block
+                self.ledger.remove(i)
+            self.dual.see_unplaced(i)
+            return False
+        if i not in self.ledger.reservations:  # a successful re-pack already placed it
+            self.ledger.add(block)
+        self.deadlines[i] = deadline
+        self.dual.see_admission(i, result.mu, payoff, float(job.utility(block.last - job.arrival)),
+                                self.prices(slot), self.floor, slot)
+        return True
+
+    def _block_cost(self, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:
+        job = self.instance.jobs[block.job]
+        window = slice(block.first, block.last + 1)
+        return float((unit_prices(worker_prices[window], job.worker_demand) @ block.workers).sum()
+                     + (unit_prices(ps_prices[window], job.ps_demand) @ block.parameter_servers).sum())
+
+    def _repack(self, slot: int, i: int, remaining: int, deadline: int) -> Reservation | None:
+        """Re-place every block that has not started, and job ``i``'s, latest deadline first (module
+        docstring); adopt the new ledger only if every one of them fits."""
+        self.repacks[0] += 1
+        trial = self.ledger.copy()
+        movable = [j for j, r in trial.reservations.items() if r.first > slot]
+        for j in movable:
+            trial.remove(j)
+        work = {j: int(self.remaining[j]) for j in movable}
+        work[i] = remaining
+        limits = {j: self.deadlines[j] for j in movable}
+        limits[i] = deadline
+        for j in sorted(work, key=lambda j: (-limits[j], j)):
+            block = trial.find_block(j, work[j], slot, limits[j], self.restart_cost)
+            if block is None:
+                return None
+            trial.add(block)
+        self.ledger = trial
+        self.repacks[1] += 1
+        return trial.reservations[i]
+
+    # -------------------------------------------------------------------------------------- execution
+
+    def on_completion(self, slot: int, jobs: list[int]) -> None:
+        for i in jobs:
+            self.done.add(i)
+            self.ledger.remove(i)
+            self.dual.see_completion(i, slot)
+        self.pending = [i for i in self.pending if i not in self.done]
+
+    def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
+        self.remaining = np.array(state.remaining_work, dtype=np.int64)
+        if self.instance.arrivals.size and slot not in self._arrival_slots():
+            self._offer(slot)  # the pending tier is re-offered every slot
+        self._trim(slot)
+        self._check_promises(slot)
+        out = {i: Allocation(r.workers.copy(), r.parameter_servers.copy())
+               for i, r in self.ledger.reservations.items() if r.covers(slot)}
+        free = FreeCapacity(self.instance.cluster)
+        free.worker -= self.ledger.worker_used[slot]
+        free.ps -= self.ledger.ps_used[slot]
+        for i in self._growth_order(slot, out):
+            self._grow(slot, i, free, out)
+        self.previous = {i: (slot, a) for i, a in out.items()}
+        return out
+
+    def _arrival_slots(self) -> set[int]:
+        if not hasattr(self, "_arrivals"):
+            self._arrivals = set(int(a) for a in self.instance.arrivals)
+        return self._arrivals
+
+    def _trim(self, slot: int) -> None:
+        """Shrink every block to the remaining work: later start if not started, earlier end if running."""
+        for i, r in list(self.ledger.reservations.items()):
+            if not self._running(slot, i, r):
+                k = block_length(self.remaining[i], r.size, self.restart_cost)
+                self.ledger.release_before(i, r.last - k + 1)
+            else:
+                self.ledger.release_after(i, slot + block_length(self.remaining[i], r.size, 0.0) - 1)
+
+    def _running(self, slot: int, i: int, r: Reservation) -> bool:
+        """Whether job ``i``'s block needs no restart from ``slot`` on: it started before ``slot`` (a block
+        always runs its placement), or starts now and the job ran with that placement in the slot before."""
+        return r.first < slot or (r.first == slot and self._ran_like(slot, i, r))
+
+    def _ran_like(self, slot: int, i: int, r: Reservation) -> bool:
+        """Whether job ``i`` ran with ``r``'s placement in the slot before (then no restart is due)."""
+        previous = self.previous.get(i)
+        return previous is not None and previous[0] == slot - 1 \
+            and np.array_equal(previous[1].workers, r.workers) \
+            and np.array_equal(previous[1].parameter_servers, r.parameter_servers)
+
+    def _check_promises(self, slot: int) -> None:
+        for i, deadline in self.deadlines.items():
+            if i in self.done:
+                continue
+            r = self.ledger.reservations.get(i)
+            need = float(self.remaining[i])
+            if need <= WORK_EPSILON:
+                continue
+            running = r is not None and self._running(slot, i, r)
+            if r is None or r.last > deadline or r.supply(slot, self.restart_cost, running) < need - WORK_EPSILON:
+                raise PromiseBroken(f"{self.name}: slot {slot}, job {i}: the ledger no longer covers its "
+                                    f"{need:g} worker-slots by its deadline {deadline}")
+
+    def _growth_order(self, slot: int, out: dict[int, Allocation]) -> list[int]:
+        """Admitted jobs outside their block and pending jobs (and, without restart costs, running blocks),
+        by present value per resource-time (ties: lower index)."""
+        candidates = [i for i in self.deadlines if i not in self.done and (i not in out or self.restart_cost == 0)]
+        if self.pending_tier:
+            candidates += [i for i in self.pending if i not in out]
+        if not candidates:
+            return []
+        jobs = np.array(candidates, dtype=np.int64)
+        remaining = np.maximum(self.remaining[jobs], 1)
+        needed = -(-remaining // self.chunks[jobs])
+        value = np.array([float(self.instance.jobs[i].utility(slot + n - 1 - self.instance.jobs[i].arrival))
+                          for i, n in zip(candidates, needed.tolist())])
+        value = value / (1.0 + self.discount_rate * needed)  # the risk of the slots still to run (as RRH)
+        density = value / (remaining * np.maximum(self.unit[jobs], 1e-12))
+        return [candidates[m] for m in sorted(range(len(candidates)), key=lambda m: (-density[m], candidates[m]))]
+
+    def _grow(self, slot: int, i: int, free: FreeCapacity, out: dict[int, Allocation]) -> None:
+        job = self.instance.jobs[i]
+        most = int(min(self.chunks[i], self.remaining[i]))
+        if most < 1:
+            return
+        if i in out:
+            if self.restart_cost == 0:
+                out[i] = grow(free, job, out[i], most, "first_fit")
+            elif i not in self.ledger.reservations or not self.ledger.reservations[i].covers(slot):
+                held = int(out[i].workers.sum())
+                more = int(grow(free.copy(), job, out[i], most, "first_fit").workers.sum())
+                if more - held > self.restart_cost * more:  # growing is a restart: worth it only if it pays
+                    out[i] = grow(free, job, out[i], most, "first_fit")
+            return
+        previous = self.previous.get(i)
+        # Without restart costs a fresh first-fit packs tighter than keeping old placements (no stickiness).
+        if self.restart_cost > 0 and previous is not None and previous[0] == slot - 1 and free.fits(job, previous[1]):
+            free.take(job, previous[1])  # the same placement again: no restart
+            held = int(previous[1].workers.sum())
+            grown = grow(free.copy(), job, previous[1], most, "first_fit")
+            more = int(grown.workers.sum())
+            # Growing is a change of placement: worth it only if the added workers beat the restart's loss.
+            if more - held > self.restart_cost * more:
+                out[i] = grow(free, job, previous[1], most, "first_fit")
+            else:
+                out[i] = previous[1]
+            return
+        reserved = self.ledger.reservations.get(i)
+        if self.restart_cost > 0 and reserved is not None:
+            # Run early on the block's own placement where it fits: the block then starts without a restart.
+            allocation = Allocation(reserved.workers.copy(), reserved.parameter_servers.copy())
+            if free.fits(job, allocation):
+                free.take(job, allocation)
+                out[i] = allocation
+                return
+        workers = free.max_workers(job, most)
+        if workers > 0:
+            allocation = free.place(job, workers, "first_fit")
+            if allocation is not None:
+                out[i] = allocation
+
+    # ----------------------------------------------------------------------------------------- report
+
+    def report(self) -> dict[str, Any]:
+        terms = certificate_terms(self, provable=self.provable)
+        return {
+            "admitted": len(self.deadlines),
+            "pending_left": len(self.pending),
+            "repacks": {"tried": self.repacks[0], "succeeded": self.repacks[1]},
+            "floor": self.learner.highest.to_dict(self.instance.cluster.resources),
+            **terms,
+        }
+
+
+@register_scheduler("oasis-lr")
+class OasisLr(OasisLrScheduler):
+    name = "oasis-lr"
+    provable = False
+
+
+@register_scheduler("oasis-p")
+class OasisP(OasisLrScheduler):
+    """OASiS-P: the provable variant (module docstring); same parameters, ``repack`` defaults to False."""
+
+    name = "oasis-p"
+    provable = True
+
+
+__all__ = ["OasisLr", "OasisLrScheduler", "OasisP", "PromiseBroken", "latest_deadline"]
