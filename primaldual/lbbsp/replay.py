@@ -12,7 +12,9 @@ calibrated so that the law reproduces the trace at ``x0``:
 whatever ``a`` is; the per-sample speed a worker can measure at the barrier, ``x / (T - a)``, equals
 ``x0 / (m - a)`` whatever batch it ran, so predictors see the same series under every method; because
 ``a`` is common to all workers the continuous optimum is still proportional to speeds (digest 2.2,
-``x_i* = v_i (tau* - a)``), and the gain over BSP shrinks as ``a`` grows.
+``x_i* = v_i (tau* - a)``). A larger ``a`` makes the per-sample costs ``m_i - a`` *more* unequal (two
+workers at 1 and 2 differ 2x at ``a = 0`` and 3x at ``a = 0.5``), so the oracle's gain over BSP grows
+with ``a``: 1.5x at ``a = 0`` and 1.58x at ``a = 0.5`` on that pair (hand-computed in the tests).
 
 **Methods.** ``bsp`` (equal batches), ``lbbsp_cpu[P]`` (the proportional rule of :mod:`.cpu` on the
 speeds predicted by predictor P, fed the measured per-sample speeds; no CPU/memory readings exist in
@@ -185,3 +187,32 @@ def replay(trace: WorkerTrace, global_batch: int | None = None, predictors=REPLA
         batches["lbbsp_gpu"], times["lbbsp_gpu"] = _run_gpu(law)
     batches["oracle"], times["oracle"] = _run_oracle(law)
     return ReplayResult(trace, law, times, batches, mape, f"lbbsp_cpu[{default_predictor}]")
+
+
+def cov_distribution(jobs=None, seed: int = 0, global_batch: int | None = None,
+                     predictor: str = DEFAULT_PREDICTOR) -> dict:
+    """Replay a synthetic-from-CoV trace (:func:`primaldual.lbbsp.traces.cov_trace`) per job of the CoV
+    table; the distribution of LB-BSP's and the oracle's speedups over BSP, with quantiles."""
+    from primaldual.lbbsp.traces import cov_trace, load_cov_table
+
+    table = load_cov_table()
+    jobs = range(table.shape[0]) if jobs is None else jobs
+    rows = []
+    for job in jobs:
+        result = replay(cov_trace(job, seed=seed, table=table), global_batch, predictors=(predictor,), gpu=False,
+                        default_predictor=predictor, seed=seed).summary()
+        rows.append({"job": job, "mean_cov": float(np.nanmean(table[job])), "speedup": result["speedup"],
+                     "oracle_speedup": result["oracle_speedup"],
+                     "gap_to_oracle_percent": result["gap_to_oracle_percent"],
+                     "captures_half_of_oracle_gain": result["captures_half_of_oracle_gain"]})
+    quantiles = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+
+    def summary(key: str) -> dict:
+        values = np.array([row[key] for row in rows])
+        return {f"q{int(100 * q)}": float(np.quantile(values, q)) for q in quantiles} | {"mean": float(values.mean())}
+
+    return {"jobs": len(rows), "seed": seed, "lbbsp_method": f"lbbsp_cpu[{predictor}]",
+            "speedup": summary("speedup"), "oracle_speedup": summary("oracle_speedup"),
+            "gap_to_oracle_percent": summary("gap_to_oracle_percent"),
+            "jobs_capturing_half_of_oracle_gain": int(sum(row["captures_half_of_oracle_gain"] for row in rows)),
+            "per_job": rows}
