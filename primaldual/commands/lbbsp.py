@@ -42,8 +42,8 @@ def register(subparsers) -> None:
     simulate.add_argument("--global-batch", type=int, default=None,
                           help="global batch X (default 96 per worker on gpu, 64 on cpu)")
     simulate.add_argument("--seed", type=int, default=0, help="seed of the random streams (default 0)")
-    simulate.add_argument("--predictor", choices=tuple(PREDICTORS), default="narx",
-                          help="speed predictor of the CPU rule (default narx)")
+    simulate.add_argument("--predictor", choices=tuple(PREDICTORS), default="rreg",
+                          help="speed predictor of the CPU rule (default rreg: regression on the CPU/memory readings)")
     simulate.add_argument("--target-samples", type=int, default=None,
                           help="report the time to process this many samples (default: all of the run)")
     add_json_flag(simulate)

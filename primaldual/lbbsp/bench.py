@@ -70,7 +70,7 @@ def format_benchmark(result: dict) -> str:
     lines.append("ours as throughput gain: " + "; ".join(
         f"{name} LB-BSP +{s['lbbsp_improvement_percent']:.1f}% (oracle +{s['oracle_improvement_percent']:.1f}%, "
         f"paper up to +{s['paper_improvement_percent']:.1f}%)" for name, s in result["scenarios"].items()))
-    lines.append("LB-BSP = leader/straggler stepper on GPU, proportional rule with NARX prediction on CPU.")
+    lines.append("LB-BSP = leader/straggler stepper on GPU, proportional rule on CPU with the readings regression (rreg) predictor.")
     lines.append("")
     lines.append("decision logic wall-clock, ratio to BSP's in the same run (all methods, both scenarios):")
     for name, s in result["scenarios"].items():

@@ -103,3 +103,69 @@ class ValidatedPredictor:
     def predict(self) -> np.ndarray | None:
         chosen = self.predictions[self.chosen]
         return None if chosen is None else chosen.copy()
+
+
+class ReadingsRegressionPredictor:
+    """Speed from the barrier's CPU/memory readings (``rreg``): the NARX inputs of digest 3.2, fitted linearly.
+
+    ``log v_i^{t+1} = beta_i + gamma . (log u_i, (log u_i)^2, log v_i^t - beta_i)`` with one intercept
+    ``beta_i`` per worker (its dedicated speed: machines differ) and coefficients ``gamma`` shared by all
+    workers (the slow-down a given availability causes is the same physics everywhere), fitted by ridge
+    least squares on the last ``history`` barriers and refitted at each. ``u_i`` are the readings at the
+    barrier that starts the iteration, denoised: an EWMA (``reading_smoothing``) that restarts from the raw
+    reading when any component moves by more than ``reading_jump`` (a co-located job arrived or left, not
+    noise; 0.12 is four times the simulator's 0.03 reading noise). Without readings (recorded traces) it is
+    an AR(1) around each worker's fitted level.
+    """
+
+    name = "rreg"
+
+    def __init__(self, n_workers: int, history: int = 100, ridge: float = 1e-3, min_pairs: int = 10,
+                 reading_smoothing: float = 0.3, reading_jump: float = 0.12):
+        self.n_workers = n_workers
+        self.pairs: deque = deque(maxlen=history)
+        self.ridge, self.min_pairs = ridge, min_pairs
+        self.reading_smoothing, self.reading_jump = reading_smoothing, reading_jump
+        self.readings = None
+        self.pending = None
+        self.last = None
+        self.coefficients = None
+
+    def _denoise(self, exogenous) -> np.ndarray:
+        raw = np.zeros((self.n_workers, 0)) if exogenous is None else \
+            np.asarray(exogenous, dtype=float).reshape(self.n_workers, -1)
+        if self.readings is None or self.readings.shape != raw.shape:
+            self.readings = raw.copy()
+        else:
+            jump = np.abs(raw - self.readings) > self.reading_jump
+            self.readings = np.where(jump, raw, self.readings + self.reading_smoothing * (raw - self.readings))
+        return self.readings
+
+    def _features(self, readings: np.ndarray, relative: np.ndarray) -> np.ndarray:
+        log_readings = np.log(np.clip(readings, 0.02, None))  # availability ~0 would send the log to -inf
+        return np.concatenate([log_readings, log_readings ** 2, relative[:, None]], axis=1)
+
+    def observe(self, speed, exogenous=None) -> None:
+        log_speed = np.log(np.asarray(speed, dtype=float))
+        if self.pending is not None:
+            self.pairs.append((self.pending, log_speed))
+        readings = self._denoise(exogenous)
+        relative = log_speed - (self.coefficients[:self.n_workers] if self.coefficients is not None else log_speed)
+        self.pending, self.last = self._features(readings, relative), log_speed
+        if len(self.pairs) >= self.min_pairs:
+            n = self.n_workers
+            features = np.concatenate([f for f, _ in self.pairs])
+            design = np.concatenate([np.tile(np.eye(n), (len(self.pairs), 1)), features], axis=1)
+            target = np.concatenate([y for _, y in self.pairs])
+            penalty = self.ridge * np.eye(design.shape[1])
+            penalty[:n, :n] = 0.0  # do not shrink the per-worker levels
+            self.coefficients = np.linalg.solve(design.T @ design + penalty, design.T @ target)
+
+    def predict(self) -> np.ndarray | None:
+        if self.last is None:
+            return None
+        if self.coefficients is None:
+            return np.exp(self.last)
+        n = self.n_workers
+        log_relative = self.pending @ self.coefficients[n:]
+        return np.exp(self.coefficients[:n] + np.clip(log_relative, -3.0, 1.5))
