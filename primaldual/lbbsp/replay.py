@@ -190,7 +190,7 @@ def replay(trace: WorkerTrace, global_batch: int | None = None, predictors=REPLA
 
 
 def cov_distribution(jobs=None, seed: int = 0, global_batch: int | None = None,
-                     predictor: str = DEFAULT_PREDICTOR) -> dict:
+                     predictor: str = DEFAULT_PREDICTOR, max_iterations: int | None = None) -> dict:
     """Replay a synthetic-from-CoV trace (:func:`primaldual.lbbsp.traces.cov_trace`) per job of the CoV
     table; the distribution of LB-BSP's and the oracle's speedups over BSP, with quantiles."""
     from primaldual.lbbsp.traces import cov_trace, load_cov_table
@@ -199,9 +199,10 @@ def cov_distribution(jobs=None, seed: int = 0, global_batch: int | None = None,
     jobs = range(table.shape[0]) if jobs is None else jobs
     rows = []
     for job in jobs:
-        result = replay(cov_trace(job, seed=seed, table=table), global_batch, predictors=(predictor,), gpu=False,
+        trace = cov_trace(job, seed=seed, table=table, max_iterations=max_iterations)
+        result = replay(trace, global_batch, predictors=(predictor,), gpu=False,
                         default_predictor=predictor, seed=seed).summary()
-        rows.append({"job": job, "mean_cov": float(np.nanmean(table[job])), "speedup": result["speedup"],
+        rows.append({"job": job, "mean_cov": float(np.nanmean(table[job][:max_iterations])), "speedup": result["speedup"],
                      "oracle_speedup": result["oracle_speedup"],
                      "gap_to_oracle_percent": result["gap_to_oracle_percent"],
                      "captures_half_of_oracle_gain": result["captures_half_of_oracle_gain"]})
@@ -211,7 +212,7 @@ def cov_distribution(jobs=None, seed: int = 0, global_batch: int | None = None,
         values = np.array([row[key] for row in rows])
         return {f"q{int(100 * q)}": float(np.quantile(values, q)) for q in quantiles} | {"mean": float(values.mean())}
 
-    return {"jobs": len(rows), "seed": seed, "lbbsp_method": f"lbbsp_cpu[{predictor}]",
+    return {"jobs": len(rows), "seed": seed, "max_iterations": max_iterations, "lbbsp_method": f"lbbsp_cpu[{predictor}]",
             "speedup": summary("speedup"), "oracle_speedup": summary("oracle_speedup"),
             "gap_to_oracle_percent": summary("gap_to_oracle_percent"),
             "jobs_capturing_half_of_oracle_gain": int(sum(row["captures_half_of_oracle_gain"] for row in rows)),

@@ -149,7 +149,7 @@ def load_cov_table() -> np.ndarray:
 
 
 def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0.9,
-              table: np.ndarray | None = None) -> WorkerTrace:
+              table: np.ndarray | None = None, max_iterations: int | None = None) -> WorkerTrace:
     """A synthetic trace whose per-iteration coefficient of variation is row ``job`` of the CoV table.
 
     The CoV table gives only the spread of the workers' times in each iteration, not who is slow. We draw
@@ -159,11 +159,12 @@ def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0
     (population standard deviation / mean) of iteration t is exactly ``cov[t]``. Rows with a CoV too
     large for all times to stay > 0 are rescaled ([design]: deviations are shrunk towards the mean until
     the smallest time is 5% of the mean; the CoV is then reported as achieved, see ``achieved_cov``).
+    ``max_iterations`` keeps only the first iterations of the row (quick runs).
     """
     table = load_cov_table() if table is None else table
     if not 0 <= job < table.shape[0]:
         raise InputError(f"--cov-job: must be in 0..{table.shape[0] - 1}, got {job}")
-    target = table[job][np.isfinite(table[job])]
+    target = table[job][np.isfinite(table[job])][:max_iterations]
     if target.size < 2:
         raise InputError(f"--cov-job: job {job} has fewer than 2 iterations")
     rng = np.random.default_rng(seed)
