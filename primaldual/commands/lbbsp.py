@@ -103,8 +103,8 @@ def _register_traces(commands) -> None:
     train.add_argument("--straggler-factor", type=float, default=2.0,
                        help="extra slowdown of worker 0, a persistent straggler (default 2.0)")
     train.add_argument("--global-batch", type=int, default=256, help="global batch X (default 256)")
-    train.add_argument("--per-sample-seconds", type=float, default=0.0005,
-                       help="emulated compute seconds per sample at slowdown 1 (default 0.0005)")
+    train.add_argument("--per-sample-seconds", type=float, default=0.002,
+                       help="emulated compute seconds per sample at slowdown 1 (default 0.002)")
     train.add_argument("--seed", type=int, default=0, help="seed of the sample order (default 0)")
     add_json_flag(train)
     train.set_defaults(handler=_train)

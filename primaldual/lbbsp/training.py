@@ -103,7 +103,7 @@ def straggler_slowdowns(trace: WorkerTrace, workers: int, iterations: int, strag
 
 
 def train(method: str, workers: int, iterations: int, slowdown: np.ndarray, global_batch: int = 256,
-          per_sample_seconds: float = 0.0005, learning_rate: float = 0.5, seed: int = 0,
+          per_sample_seconds: float = 0.002, learning_rate: float = 0.5, seed: int = 0,
           predictor: str = "select") -> TrainingRun:
     """Run ``iterations`` synchronous SGD steps with ``workers`` spawned processes."""
     features, labels = load_digits_data()
@@ -161,7 +161,7 @@ def _loop(method, pipes, features, labels, iterations, slowdown, global_batch, p
 
 
 def compare(workers: int, iterations: int, trace: WorkerTrace, straggler_factor: float = 2.0,
-            global_batch: int = 256, per_sample_seconds: float = 0.0005, seed: int = 0) -> dict:
+            global_batch: int = 256, per_sample_seconds: float = 0.002, seed: int = 0) -> dict:
     """BSP and LB-BSP on the same data order and straggler replay; JSON-ready figures."""
     slowdown = straggler_slowdowns(trace, workers, iterations, straggler_factor)
     runs = {m: train(m, workers, iterations, slowdown, global_batch, per_sample_seconds, seed=seed) for m in METHODS}
