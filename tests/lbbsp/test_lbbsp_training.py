@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from primaldual.cli import main
-from primaldual.lbbsp.expectations import expectations
+from primaldual.lbbsp.expected import expectations
 from primaldual.lbbsp.traces import load_trace
 from primaldual.lbbsp.training import (compare, cross_entropy, load_digits_data, softmax_gradient,
                                        straggler_slowdowns)
@@ -53,7 +53,7 @@ def test_cli_train_bad_input(capsys):
 
 def test_expectations_replay_checks_hold():
     checks = expectations()
-    assert len(checks) == 6
+    assert len(checks) == 10
     for check in checks[:2]:
         measured, ok = check.check()
         assert ok, (check.name, measured)

@@ -40,6 +40,14 @@ def _replay_figure(job: int, key: str) -> Callable[[], float]:
     return measure
 
 
+def _simulated_cpu_gap() -> float:
+    from primaldual.lbbsp.scenarios import cpu_scenario
+    from primaldual.lbbsp.simulator import simulate
+
+    result = simulate(cpu_scenario(), seed=0, methods=("bsp", "lbbsp_cpu", "oracle"))
+    return 100.0 * (result.speedup("oracle") / result.speedup("lbbsp_cpu") - 1.0)
+
+
 def _training_speedup() -> float:
     from primaldual.lbbsp.traces import load_trace
     from primaldual.lbbsp.training import compare
@@ -60,6 +68,12 @@ def expectations(include_training: bool = False) -> list[Expectation]:
         checks.append(Expectation(f"lbbsp_replay_job_{job}_gap_to_oracle_percent", 5.0, 0.0, "at_most",
                                   _replay_figure(job, "gap_to_oracle_percent"),
                                   f"PAI job {job}: gap to the oracle below 5% (measured {gap}%)"))
+        checks.append(Expectation(f"lbbsp_replay_job_{job}_share_of_oracle_gain", 0.5, 0.0, "at_least",
+                                  _replay_figure(job, "share_of_oracle_gain"),
+                                  f"PAI job {job}: LB-BSP captures at least half of the oracle's gain over BSP"))
+    checks.append(Expectation("lbbsp_simulated_cpu_gap_to_oracle_percent", 3.0, 0.0, "at_most", _simulated_cpu_gap,
+                              "simulated non-dedicated CPU cluster (seed 0, rreg predictor): gap to oracle <= 3% "
+                              "(measured 2.91%)"))
     if include_training:
         checks.append(Expectation("lbbsp_train_time_to_target_speedup", 1.3, 0.0, "at_least", _training_speedup,
                                   "K=4 real training, one straggler: time-to-target speedup >= 1.3x"))
