@@ -90,6 +90,8 @@ def _register_traces(commands) -> None:
         description="Replay one synthetic trace per job of the packaged CoV table and summarise the speedups.")
     cov.add_argument("--jobs", type=int, default=100, help="first N jobs of the table (default 100)")
     cov.add_argument("--seed", type=int, default=0, help="seed of the synthetic traces (default 0)")
+    cov.add_argument("--max-iterations", type=int, default=None,
+                     help="replay only the first N iterations of each CoV row (default: the whole row)")
     add_json_flag(cov)
     cov.set_defaults(handler=_cov)
 
@@ -147,7 +149,9 @@ def _cov(args) -> int:
     _check_seed(args.seed)
     if not 1 <= args.jobs <= 100:
         raise InputError(f"--jobs: must be in 1..100, got {args.jobs}")
-    result = cov_distribution(range(args.jobs), seed=args.seed)
+    if args.max_iterations is not None and args.max_iterations < 2:
+        raise InputError(f"--max-iterations: must be >= 2, got {args.max_iterations}")
+    result = cov_distribution(range(args.jobs), seed=args.seed, max_iterations=args.max_iterations)
     if args.json:
         print_json(result)
         return 0

@@ -143,3 +143,13 @@ def test_cli_replay_json_and_output(tmp_path, capsys):
 def test_cli_replay_bad_input(argv, message, capsys):
     assert main(["lbbsp", "replay", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_cov_summary(capsys):
+    assert main(["lbbsp", "cov", "--jobs", "2", "--max-iterations", "60", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["jobs"] == 2 and [row["job"] for row in out["per_job"]] == [0, 1]
+    assert out["speedup"]["q0"] <= out["speedup"]["q50"] <= out["speedup"]["q100"]
+    assert all(row["oracle_speedup"] >= row["speedup"] - 1e-9 for row in out["per_job"])
+    assert main(["lbbsp", "cov", "--jobs", "101"]) == 2
+    assert "--jobs: must be in 1..100" in capsys.readouterr().err
