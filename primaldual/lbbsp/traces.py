@@ -149,16 +149,21 @@ def load_cov_table() -> np.ndarray:
 
 
 def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0.9,
-              table: np.ndarray | None = None, max_iterations: int | None = None) -> WorkerTrace:
+              table: np.ndarray | None = None, max_iterations: int | None = None,
+              concentration: float = 3.0) -> WorkerTrace:
     """A synthetic trace whose per-iteration coefficient of variation is row ``job`` of the CoV table.
 
-    The CoV table gives only the spread of the workers' times in each iteration, not who is slow. We draw
-    worker log-deviations ``z[t]`` as a stationary AR(1) process per worker (``persistence`` is its lag-1
-    correlation: stragglers persist, as in the PAI traces), then standardise each iteration's deviations
-    to mean 0 and standard deviation 1 and set ``times[t] = 1 + cov[t] * z[t]``, so the sample CoV
-    (population standard deviation / mean) of iteration t is exactly ``cov[t]``. Rows with a CoV too
-    large for all times to stay > 0 are rescaled ([design]: deviations are shrunk towards the mean until
-    the smallest time is 5% of the mean; the CoV is then reported as achieved, see ``achieved_cov``).
+    The CoV table gives only the spread of the workers' times in each iteration, not who is slow. Its values
+    reach 3.147, above the population-CoV maximum sqrt(n - 1) = 3 of 10 values, so the table uses the sample
+    standard deviation (ddof = 1, maximum sqrt(n) = 3.16), and a CoV near the maximum means one worker takes
+    almost all the time: spread comes from *slow* workers. Hence times are slowdowns only ([design]):
+
+        times[t, i] = 1 + a_t * w[t, i] / max_j w[t, j],    w = exp(concentration * z),
+
+    where ``z[t]`` is a stationary AR(1) process per worker (lag-1 correlation ``persistence``: stragglers
+    persist, as in the PAI traces) and ``a_t >= 0`` is found by bisection so that the sample CoV of iteration
+    t equals the row's value. The CoV of these times increases with ``a_t`` towards ``sd(w) / mean(w)``;
+    a target above that limit gets the limit (``achieved_cov`` reports what was achieved).
     ``max_iterations`` keeps only the first iterations of the row (quick runs).
     """
     table = load_cov_table() if table is None else table
@@ -173,12 +178,23 @@ def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0
     innovation = np.sqrt(1.0 - persistence ** 2)
     for t in range(1, target.size):
         z[t] = persistence * z[t - 1] + innovation * rng.normal(size=workers)
-    z = (z - z.mean(axis=1, keepdims=True)) / z.std(axis=1, keepdims=True)
-    scale = np.minimum(target, 0.95 / np.maximum(-z.min(axis=1), 1e-12))
-    times = 1.0 + scale[:, None] * z
-    return WorkerTrace(f"cov:job_{job:02d}", times, np.arange(target.size), np.arange(workers))
+    weight = np.exp(concentration * (z - z.max(axis=1, keepdims=True)))   # max 1 per iteration
+
+    def sample_cov(scale: np.ndarray) -> np.ndarray:
+        times = 1.0 + scale[:, None] * weight
+        return times.std(axis=1, ddof=1) / times.mean(axis=1)
+
+    # Bisection on log(a): the CoV is increasing in a (a bigger common slowdown of the same shape).
+    low, high = np.full(target.size, -20.0), np.full(target.size, 20.0)
+    for _ in range(80):
+        middle = 0.5 * (low + high)
+        below = sample_cov(np.exp(middle)) < target
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    scale = np.where(target > 0, np.exp(0.5 * (low + high)), 0.0)
+    return WorkerTrace(f"cov:job_{job:02d}", 1.0 + scale[:, None] * weight, np.arange(target.size),
+                       np.arange(workers))
 
 
 def achieved_cov(trace: WorkerTrace) -> np.ndarray:
-    """Per-iteration coefficient of variation (population standard deviation / mean) of a trace."""
-    return trace.times.std(axis=1) / trace.times.mean(axis=1)
+    """Per-iteration coefficient of variation (sample standard deviation / mean, as the CoV table) of a trace."""
+    return trace.times.std(axis=1, ddof=1) / trace.times.mean(axis=1)

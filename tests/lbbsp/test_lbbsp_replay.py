@@ -116,12 +116,14 @@ def test_half_of_oracle_gain_on_far_more_variable_traces(trace):
 def test_cov_trace_follows_its_row():
     table = load_cov_table()
     assert table.shape[0] == 100
-    trace = cov_trace(7, seed=3, table=table)
-    target = table[7][np.isfinite(table[7])]
-    achieved = achieved_cov(trace)
-    unclipped = trace.times.min(axis=1) > 0.05 + 1e-9
-    assert np.allclose(achieved[unclipped], target[unclipped])
-    assert np.all(achieved <= target + 1e-12) and trace.times.min() > 0
+    assert np.nanmax(table) > 3.0   # above the population-CoV bound sqrt(9): the table uses ddof = 1
+    for job in (7, 42):
+        trace = cov_trace(job, seed=3, table=table)
+        target = table[job][np.isfinite(table[job])]
+        achieved = achieved_cov(trace)
+        assert np.all(achieved <= target + 1e-9) and trace.times.min() >= 1.0   # slowdowns only
+        reachable = target < 0.95 * np.sqrt(10)
+        assert np.mean(np.isclose(achieved, target, rtol=1e-6, atol=1e-9)[reachable]) > 0.95
 
 
 def test_cli_replay_json_and_output(tmp_path, capsys):
