@@ -371,8 +371,9 @@ fig.tight_layout()
 ## Speedup distribution over the CoV table's jobs
 
 The CoV table records only the spread of the workers' times per iteration for 100 more jobs. A synthetic trace per
-job draws persistent (AR(1)) worker deviations and scales each iteration to that row's CoV exactly. Single-iteration
-CoV spikes are unpredictable: there the oracle gains a lot and no rule deciding before the iteration can follow.
+job gives persistent (AR(1)) workers slowdowns, scaled in each iteration so that the sample CoV equals that row's
+value (docs/lbbsp-traces.md). When the spread jumps from one iteration to the next, the jump is unpredictable: the
+oracle gains a lot there, and no rule that decides before the iteration can follow.
 """),
         code("""
 from primaldual.lbbsp.replay import cov_distribution
