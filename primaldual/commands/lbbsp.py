@@ -4,6 +4,9 @@
 reports mean iteration time, time to a fixed number of samples and speedup over BSP.
 ``lbbsp aggregate`` trains logistic / least-squares regression with the batch sizes LB-BSP chose and
 shows that weighted aggregation reproduces single-batch SGD while the plain mean does not.
+``lbbsp replay`` replays a recorded straggler trace (packaged PAI jobs, a PAI-format or a simple CSV, or a
+synthetic trace following a job of the CoV table); ``lbbsp cov`` gives the speedup distribution over the
+CoV table's jobs; ``lbbsp train`` runs real data-parallel SGD with spawned worker processes.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ def register(subparsers) -> None:
     simulate.add_argument("--global-batch", type=int, default=None,
                           help="global batch X (default 96 per worker on gpu, 64 on cpu)")
     simulate.add_argument("--seed", type=int, default=0, help="seed of the random streams (default 0)")
-    simulate.add_argument("--predictor", choices=tuple(PREDICTORS), default="narx",
-                          help="speed predictor of the CPU rule (default narx)")
+    simulate.add_argument("--predictor", choices=tuple(PREDICTORS), default="rreg",
+                          help="speed predictor of the CPU rule (default rreg: regression on the CPU/memory readings)")
     simulate.add_argument("--target-samples", type=int, default=None,
                           help="report the time to process this many samples (default: all of the run)")
     add_json_flag(simulate)
@@ -55,6 +58,138 @@ def register(subparsers) -> None:
     aggregate.add_argument("--seed", type=int, default=0, help="seed of the data and the sample order (default 0)")
     add_json_flag(aggregate)
     aggregate.set_defaults(handler=_aggregate)
+    _register_traces(commands)
+
+
+def _register_traces(commands) -> None:
+    from primaldual.lbbsp.replay import DEFAULT_PREDICTOR, REPLAY_PREDICTORS
+
+    replay = commands.add_parser(
+        "replay", help="BSP vs LB-BSP vs oracle on a recorded straggler trace",
+        description="Replay per-worker mini-batch times (time law T_i(x) = a + (m_i - a) x / x0, see "
+                    "docs/lbbsp-traces.md) through BSP, LB-BSP (CPU rule with each predictor, GPU stepper) "
+                    "and the clairvoyant oracle.")
+    source = replay.add_mutually_exclusive_group(required=True)
+    source.add_argument("--trace", help="pai:job_1, pai:job_2, pai:job_3 (packaged) or a CSV file: PAI format "
+                                        "(,worker,gpu,time,batch_time_norm) or worker,iteration,time")
+    source.add_argument("--cov-job", type=int, help="synthetic trace following row K (0-99) of the CoV table")
+    replay.add_argument("--predictor", choices=REPLAY_PREDICTORS, default=DEFAULT_PREDICTOR,
+                        help=f"predictor of the LB-BSP method behind 'speedup' (default {DEFAULT_PREDICTOR}); "
+                             "all predictors are run and their MAPE reported")
+    replay.add_argument("--global-batch", type=int, default=None, help="global batch X (default 64 per worker)")
+    replay.add_argument("--overhead-fraction", type=float, default=0.0,
+                        help="fixed per-iteration overhead a as a fraction of the trace's smallest time "
+                             "(default 0: linear law)")
+    replay.add_argument("--seed", type=int, default=0, help="seed (NARX initialisation, CoV draws; default 0)")
+    replay.add_argument("--output", help="also write per-iteration times of every method to this JSON file")
+    add_json_flag(replay)
+    replay.set_defaults(handler=_replay)
+
+    cov = commands.add_parser(
+        "cov", help="speedup distribution over the CoV table's 100 jobs",
+        description="Replay one synthetic trace per job of the packaged CoV table and summarise the speedups.")
+    cov.add_argument("--jobs", type=int, default=100, help="first N jobs of the table (default 100)")
+    cov.add_argument("--seed", type=int, default=0, help="seed of the synthetic traces (default 0)")
+    cov.add_argument("--max-iterations", type=int, default=None,
+                     help="replay only the first N iterations of each CoV row (default: the whole row)")
+    add_json_flag(cov)
+    cov.set_defaults(handler=_cov)
+
+    train = commands.add_parser(
+        "train", help="real data-parallel SGD with K worker processes: BSP vs LB-BSP wall clock",
+        description="Synchronous data-parallel softmax regression on scikit-learn's digits with K spawned "
+                    "workers; stragglers sleep in proportion to their batch and a replayed trace slowdown.")
+    train.add_argument("--workers", type=int, default=4, help="worker processes K (default 4)")
+    train.add_argument("--iterations", type=int, default=60, help="SGD steps per method (default 60)")
+    train.add_argument("--straggle", default="pai:job_1", help="trace replayed as slowdowns (default pai:job_1)")
+    train.add_argument("--straggler-factor", type=float, default=2.0,
+                       help="extra slowdown of worker 0, a persistent straggler (default 2.0)")
+    train.add_argument("--global-batch", type=int, default=256, help="global batch X (default 256)")
+    train.add_argument("--per-sample-seconds", type=float, default=0.002,
+                       help="emulated compute seconds per sample at slowdown 1 (default 0.002)")
+    train.add_argument("--seed", type=int, default=0, help="seed of the sample order (default 0)")
+    add_json_flag(train)
+    train.set_defaults(handler=_train)
+
+
+def _replay(args) -> int:
+    from primaldual.commands._common import check_output_path
+    from primaldual.lbbsp.replay import replay
+    from primaldual.lbbsp.traces import cov_trace, load_trace
+
+    _check_seed(args.seed)
+    output = None if args.output is None else check_output_path(args.output, "--output")
+    trace = load_trace(args.trace) if args.trace is not None else cov_trace(args.cov_job, seed=args.seed)
+    result = replay(trace, args.global_batch, overhead_fraction=args.overhead_fraction,
+                    default_predictor=args.predictor, seed=args.seed)
+    summary = result.summary()
+    if output is not None:
+        import json
+
+        output.write_text(json.dumps({"summary": summary, "iteration_times": {
+            m: v.tolist() for m, v in result.iteration_times.items()}}) + "\n", encoding="utf-8")
+    if args.json:
+        print_json(summary)
+        return 0
+    print(f"trace {trace.name}: {trace.n_workers} workers, {trace.n_iterations} iterations "
+          f"({trace.skipped_iterations} incomplete skipped), global batch {summary['global_batch']}, "
+          f"overhead a = {summary['time_law']['overhead_a']:g}")
+    print(f"{'method':<22}{'mean iteration time':>21}{'speedup':>10}")
+    for method, mean in summary["mean_iteration_time"].items():
+        print(f"{method:<22}{mean:>21.3f}{summary['speedups'][method]:>9.3f}x")
+    print(f"LB-BSP ({summary['lbbsp_method']}) speedup {summary['speedup']:.3f}x, oracle "
+          f"{summary['oracle_speedup']:.3f}x, gap to oracle {summary['gap_to_oracle_percent']:.2f}%")
+    print("one-step MAPE: " + ", ".join(f"{p} {v:.2f}%" for p, v in summary["mape_percent"].items()))
+    return 0
+
+
+def _cov(args) -> int:
+    from primaldual.lbbsp.replay import cov_distribution
+
+    _check_seed(args.seed)
+    if not 1 <= args.jobs <= 100:
+        raise InputError(f"--jobs: must be in 1..100, got {args.jobs}")
+    if args.max_iterations is not None and args.max_iterations < 2:
+        raise InputError(f"--max-iterations: must be >= 2, got {args.max_iterations}")
+    result = cov_distribution(range(args.jobs), seed=args.seed, max_iterations=args.max_iterations)
+    if args.json:
+        print_json(result)
+        return 0
+    print(f"{result['jobs']} CoV jobs, {result['lbbsp_method']}; quantiles over jobs")
+    for key in ("speedup", "oracle_speedup", "gap_to_oracle_percent"):
+        print(f"{key:<24}" + "  ".join(f"{q} {v:.3f}" for q, v in result[key].items()))
+    print(f"jobs where LB-BSP captures >= half the oracle's gain: {result['jobs_capturing_half_of_oracle_gain']}")
+    return 0
+
+
+def _train(args) -> int:
+    from primaldual.lbbsp.traces import load_trace
+    from primaldual.lbbsp.training import compare
+
+    _check_seed(args.seed)
+    if not 2 <= args.workers <= 64:
+        raise InputError(f"--workers: must be in 2..64, got {args.workers}")
+    _positive("--iterations", args.iterations)
+    if args.global_batch < args.workers:
+        raise InputError(f"--global-batch: must be >= --workers = {args.workers}, got {args.global_batch}")
+    if not (args.straggler_factor >= 1.0 and math.isfinite(args.straggler_factor)):
+        raise InputError(f"--straggler-factor: must be a finite number >= 1, got {args.straggler_factor}")
+    if not (0.0 < args.per_sample_seconds <= 0.1):
+        raise InputError(f"--per-sample-seconds: must be in (0, 0.1], got {args.per_sample_seconds}")
+    trace = load_trace(args.straggle)
+    result = compare(args.workers, args.iterations, trace, args.straggler_factor, args.global_batch,
+                     args.per_sample_seconds, args.seed)
+    if args.json:
+        print_json(result)
+        return 0
+    print(f"{result['dataset']}, {result['model']}; {args.workers} workers, {args.iterations} iterations, "
+          f"straggle {trace.name} (worker 0 x{args.straggler_factor:g}); wall clock on a shared machine")
+    for method in ("bsp", "lbbsp"):
+        print(f"{method:<6} wall clock {result['wall_clock_seconds'][method]:.2f}s  final loss "
+              f"{result['final_loss'][method]:.4f}  time to target {result['time_to_target_seconds'][method]:.2f}s")
+    print(f"time-to-target speedup {result['time_to_target_speedup']:.2f}x; largest per-iteration loss difference "
+          f"{result['max_loss_difference_per_iteration']:.1e}")
+    return 0
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

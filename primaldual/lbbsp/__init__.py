@@ -10,11 +10,17 @@ Digest: ``papers/lbbsp.md``; every formula here is a [design] choice documented 
 * :mod:`.gpu` -- the leader/straggler stepper;
 * :mod:`.scenarios`, :mod:`.simulator` -- BSP cluster simulation of BSP, LB-BSP and an oracle;
 * :mod:`.aggregation` -- batch-size-weighted gradient aggregation on real SGD;
-* :mod:`.bench` -- ``primaldual bench lbbsp``.
+* :mod:`.bench` -- ``primaldual bench lbbsp``;
+* :mod:`.traces` -- recorded straggler traces (packaged Alibaba PAI jobs, CC BY 4.0; PAI or simple CSV) and
+  synthetic traces following the packaged CoV table; :mod:`.replay` -- BSP, LB-BSP and the oracle on them;
+* :mod:`.robust_predictors` -- state-aware ARX, makespan-validated choice, readings regression;
+* :mod:`.training` -- real data-parallel SGD with spawned worker processes (``lbbsp train``);
+* :mod:`.expected` -- :func:`expectations`, the expected figures with tolerances for ``reproduce``.
 """
 
 from primaldual.lbbsp.cpu import equal_batches, proportional_batches, proportional_shares
 from primaldual.lbbsp.exact import ExactSolution, solve_exact, solve_greedy
+from primaldual.lbbsp.expected import Expectation, expectations
 from primaldual.lbbsp.gpu import GpuController, GpuStepperConfig, GpuStepperState, adjust
 from primaldual.lbbsp.problem import BatchSizingProblem
 from primaldual.lbbsp.scenarios import Interference, Scenario, cpu_scenario, generate_trace, gpu_scenario
@@ -22,7 +28,7 @@ from primaldual.lbbsp.simulator import METHODS, SimulationResult, simulate
 from primaldual.lbbsp.time_laws import TimeLaws
 
 __all__ = [
-    "BatchSizingProblem", "ExactSolution", "GpuController", "GpuStepperConfig", "GpuStepperState", "Interference",
+    "BatchSizingProblem", "ExactSolution", "Expectation", "expectations", "GpuController", "GpuStepperConfig", "GpuStepperState", "Interference",
     "METHODS", "Scenario", "SimulationResult", "TimeLaws", "adjust", "cpu_scenario", "equal_batches",
     "generate_trace", "gpu_scenario", "proportional_batches", "proportional_shares", "simulate", "solve_exact",
     "solve_greedy",

@@ -49,7 +49,21 @@ def run_benchmark(seed: int = 0, quick: bool = False) -> dict:
             "decision_seconds": summary["decision_seconds"],
             "decision_ratio_to_bsp": {m: s / bsp_decision for m, s in summary["decision_seconds"].items()},
         }
-    return {"seed": seed, "quick": quick, "scenarios": scenarios}
+    return {"seed": seed, "quick": quick, "scenarios": scenarios, "traces": replay_traces()}
+
+
+def replay_traces() -> dict:
+    """Replay of the packaged PAI jobs (deterministic, linear law): LB-BSP (``select``) and oracle speedups."""
+    from primaldual.lbbsp.replay import replay
+    from primaldual.lbbsp.traces import PACKAGED, load_trace
+
+    traces = {}
+    for name in PACKAGED:
+        summary = replay(load_trace(name), predictors=("last", "ewma", "select")).summary()
+        traces[name] = {key: summary[key] for key in ("iterations", "global_batch", "lbbsp_method", "speedup",
+                                                      "oracle_speedup", "gap_to_oracle_percent",
+                                                      "share_of_oracle_gain", "speedups", "mape_percent")}
+    return traces
 
 
 def format_benchmark(result: dict) -> str:
@@ -70,13 +84,18 @@ def format_benchmark(result: dict) -> str:
     lines.append("ours as throughput gain: " + "; ".join(
         f"{name} LB-BSP +{s['lbbsp_improvement_percent']:.1f}% (oracle +{s['oracle_improvement_percent']:.1f}%, "
         f"paper up to +{s['paper_improvement_percent']:.1f}%)" for name, s in result["scenarios"].items()))
-    lines.append("LB-BSP = leader/straggler stepper on GPU, proportional rule with NARX prediction on CPU.")
+    lines.append("LB-BSP = leader/straggler stepper on GPU, proportional rule on CPU with the readings regression (rreg) predictor.")
     lines.append("")
     lines.append("decision logic wall-clock, ratio to BSP's in the same run (all methods, both scenarios):")
     for name, s in result["scenarios"].items():
         lines.append(f"  {name}: " + ", ".join(
             f"{m} {s['decision_ratio_to_bsp'][m]:.0f}x ({1e3 * s['decision_seconds'][m]:.1f} ms)"
             for m in s["decision_seconds"]))
+    lines.append("")
+    lines.append("recorded PAI traces (replay, linear law; docs/lbbsp-traces.md):")
+    for name, t in result.get("traces", {}).items():
+        lines.append(f"  {name}: LB-BSP ({t['lbbsp_method']}) {t['speedup']:.3f}x, oracle {t['oracle_speedup']:.3f}x, "
+                     f"gap {t['gap_to_oracle_percent']:.2f}%, share of gain {t['share_of_oracle_gain']:.2f}")
     lines.append("")
     lines.append("other LB-BSP variant for reference: " + "; ".join(
         f"{name} {m} {s['speedup'][m]:.2f}x" for name, s in result["scenarios"].items()

@@ -12,6 +12,9 @@ of an iteration that has not run yet.
 * :class:`ArxPredictor` -- linear ARX over the tapped delay lines
   ``z = (log v^t, ..., log v^{t-d_v+1}, log u^t, ..., log u^{t-d_u+1})`` (speeds relative to the
   window mean), ``log v^{t+1} ~ c + w . z``, fitted by ridge least squares on a sliding window.
+* :class:`~primaldual.lbbsp.robust_predictors.StateArxPredictor` (``sarx``) and
+  :class:`~primaldual.lbbsp.robust_predictors.ValidatedPredictor` (``select``) and
+  :class:`~primaldual.lbbsp.robust_predictors.ReadingsRegressionPredictor` (``rreg``): see that module.
 * :class:`NarxPredictor` -- NARX: a one-hidden-layer tanh network over the same delay lines
   (digest 3.2/7.3: ``d_v = d_u = 2``, 10 hidden units, online sliding-window training of 100
   iterations, refit every 10), trained with Adam in numpy.
@@ -293,11 +296,19 @@ def _fields(weights: NarxWeights) -> list[np.ndarray]:
     return [weights.hidden_weight, weights.hidden_bias, weights.output_weight, weights.output_bias]
 
 
+# Imported here, after the basic predictors it builds on exist (it imports them from this module).
+from primaldual.lbbsp.robust_predictors import (  # noqa: E402
+    ReadingsRegressionPredictor, StateArxPredictor, ValidatedPredictor)
+
+
 PREDICTORS = {
     "last": LastValuePredictor,
     "ewma": EwmaPredictor,
     "arx": ArxPredictor,
     "narx": NarxPredictor,
+    "sarx": StateArxPredictor,
+    "select": ValidatedPredictor,
+    "rreg": ReadingsRegressionPredictor,
 }
 
 

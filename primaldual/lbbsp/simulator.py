@@ -57,7 +57,7 @@ class CpuController:
 
     name = "lbbsp_cpu"
 
-    def __init__(self, scenario: Scenario, predictor: str = "narx", seed: int = 0):
+    def __init__(self, scenario: Scenario, predictor: str = "rreg", seed: int = 0):
         self.scenario = scenario
         self.predictor = make_predictor(predictor, scenario.n_workers, seed=seed)
         self.bsp = BspMethod(scenario)
@@ -112,7 +112,7 @@ class OracleMethod:
         self.iteration += 1
 
 
-def make_method(name: str, scenario: Scenario, trace: Trace, predictor: str = "narx", seed: int = 0):
+def make_method(name: str, scenario: Scenario, trace: Trace, predictor: str = "rreg", seed: int = 0):
     if name == "bsp":
         return BspMethod(scenario)
     if name == "lbbsp_cpu":
@@ -215,7 +215,7 @@ def run_method(method, scenario: Scenario, trace: Trace) -> MethodRun:
 
 
 def simulate(scenario: Scenario, seed: int = 0, methods=METHODS, iterations: int | None = None,
-             predictor: str = "narx", target_samples: int | None = None) -> SimulationResult:
+             predictor: str = "rreg", target_samples: int | None = None) -> SimulationResult:
     """Run ``methods`` on one trace drawn from ``seed``; all methods see identical random streams."""
     trace = generate_trace(scenario, seed, iterations)
     runs = {}

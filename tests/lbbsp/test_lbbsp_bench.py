@@ -13,3 +13,7 @@ def test_quick_benchmark_reports_speedups_and_paper_figures():
         assert set(scenario["mean_iteration_seconds"]) == {"bsp", "lbbsp_gpu", "lbbsp_cpu", "oracle"}
     text = format_benchmark(result)
     assert "+54.0%" in text and "+38.7%" in text and "gap to oracle" in text
+    assert set(result["traces"]) == {"pai:job_1", "pai:job_2", "pai:job_3"}
+    for trace in result["traces"].values():
+        assert trace["gap_to_oracle_percent"] < 5.0 and trace["share_of_oracle_gain"] >= 0.5
+    assert "pai:job_2: LB-BSP (lbbsp_cpu[select])" in text

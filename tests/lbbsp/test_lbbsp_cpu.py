@@ -140,7 +140,7 @@ def _static_scenario(speed, global_batch, iterations=6):
                     iterations=iterations)
 
 
-@pytest.mark.parametrize("predictor", ["last", "ewma", "arx", "narx"])
+@pytest.mark.parametrize("predictor", ["last", "ewma", "arx", "narx", "sarx", "select", "rreg"])
 def test_perfect_prediction_reaches_the_optimum_in_one_step(predictor):
     # Static speeds 1:2:3:4 (X = 100 splits integrally): after one observed iteration, every
     # predictor's estimate is the true speed, and the rule lands on the exact optimum and stays.

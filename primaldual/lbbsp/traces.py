@@ -1,0 +1,200 @@
+"""Recorded straggler traces: per-worker mini-batch times over iterations ([design] reading of the data).
+
+Two file formats are accepted, told apart by their header line:
+
+* **PAI** (``primaldual/lbbsp/data/job_*_norm.csv``, Alibaba PAI, CC BY 4.0): header
+  ``,worker,gpu,time,batch_time_norm``; one row per worker per logged iteration (``time``);
+  ``batch_time_norm`` is the mini-batch time at the job's equal batch size.
+* **simple** (documented in ``docs/lbbsp-traces.md``): header ``worker,iteration,time``; one row per
+  worker per iteration; ``time`` > 0 in any unit.
+
+Workers are numbered by their labels (sorted); iterations are sorted by their labels. An iteration in
+which some worker has no row is skipped and counted (``skipped_iterations``; the PAI job 2 log loses
+workers in its last 16 iterations). An exact duplicate row is ignored; a second row for the same worker and
+iteration with a different time is an error. Every error names the file and line.
+
+Packaged traces are read with :mod:`importlib.resources`; ``pai:job_1`` .. ``pai:job_3`` name them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from primaldual.errors import InputError
+
+PACKAGED = {"pai:job_1": "job_1_norm.csv", "pai:job_2": "job_2_norm.csv", "pai:job_3": "job_3_norm.csv"}
+PAI_HEADER = ("", "worker", "gpu", "time", "batch_time_norm")
+SIMPLE_HEADER = ("worker", "iteration", "time")
+
+
+@dataclass(frozen=True)
+class WorkerTrace:
+    """Mini-batch times ``times[t, i]`` (> 0) of worker i at kept iteration t, all at equal batch size."""
+
+    name: str
+    times: np.ndarray
+    iterations: np.ndarray
+    workers: np.ndarray
+    skipped_iterations: int = 0
+
+    def __post_init__(self) -> None:
+        times = np.asarray(self.times, dtype=float)
+        if times.ndim != 2 or times.shape[0] < 2 or times.shape[1] < 2:
+            raise InputError(f"trace {self.name}: needs >= 2 workers and >= 2 complete iterations, "
+                             f"got shape {times.shape}")
+        if not np.all(np.isfinite(times)) or np.any(times <= 0):
+            raise InputError(f"trace {self.name}: times must be finite and > 0")
+        times.setflags(write=False)
+        object.__setattr__(self, "times", times)
+
+    @property
+    def n_workers(self) -> int:
+        return self.times.shape[1]
+
+    @property
+    def n_iterations(self) -> int:
+        return self.times.shape[0]
+
+
+def _packaged_text(file_name: str) -> str:
+    return resources.files("primaldual.lbbsp").joinpath("data", file_name).read_text(encoding="utf-8")
+
+
+def load_trace(source: str) -> WorkerTrace:
+    """A packaged trace (``pai:job_1``) or a CSV file in the PAI or the simple format."""
+    if source in PACKAGED:
+        return parse_trace(_packaged_text(PACKAGED[source]), source)
+    if source.startswith("pai:"):
+        raise InputError(f"--trace: unknown packaged trace {source!r}; choose from {sorted(PACKAGED)}")
+    path = Path(source)
+    if not path.is_file():
+        raise InputError(f"--trace: {source} is not a file (packaged traces: {', '.join(sorted(PACKAGED))})")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"--trace: cannot read {source}: {error}") from None
+    return parse_trace(text, source)
+
+
+def _number(text: str, where: str, column: str, integer: bool) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: {column} must be a number, got {text!r}") from None
+    if not np.isfinite(value) or (integer and value != int(value)):
+        raise InputError(f"{where}: {column} must be {'an integer' if integer else 'finite'}, got {text!r}")
+    return value
+
+
+def parse_trace(text: str, name: str) -> WorkerTrace:
+    """Parse CSV text (either format) into a :class:`WorkerTrace`; errors name ``name:line``."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise InputError(f"{name}:1: empty trace")
+    header = tuple(cell.strip() for cell in rows[0])
+    if header == PAI_HEADER:
+        columns = {"worker": 1, "iteration": 3, "time": 4}
+    elif header == SIMPLE_HEADER:
+        columns = {"worker": 0, "iteration": 1, "time": 2}
+    else:
+        raise InputError(f"{name}:1: header must be {','.join(SIMPLE_HEADER)!r} or the PAI header "
+                         f"{','.join(PAI_HEADER)!r}, got {','.join(header)!r}")
+    records: dict[tuple[int, int], float] = {}
+    for line_number, row in enumerate(rows[1:], start=2):
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        where = f"{name}:{line_number}"
+        if len(row) != len(header):
+            raise InputError(f"{where}: expected {len(header)} fields, got {len(row)}")
+        worker = int(_number(row[columns["worker"]], where, "worker", integer=True))
+        iteration = int(_number(row[columns["iteration"]], where, "iteration", integer=True))
+        seconds = _number(row[columns["time"]], where, "time", integer=False)
+        if worker < 0:
+            raise InputError(f"{where}: worker must be >= 0, got {worker}")
+        if seconds <= 0:
+            raise InputError(f"{where}: time must be > 0, got {row[columns['time']]!r}")
+        key = (iteration, worker)
+        if key in records and records[key] != seconds:
+            raise InputError(f"{where}: second time {seconds:g} for worker {worker} at iteration {iteration} "
+                             f"(first: {records[key]:g})")
+        records[key] = seconds
+    return _to_matrix(records, name)
+
+
+def _to_matrix(records: dict, name: str) -> WorkerTrace:
+    if not records:
+        raise InputError(f"{name}: no data rows")
+    workers = np.array(sorted({w for _, w in records}))
+    iterations = np.array(sorted({t for t, _ in records}))
+    column = {w: k for k, w in enumerate(workers)}
+    row = {t: k for k, t in enumerate(iterations)}
+    times = np.full((len(iterations), len(workers)), np.nan)
+    for (t, w), seconds in records.items():
+        times[row[t], column[w]] = seconds
+    complete = ~np.isnan(times).any(axis=1)
+    return WorkerTrace(name, times[complete], iterations[complete], workers, int((~complete).sum()))
+
+
+def load_cov_table() -> np.ndarray:
+    """The packaged CoV table: shape (100 jobs, iterations); NaN where a job's record ends."""
+    rows = list(csv.reader(io.StringIO(_packaged_text("coefficient_variation.csv"))))
+    table = np.array([[float(cell) if cell.strip() else np.nan for cell in row[1:]] for row in rows[1:]])
+    return table
+
+
+def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0.9,
+              table: np.ndarray | None = None, max_iterations: int | None = None,
+              concentration: float = 3.0) -> WorkerTrace:
+    """A synthetic trace whose per-iteration coefficient of variation is row ``job`` of the CoV table.
+
+    The CoV table gives only the spread of the workers' times in each iteration, not who is slow. Its values
+    reach 3.147, above the population-CoV maximum sqrt(n - 1) = 3 of 10 values, so the table uses the sample
+    standard deviation (ddof = 1, maximum sqrt(n) = 3.16), and a CoV near the maximum means one worker takes
+    almost all the time: spread comes from *slow* workers. Hence times are slowdowns only ([design]):
+
+        times[t, i] = 1 + a_t * w[t, i] / max_j w[t, j],    w = exp(concentration * z),
+
+    where ``z[t]`` is a stationary AR(1) process per worker (lag-1 correlation ``persistence``: stragglers
+    persist, as in the PAI traces) and ``a_t >= 0`` is found by bisection so that the sample CoV of iteration
+    t equals the row's value. The CoV of these times increases with ``a_t`` towards ``sd(w) / mean(w)``;
+    a target above that limit gets the limit (``achieved_cov`` reports what was achieved).
+    ``max_iterations`` keeps only the first iterations of the row (quick runs).
+    """
+    table = load_cov_table() if table is None else table
+    if not 0 <= job < table.shape[0]:
+        raise InputError(f"--cov-job: must be in 0..{table.shape[0] - 1}, got {job}")
+    target = table[job][np.isfinite(table[job])][:max_iterations]
+    if target.size < 2:
+        raise InputError(f"--cov-job: job {job} has fewer than 2 iterations")
+    rng = np.random.default_rng(seed)
+    z = np.empty((target.size, workers))
+    z[0] = rng.normal(size=workers)
+    innovation = np.sqrt(1.0 - persistence ** 2)
+    for t in range(1, target.size):
+        z[t] = persistence * z[t - 1] + innovation * rng.normal(size=workers)
+    weight = np.exp(concentration * (z - z.max(axis=1, keepdims=True)))   # max 1 per iteration
+
+    def sample_cov(scale: np.ndarray) -> np.ndarray:
+        times = 1.0 + scale[:, None] * weight
+        return times.std(axis=1, ddof=1) / times.mean(axis=1)
+
+    # Bisection on log(a): the CoV is increasing in a (a bigger common slowdown of the same shape).
+    low, high = np.full(target.size, -20.0), np.full(target.size, 20.0)
+    for _ in range(80):
+        middle = 0.5 * (low + high)
+        below = sample_cov(np.exp(middle)) < target
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    scale = np.where(target > 0, np.exp(0.5 * (low + high)), 0.0)
+    return WorkerTrace(f"cov:job_{job:02d}", 1.0 + scale[:, None] * weight, np.arange(target.size),
+                       np.arange(workers))
+
+
+def achieved_cov(trace: WorkerTrace) -> np.ndarray:
+    """Per-iteration coefficient of variation (sample standard deviation / mean, as the CoV table) of a trace."""
+    return trace.times.std(axis=1, ddof=1) / trace.times.mean(axis=1)
