@@ -58,7 +58,7 @@ def test_bench_cli_text(capsys):
 def test_quality_benchmark_on_two_tiny_instances():
     """``bench oasis --quality``'s library: every scheduler verifies, RRH is its own reference, no promise
     is broken, OPT/ALG >= 1 against a proven optimum."""
-    from primaldual.benchmarks._oasis_quality import run_quality
+    from primaldual.commands.bench._oasis_quality import run_quality
 
     figures = run_quality(["tiny"], 100, 2, (0.0, 0.1), time_limit=20.0)
     data = figures["sets"]["tiny"]

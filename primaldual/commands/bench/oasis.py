@@ -14,7 +14,7 @@ OASiS's and ``greedy``'s utilities and the certificate's ``D / ALG`` as context.
 
 ``--quality`` runs the other benchmark of this command instead: utility and OPT/ALG of OASiS, OASiS-LR,
 OASiS-P and the baselines on fresh seeds, with and without restart costs
-(:mod:`primaldual.benchmarks._oasis_quality`).
+(:mod:`primaldual.commands.bench._oasis_quality`).
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def add_arguments(parser) -> None:
 
 
 def _quality(args) -> int:
-    from primaldual.benchmarks._oasis_quality import SETS, print_quality, run_quality
+    from primaldual.commands.bench._oasis_quality import SETS, print_quality, run_quality
     from primaldual.errors import InputError
     from primaldual.simulate import check_restart_cost
 
