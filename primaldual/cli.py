@@ -59,23 +59,26 @@ def _missing_subcommand(parser: argparse.ArgumentParser, args) -> argparse.Argum
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    # No command, or a command with subcommands given none: a usage error, with the help that lists the
-    # choices on stderr (stdout stays for results) and exit 2.
-    usage = parser if not getattr(args, "handler", None) else _missing_subcommand(parser, args)
-    if usage is not None:
-        usage.print_help(sys.stderr)
-        return 2
     from primaldual.processes import Terminated, terminate_like_interrupt
 
+    # First, before the (slow) parser build imports every command: SIGTERM from here on ends like Ctrl-C.
     previous = terminate_like_interrupt()
+    name = "primaldual"
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        name = f"primaldual {args.command}" if args.command else name
+        # No command, or a command with subcommands given none: a usage error, with the help that lists the
+        # choices on stderr (stdout stays for results) and exit 2.
+        usage = parser if not getattr(args, "handler", None) else _missing_subcommand(parser, args)
+        if usage is not None:
+            usage.print_help(sys.stderr)
+            return 2
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=NUMPY_NOISE, category=RuntimeWarning)
             return int(args.handler(args) or 0)
     except InputError as error:
-        print(f"primaldual {args.command}: error: {error}", file=sys.stderr)
+        print(f"{name}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (`primaldual ... | head`): not an error of ours, and no traceback.
@@ -84,10 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Terminated:
-        print(f"primaldual {args.command}: terminated (SIGTERM)", file=sys.stderr)
+        print(f"{name}: terminated (SIGTERM)", file=sys.stderr)
         return 143
     except KeyboardInterrupt:
-        print(f"primaldual {args.command}: interrupted", file=sys.stderr)
+        print(f"{name}: interrupted", file=sys.stderr)
         return 130
     finally:
         if previous is not None:
