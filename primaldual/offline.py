@@ -483,7 +483,10 @@ def solve_offline(
                            memory_limit=int(memory_limit) if memory_limit is not None else default_memory_limit(),
                            progress=progress, prepare=prepare)
     else:
-        raw = target(None, *arguments)
+        # In this process only column generation's own progress lines can be shown (nothing else reports).
+        forward = None if progress is None or method != "cg" else (
+            lambda kind, data: progress(str(data)) if kind == "progress" else None)
+        raw = target(forward, *arguments)
     raw.setdefault("elapsed", time.perf_counter() - started)
     raw.setdefault("method", method)
     if method == "cg":
