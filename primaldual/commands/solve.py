@@ -121,8 +121,11 @@ def run(args) -> int:
     instance = load_instance(args.instance)
 
     if args.write_mps:
-        written = write_model(instance, args.write_mps, relax=args.relax, formulation=args.formulation,
-                              pooled=args.pooled)
+        if args.method == "cg":
+            raise InputError("--write-mps: column generation has no single model to export; use --method ilp, "
+                             "lp or pooled")
+        written = write_model(instance, args.write_mps, relax=args.relax or args.method == "lp",
+                              formulation=args.formulation, pooled=args.pooled or args.method == "pooled")
         if args.json:
             print_json({"written": written["path"], **written})
         else:
