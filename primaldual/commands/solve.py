@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.errors import InputError
@@ -85,9 +86,23 @@ def _format(value) -> str:
     return "-" if value is None else f"{value:.10g}"
 
 
-def _progress(line: str) -> None:
-    # Progress goes to stderr, so that --json keeps stdout to one object.
-    print(f"solve: {line}", file=sys.stderr, flush=True)
+#: Progress lines start after this many seconds, and come at most once per this many seconds.
+PROGRESS_SECONDS = 5.0
+
+
+def _progress_printer():
+    """Print progress lines on stderr (so that --json keeps stdout to one object), only for a solve that runs
+    longer than :data:`PROGRESS_SECONDS`, and at most one per :data:`PROGRESS_SECONDS`."""
+    started = time.monotonic()
+    last = [started]
+
+    def show(line: str) -> None:
+        now = time.monotonic()
+        if now - started >= PROGRESS_SECONDS and now - last[0] >= PROGRESS_SECONDS:
+            last[0] = now
+            print(f"solve: {line}", file=sys.stderr, flush=True)
+
+    return show
 
 
 def run(args) -> int:
@@ -97,8 +112,8 @@ def run(args) -> int:
         raise InputError("INSTANCE: an instance file is required (unless --list-solvers is given)")
     relaxation = args.relax or args.pooled or args.method in ("lp", "pooled")
     if args.output and relaxation:
-        raise InputError("-o: --method lp/pooled (--relax, --pooled) give a bound, not a schedule; drop -o or "
-                         "choose another method")
+        raise InputError("-o: --relax and --pooled give a bound, not a schedule (as do --method lp and "
+                         "--method pooled); drop -o or choose another method")
     if args.memory_limit is not None and not (args.memory_limit >= 0.0625 and args.memory_limit < float("inf")):
         raise InputError(f"--memory-limit: must be a number of GiB >= 0.0625, got {args.memory_limit!r}")
     if args.output:
@@ -106,8 +121,11 @@ def run(args) -> int:
     instance = load_instance(args.instance)
 
     if args.write_mps:
-        written = write_model(instance, args.write_mps, relax=args.relax, formulation=args.formulation,
-                              pooled=args.pooled)
+        if args.method == "cg":
+            raise InputError("--write-mps: column generation has no single model to export; use --method ilp, "
+                             "lp or pooled")
+        written = write_model(instance, args.write_mps, relax=args.relax or args.method == "lp",
+                              formulation=args.formulation, pooled=args.pooled or args.method == "pooled")
         if args.json:
             print_json({"written": written["path"], **written})
         else:
@@ -121,7 +139,7 @@ def run(args) -> int:
     result = solve_offline(
         instance, solver=args.solver, time_limit=args.time_limit, mip_gap=args.gap, threads=args.threads,
         start=start, relax=args.relax, pooled=args.pooled, formulation=args.formulation, method=method,
-        memory_limit=memory, progress=_progress, builder=args.builder,
+        memory_limit=memory, progress=_progress_printer(), builder=args.builder,
     )
     written = None
     if args.output and result.schedule is not None:
@@ -132,8 +150,8 @@ def run(args) -> int:
     else:
         what = "relaxation" if relaxation else "incumbent"
         print(
-            f"method {result.method}; status {result.status}; {what} {_format(result.objective)}; "
-            f"bound {_format(result.bound)}; "
+            f"status {result.status}; {what} {_format(result.objective)}; "
+            f"bound {_format(result.bound)}; method {result.method}; "
             f"gap {_format(result.gap)}; solver {result.solver} {result.solver_version}; "
             f"{result.n_variables} variables, {result.n_constraints} constraints; "
             f"build {result.build_seconds:.3f} s, solve {result.solve_seconds:.3f} s"
