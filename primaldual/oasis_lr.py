@@ -261,6 +261,7 @@ class OasisLrScheduler(OnlineScheduler):
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         self.remaining = np.array(state.remaining_work, dtype=np.int64)
+        self.state_remaining = self.remaining.copy()
         if self.instance.arrivals.size and slot not in self._arrival_slots():
             self._offer(slot)  # the pending tier is re-offered every slot
         self._trim(slot)
@@ -272,8 +273,23 @@ class OasisLrScheduler(OnlineScheduler):
         free.ps -= self.ledger.ps_used[slot]
         for i in self._growth_order(slot, out):
             self._grow(slot, i, free, out)
+        self._account(slot, out)
         self.previous = {i: (slot, a) for i, a in out.items()}
         return out
+
+    def _account(self, slot: int, out: dict[int, Allocation]) -> None:
+        """Apply this slot's work to the remaining work the way the simulator will (a changed placement loses
+        ``F``), so that arrivals in the next slot, which come before its ``allocate``, see current figures."""
+        fractional = self.state_remaining.astype(float)
+        for i, allocation in out.items():
+            workers = float(allocation.workers.sum())
+            previous = self.previous.get(i)
+            same = previous is not None and previous[0] == slot - 1 \
+                and np.array_equal(previous[1].workers, allocation.workers) \
+                and np.array_equal(previous[1].parameter_servers, allocation.parameter_servers)
+            fractional[i] -= workers * (1.0 if same else 1.0 - self.restart_cost)
+        # The ceiling of the simulator's own remaining work or more (the state's figure is itself a ceiling).
+        self.remaining = np.maximum(np.ceil(fractional - WORK_EPSILON), 0).astype(np.int64)
 
     def _arrival_slots(self) -> set[int]:
         if not hasattr(self, "_arrivals"):
