@@ -48,6 +48,7 @@ from primaldual.learned_prices import FloorLearner, zero_floor
 from primaldual.ledger import (
     WORK_EPSILON,
     Ledger,
+    PriceCache,
     PromiseBroken,
     Reservation,
     block_length,
@@ -131,39 +132,17 @@ class OasisLrScheduler(OnlineScheduler):
     # --------------------------------------------------------------------------------------- prices
 
     def prices(self, slot: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """Cell prices ``(T, H, R)`` and ``(T, K, R)``: exponential of the reserved amounts + floor. Only slots
-        from ``slot`` on are current (earlier ones are never read again). Kept up to date incrementally: only
-        the slot ranges the ledger changed since the last call are recomputed (all of them when the ledger was
-        replaced by a re-pack or the floor changed)."""
-        ledger = self.ledger
+        """Cell prices ``(T, H, R)`` and ``(T, K, R)``: exponential of the reserved amounts + floor, current from
+        ``slot`` on (:class:`primaldual.ledger.PriceCache`)."""
         cache = getattr(self, "_price_cache", None)
-        if cache is None or cache["ledger"] is not ledger or cache["floor"] is not self.floor or cache["slot"] > slot:
-            shape_w, shape_ps = ledger.worker_used.shape, ledger.ps_used.shape
-            cache = {"ledger": ledger, "floor": self.floor, "slot": slot, "seen": len(ledger.changes),
-                     "prices": (np.zeros(shape_w), np.zeros(shape_ps)), "free": (np.zeros(shape_w), np.zeros(shape_ps))}
-            self._price_cache = cache
-            ranges = [(slot, self.instance.horizon - 1)]
-        else:
-            ranges = [(max(first, slot), last) for first, last in ledger.changes[cache["seen"]:] if last >= slot]
-            cache["seen"], cache["slot"] = len(ledger.changes), slot
-        constants = self.constants
-        for pool, (used, capacity, lower, theta, floor) in enumerate((
-            (ledger.worker_used, ledger.worker_capacity, constants.worker_lower, constants.worker_log_ratio,
-             self.floor.worker),
-            (ledger.ps_used, ledger.ps_capacity, constants.ps_lower, constants.ps_log_ratio, self.floor.ps),
-        )):
-            for first, last in ranges:
-                rows = slice(first, last + 1)
-                share = np.divide(used[rows], capacity[None], out=np.zeros(used[rows].shape),
-                                  where=capacity[None] > 0)
-                cache["prices"][pool][rows] = lower * np.exp(theta * share) + floor
-                cache["free"][pool][rows] = capacity[None] - used[rows]
-        return cache["prices"]
+        if cache is None or not cache.valid(self.ledger, self.floor, slot):
+            cache = self._price_cache = PriceCache(self.ledger, self.constants, self.floor, slot)
+        return cache.update(slot)[0]
 
     def free(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
         """The ledger's free amounts, current from ``slot`` on (cached with the prices)."""
         self.prices(slot)
-        return self._price_cache["free"]
+        return self._price_cache.free
 
     # ------------------------------------------------------------------------------------------ offers
 
