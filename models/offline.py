@@ -67,11 +67,16 @@ import pyomo.environ as pyo
 
 from primaldual.errors import InputError
 from primaldual.instance import Instance
+from primaldual.models.offline_parts import (  # noqa: F401 - re-exported
+    UTILITY_FLOOR,
+    _binding,
+    _cumulative_work,
+    _floored_utilities,
+    _pooled_capacity,
+    _server_capacity,
+)
 
 FORMULATIONS = ("strong", "weak")
-
-#: Utilities below this fraction of the largest are counted as 0 in the objective (see ``objective_slack``).
-UTILITY_FLOOR = 1e-9
 
 #: Absolute slack on capacities when counting how many workers fit (3 x 0.1 is 0.30000000000000004), the same
 #: as the verifier's ``CAPACITY_TOLERANCE``: a count that fits here passes verification.
@@ -357,107 +362,6 @@ def declare_capacity(model, options: _Options) -> None:
 def declare_cumulative_work(model, options: _Options) -> None:
     _cumulative_work(model, options.arrival, options.instance.horizon, list(model.completion_slots),
                      _workers_in_slot)
-
-
-def _floored_utilities(instance: Instance, completion_slots) -> tuple[dict, float]:
-    """``f_i(t - a_i)`` per completion slot, with values under :data:`UTILITY_FLOOR` x the largest set to 0; and
-    the most this can under-count the objective (the model's ``objective_slack``).
-
-    Sigmoids fall to 1e-36 and below late in the horizon; such costs trouble LP solvers ("excessively small
-    costs") and mean nothing. A job completes once, so the under-count is at most its largest floored value.
-    """
-    utility = {(i, t): float(instance.jobs[i].utility(t - instance.jobs[i].arrival)) for i, t in completion_slots}
-    floor = UTILITY_FLOOR * max((abs(v) for v in utility.values()), default=0.0)
-    floored: dict[int, float] = {}
-    for (i, t), value in utility.items():
-        if 0 < abs(value) < floor:
-            floored[i] = max(floored.get(i, 0.0), abs(value))
-            utility[i, t] = 0.0
-    return utility, float(sum(floored.values()))
-
-
-def _cumulative_work(model, arrival, horizon, completion_slots, workers_in_slot) -> None:
-    """The strong formulation's cut (module docstring): ``work_done`` is the running sum of the workers, and a
-    job that completes by slot t has done its work V_i by slot t."""
-    model.work_done = pyo.Var(model.job_slots, domain=pyo.NonNegativeReals,
-                              doc="worker-slots of job i in slots a_i..t (the running sum of eq. (2))")
-    model.work_done_definition = pyo.Constraint(
-        model.job_slots,
-        rule=lambda m, i, t: m.work_done[i, t]
-        == (m.work_done[i, t - 1] if t > arrival[i] else 0) + workers_in_slot(m, i, t),
-        doc="running sum of the workers of eq. (2)",
-    )
-    cumulative = [(i, t) for i, t in completion_slots if t < horizon - 1]  # at T-1 it is eq. (2) itself
-    model.cumulative_work_slots = pyo.Set(dimen=2, initialize=cumulative,
-                                          doc="(i, t): completion slots before the last slot")
-    model.cumulative_work = pyo.Constraint(
-        model.cumulative_work_slots,
-        rule=lambda m, i, t: m.work_done[i, t] >= m.work_units[i] * (m.admit[i] - m.unfinished[i, t + 1]),
-        doc="valid cut on eq. (2): a job that completes by slot t has done its work V_i by slot t",
-    )
-
-
-def _binding(terms: list[tuple[float, int]], capacity: float) -> bool:
-    """Whether ``sum demand x upper bound`` can exceed ``capacity``; otherwise the row is redundant."""
-    return sum(d * u for d, u in terms) > capacity + 1e-9
-
-
-def _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, sparsity) -> None:
-    """Eqs. (4)-(5), one row per (slot, server, resource) where the variables' bounds could exceed it."""
-    horizon = instance.horizon
-    cluster = instance.cluster
-    for name, equation, capacity, demand, fit, var_name in (
-        ("worker_capacity", "(4)", cluster.worker_capacity, demand_w, sparsity.worker_fit, "workers"),
-        ("ps_capacity", "(5)", cluster.ps_capacity, demand_s, sparsity.ps_fit, "parameter_servers"),
-    ):
-        users: dict[tuple[int, int, int], list[int]] = {}
-        for t in range(horizon):
-            for server in range(capacity.shape[0]):
-                for r in range(cluster.n_resources):
-                    present = [
-                        i for i in jobs
-                        if arrival[i] <= t and fit[i][server] > 0 and demand[i][r] > 0
-                    ]
-                    if present and _binding([(demand[i][r], fit[i][server]) for i in present], capacity[server, r]):
-                        users[(t, server, r)] = present
-        rows = pyo.Set(dimen=3, initialize=list(users), doc=f"(t, server, r) rows of eq. {equation} that can bind")
-        setattr(model, f"{name}_rows", rows)
-
-        def rule(m, t, server, r, users=users, capacity=capacity, demand=demand, var_name=var_name):
-            var = getattr(m, var_name)
-            return sum(float(demand[i][r]) * var[i, t, server] for i in users[(t, server, r)]) <= float(
-                capacity[server, r]
-            )
-
-        pool = "worker" if name == "worker_capacity" else "PS"
-        setattr(model, name, pyo.Constraint(
-            rows, rule=rule, doc=f"eq. {equation}: {pool}-server capacity per slot and resource"))
-
-
-def _pooled_capacity(model, instance, jobs, arrival, demand_w, demand_s, worker_total, ps_total) -> None:
-    """Eqs. (4)-(5) summed over the servers of each pool: one row per (slot, resource) that can bind."""
-    horizon = instance.horizon
-    cluster = instance.cluster
-    for name, equation, capacity, demand, total, var_name in (
-        ("worker_capacity", "(4)", cluster.worker_capacity.sum(axis=0), demand_w, worker_total, "workers"),
-        ("ps_capacity", "(5)", cluster.ps_capacity.sum(axis=0), demand_s, ps_total, "parameter_servers"),
-    ):
-        users: dict[tuple[int, int], list[int]] = {}
-        for t in range(horizon):
-            for r in range(cluster.n_resources):
-                present = [i for i in jobs if arrival[i] <= t and demand[i][r] > 0]
-                if present and _binding([(demand[i][r], total[i]) for i in present], capacity[r]):
-                    users[(t, r)] = present
-        rows = pyo.Set(dimen=2, initialize=list(users), doc=f"(t, r) rows of eq. {equation}, pooled, that can bind")
-        setattr(model, f"{name}_rows", rows)
-
-        def rule(m, t, r, users=users, capacity=capacity, demand=demand, var_name=var_name):
-            var = getattr(m, var_name)
-            return sum(float(demand[i][r]) * var[i, t] for i in users[(t, r)]) <= float(capacity[r])
-
-        pool = "worker" if name == "worker_capacity" else "PS"
-        setattr(model, name, pyo.Constraint(
-            rows, rule=rule, doc=f"eq. {equation} pooled: total {pool}-pool capacity per slot and resource"))
 
 
 def model_size(model: pyo.ConcreteModel) -> tuple[int, int]:

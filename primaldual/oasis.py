@@ -8,21 +8,8 @@ schedule irrevocably and raises the prices of what it allocated (:class:`primald
 Per job it records ``mu_i``, the schedule's cost and utility, the primal increase ``Delta P_i = f_i`` and the dual
 increase ``Delta D_i = mu_i + sum c (p_new - p_old)`` (the online dual objective is ``sum mu + sum p c``).
 
-**Certificate.** After the run each ``mu_i`` is recomputed at the *final* prices over every schedule that
-respects each server's own capacity (:func:`primaldual.dual.best_schedule` with ``free = capacity``). Then
-``(mu_final, p_final, q_final)`` satisfies every dual constraint (20) of the packing LP (14) over those
-schedules, so by weak duality
-
-    ``D = sum_i mu_i^final + sum p c + sum q c  >=  LP optimum  >=  OPT  >=  ALG``,
-
-a certified interval ``[ALG, D]`` for the optimum and ``D / ALG`` for this run's competitive ratio, with no
-ILP solved. The restriction to capacity-respecting schedules loses nothing: an integral solution uses no
-other. The same argument at zero prices gives the *standalone bound* ``sum_i f_i^alone`` (each job alone on
-the empty cluster); it is reported beside ``D`` together with the smaller of the two, because OASiS's final
-prices are near ``U`` on every saturated server, which makes ``D`` loose under contention. The certificate
-also checks the theorem's steps numerically (``proofs/oasis.md``): the per-job allocation-price inequality
-``Delta D_i <= alpha_discrete Delta P_i``, ``mu_i^final <= mu_i`` and ``D <= D_0 + alpha_discrete ALG``, and
-reports by how much they fail where the assumptions do not hold.
+**Certificate.** After the run, :mod:`primaldual.certificate` recomputes every ``mu_i`` at the final prices
+and turns them into a certified interval ``[ALG, D]`` for the optimum (see that module).
 
 **greedy** is the ablation "the same subroutine with all prices zero": a job is admitted iff it has a
 feasible schedule with positive utility, and gets the schedule of highest utility (earliest feasible
@@ -39,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from primaldual.certificate import CHECK_TOLERANCE, Certificate, compute_certificate  # noqa: F401 - re-exported
 from primaldual.dual import DualResult, best_schedule
 from primaldual.errors import InputError
 from primaldual.instance import Instance
@@ -48,13 +36,9 @@ from primaldual.prices import (
     PriceState,
     compute_constants,
     json_number,
-    standalone_utilities,
 )
 from primaldual.schedule import JobSchedule, Schedule
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
-
-#: Relative slack of the numerical checks of the theorem's inequalities (floating-point sums).
-CHECK_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -100,95 +84,6 @@ class JobDecision:
             "primal_increase": json_number(self.primal_increase),
             "dual_increase": json_number(self.dual_increase),
             "price_increase": json_number(self.price_increase),
-        }
-
-
-@dataclass(frozen=True, eq=False)
-class Certificate:
-    """The dual bound of a finished OASiS run and the numerical checks of the theorem (module docstring)."""
-
-    dual_objective: float
-    mu_sum: float
-    price_term: float
-    initial_dual: float
-    online_dual: float
-    primal: float
-    mu_online: tuple[float, ...]
-    mu_final: tuple[float, ...]
-    allocation_price_factor: float | None
-    standalone_bound: float
-    constants: PriceConstants
-
-    @property
-    def ratio_upper_bound(self) -> float | None:
-        """``D / ALG >= OPT / ALG`` (``None`` when ALG = 0)."""
-        return self.dual_objective / self.primal if self.primal > 0 else None
-
-    @property
-    def opt_interval(self) -> tuple[float, float]:
-        """``[ALG, D]``: the offline optimum lies in it."""
-        return (self.primal, self.dual_objective)
-
-    @property
-    def best_upper_bound(self) -> float:
-        """``min(D, sum_i f_i^alone)``: both are dual objectives of feasible duals, so both bound OPT."""
-        return min(self.dual_objective, self.standalone_bound)
-
-    @property
-    def best_ratio_upper_bound(self) -> float | None:
-        return self.best_upper_bound / self.primal if self.primal > 0 else None
-
-    @property
-    def max_mu_increase(self) -> float:
-        """``max_i (mu_i^final - mu_i)``: <= 0 under condition (C1) (the online ``mu`` are already dual feasible)."""
-        return max((f - o for f, o in zip(self.mu_final, self.mu_online)), default=0.0)
-
-    @property
-    def allocation_price_holds(self) -> bool:
-        """Lemma 2: ``Delta D_i <= alpha_discrete Delta P_i`` for every admitted job."""
-        factor = self.allocation_price_factor
-        return factor is None or factor <= self.constants.alpha_discrete * (1 + CHECK_TOLERANCE)
-
-    @property
-    def violation_factor(self) -> float | None:
-        """``max_i (Delta D_i / Delta P_i) / alpha``: > 1 means the per-job inequality with the paper's ``alpha``
-        fails for some job (expected when one job holds a large share of a server)."""
-        factor = self.allocation_price_factor
-        return None if factor is None else factor / self.constants.alpha
-
-    @property
-    def dual_growth_bound(self) -> float:
-        """``D_0 + alpha_discrete ALG``: the theorem's bound on ``D`` under (C1)."""
-        return self.initial_dual + self.constants.alpha_discrete * self.primal
-
-    def to_dict(self) -> dict:
-        constants = self.constants
-        scale = max(1.0, abs(self.dual_objective))
-        return {
-            "dual_objective": json_number(self.dual_objective),
-            "primal": json_number(self.primal),
-            "opt_interval": [json_number(self.primal), json_number(self.dual_objective)],
-            "ratio_upper_bound": json_number(self.ratio_upper_bound),
-            "standalone_bound": json_number(self.standalone_bound),
-            "best_upper_bound": json_number(self.best_upper_bound),
-            "best_ratio_upper_bound": json_number(self.best_ratio_upper_bound),
-            "mu_sum": json_number(self.mu_sum),
-            "price_term": json_number(self.price_term),
-            "initial_dual": json_number(self.initial_dual),
-            "online_dual": json_number(self.online_dual),
-            "alpha": constants.alpha,
-            "two_alpha": constants.two_alpha,
-            "alpha_discrete": json_number(constants.alpha_discrete),
-            "online_lower_bound": constants.online_lower_bound,
-            "theorem_ratio_bound": json_number(constants.theorem_ratio_bound),
-            "small_demand_holds": constants.small_demand_holds,
-            "allocation_price_factor": json_number(self.allocation_price_factor),
-            "allocation_price_holds": self.allocation_price_holds,
-            "violation_factor": json_number(self.violation_factor),
-            "max_mu_increase": json_number(self.max_mu_increase),
-            "dual_growth_bound": json_number(self.dual_growth_bound),
-            "dual_growth_holds": bool(self.dual_objective <= self.dual_growth_bound + CHECK_TOLERANCE * scale),
-            "constants": constants.to_dict(),
         }
 
 
@@ -310,39 +205,10 @@ class OnlineEngine:
         return Schedule(dict(self.plans), meta={"scheduler": scheduler})
 
     def certificate(self) -> Certificate:
-        """Recompute every ``mu_i`` at the final prices over capacity-respecting schedules (module docstring)."""
+        """Recompute every ``mu_i`` at the final prices (:func:`primaldual.certificate.compute_certificate`)."""
         if self.greedy:
             raise InputError("greedy has no prices, hence no certificate")
-        instance = self.instance
-        cluster = instance.cluster
-        state = self.state
-        mu_final = []
-        for i in range(instance.n_jobs):
-            if not instance.can_finish[i]:
-                mu_final.append(0.0)  # no schedule at all: constraint (20) is empty
-                continue
-            result = best_schedule(instance, i, state.worker_prices, state.ps_prices,
-                                   cluster.worker_capacity, cluster.ps_capacity)
-            mu_final.append(result.mu)
-        mu_online = [self.decisions[i].mu if i in self.decisions else 0.0 for i in range(instance.n_jobs)]
-        ratios = [d.allocation_price_ratio for d in self.decisions.values() if d.allocation_price_ratio is not None]
-        price_term = state.price_term()
-        mu_sum = float(sum(mu_final))
-        primal = float(sum(d.primal_increase for d in self.decisions.values()))
-        return Certificate(
-            dual_objective=mu_sum + price_term,
-            mu_sum=mu_sum,
-            price_term=price_term,
-            initial_dual=self.initial_dual,
-            online_dual=float(sum(d.mu for d in self.decisions.values() if d.admitted)) + price_term,
-            primal=primal,
-            mu_online=tuple(mu_online),
-            mu_final=tuple(mu_final),
-            allocation_price_factor=max(ratios) if ratios else None,
-            standalone_bound=float(standalone_utilities(instance).sum()),
-            constants=self.constants,
-        )
-
+        return compute_certificate(self.instance, self.state, self.decisions, self.initial_dual, self.constants)
     def result(self, scheduler: str) -> OasisResult:
         decisions = tuple(self.decisions[i] for i in sorted(self.decisions))
         return OasisResult(

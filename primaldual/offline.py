@@ -37,7 +37,6 @@ from __future__ import annotations
 import math
 import multiprocessing
 import time
-from pathlib import Path
 
 import numpy as np
 import pyomo.environ as pyo
@@ -47,6 +46,7 @@ from primaldual.instance import Instance
 from primaldual.models.offline import (
     FORMULATIONS, build_offline_model, model_size, offline_sparsity, schedulable_jobs)
 from primaldual.offline_child import default_memory_limit, remaining, run_in_child
+from primaldual.offline_export import EXPORT_FORMATS, write_model  # noqa: F401 - re-exported
 from primaldual.offline_result import (  # noqa: F401 - re-exported: the result and its rules live there
     OPTIMALITY_TOLERANCE, STATUSES, SUCCESS_STATUSES, OfflineResult, _certify, _certify_cg, _certify_ilp,
     _certify_relaxation, _gap, _limit_notes, _proven)
@@ -416,36 +416,6 @@ def _highspy_version() -> str:
         return metadata.version("highspy")
     except metadata.PackageNotFoundError:  # pragma: no cover - highspy is a dependency
         return "unknown"
-
-
-# ------------------------------------------------------------------------------------------------ export
-
-
-#: file extension -> Pyomo writer (``lp`` is the CPLEX LP format that HiGHS, CBC, GLPK and Gurobi read)
-EXPORT_FORMATS = {".mps": "mps", ".lp": "cpxlp"}
-
-
-def write_model(
-    instance: Instance, path: str | Path, relax: bool = False, formulation: str = "strong", pooled: bool = False
-) -> dict:
-    """Write the model as MPS or CPLEX-LP (chosen by the extension) for re-solving elsewhere.
-
-    Variable and constraint names are Pyomo's symbolic names, e.g. ``workers(3_12_0)`` is y_{i=3,h=0}(t=12).
-    Returns ``{"path", "format", "n_variables", "n_constraints"}`` (format ``"mps"`` or ``"lp"``).
-    """
-    path = Path(path)
-    file_format = EXPORT_FORMATS.get(path.suffix.lower())
-    if file_format is None:
-        raise InputError(f"--write-mps: the file name must end in .mps or .lp, got {str(path)!r}")
-    if not path.parent.exists():
-        raise InputError(f"--write-mps: directory {str(path.parent)!r} does not exist")
-    if formulation not in FORMULATIONS:
-        raise InputError(f"--formulation: must be one of {', '.join(FORMULATIONS)}, got {formulation!r}")
-    model = build_offline_model(instance, relax=relax, formulation=formulation, pooled=pooled)
-    n_variables, n_constraints = model_size(model)
-    model.write(str(path), format=file_format, io_options={"symbolic_solver_labels": True})
-    return {"path": str(path), "format": path.suffix.lower()[1:], "n_variables": n_variables,
-            "n_constraints": n_constraints}
 
 
 __all__ = [

@@ -18,7 +18,8 @@ import numpy as np
 
 from primaldual.column_generation import quiet_highs
 from primaldual.instance import Instance
-from primaldual.models.offline import _floored_utilities, offline_sparsity
+from primaldual.models.offline import offline_sparsity
+from primaldual.models.offline_parts import _floored_utilities
 from primaldual.solvers import SolveOutcome
 
 INF = highspy.kHighsInf
