@@ -1,4 +1,4 @@
-"""The LB-BSP batch-sizing problem (digest section 2.2, [design]) as a Pyomo MILP.
+"""The LB-BSP batch-sizing problem (docs/papers.md, LB-BSP, [design]) as a Pyomo MILP.
 
 This is the *reference* the fast solver :func:`primaldual.lbbsp.exact.solve_exact` is tested
 against. Formulation, with the time laws written as maxima of affine pieces

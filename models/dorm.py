@@ -1,4 +1,4 @@
-"""Dorm's partition MILP (Sun, Wen, Duong, Yan, SMARTCOMP 2017; oasis.md section 6.3), one solve per event.
+"""Dorm's partition MILP (Sun, Wen, Duong, Yan, SMARTCOMP 2017; docs/papers.md, OASiS), one solve per event.
 
 Dorm gives each application a partition of containers and, at every application arrival and departure,
 re-solves a MILP that maximises cluster utilisation subject to a bound on the fairness loss, with an

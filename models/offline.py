@@ -1,4 +1,4 @@
-"""The offline utility-maximisation problem (1)-(13) of OASiS as a Pyomo model (oasis.md sections 2 and 6.5).
+"""The offline utility-maximisation problem (1)-(13) of OASiS as a Pyomo model (docs/papers.md, OASiS).
 
 :func:`build_offline_model` is pure: it reads an :class:`~primaldual.instance.Instance` and returns a
 ``pyomo.environ.ConcreteModel``; it never solves and does no I/O (see :mod:`primaldual.offline` for that).
@@ -7,7 +7,7 @@ Slots are zero-based (the paper counts from one).
 Linearising the completion slot (8)
 -----------------------------------
 Eq. (8) defines ``t_hat_i`` as the last slot with a worker, an argmax that is not linear. It is replaced by
-completion indicators ``complete[i, t]`` (``omega_it`` in oasis.md section 6.5), one per job and slot
+completion indicators ``complete[i, t]`` (``omega_it`` in docs/papers.md, OASiS), one per job and slot
 ``t >= a_i``:
 
 * ``sum_t complete[i, t] = admit[i]``: an admitted job picks exactly one completion slot;
@@ -130,7 +130,7 @@ def schedulable_jobs(instance: Instance) -> tuple[int, ...]:
     return offline_sparsity(instance).jobs
 
 
-#: Each equation of the paper (oasis.md section 2) and the function of this module that declares it.
+#: Each equation of the paper (docs/papers.md, OASiS) and the function of this module that declares it.
 EQUATION_FUNCTIONS = (
     ("(1) objective, (8) linearised", "declare_objective"),
     ("(2) work", "declare_work"),

@@ -2,7 +2,7 @@
 
 A schedule ``l`` of job ``i`` fixes ``y_ih(t)`` and ``z_ik(t)`` for every slot; its payoff is the right-hand side
 of the dual constraint (20), ``f_i(t_il - a_i) - sum p w y - sum q s z``, and eq. (21) sets
-``mu_i = max(0, max_l payoff(l))``. The subroutine finds ``max_l`` exactly, in three steps (oasis.md 4.3-4.4):
+``mu_i = max(0, max_l payoff(l))``. The subroutine finds ``max_l`` exactly, in three steps (proofs/oasis.md section 2):
 
 (a) **Slot placement** (:func:`slot_costs`). For a slot ``t`` and a worker count ``D``, the cheapest placement
     of ``D`` workers and of their PSs. With prices frozen, a worker on server ``h`` costs
@@ -45,7 +45,7 @@ of the dual constraint (20), ``f_i(t_il - a_i) - sum p w y - sum q s z``, and eq
 resources: unit prices and caps ``O(S (H + K) R)``; placement tables ``O(S (H log H + K log K) + S n)``
 (one sort per slot, then one prefix sum over the ``n`` cheapest units); DP ``O(S V_i n)`` time and ``O(S V_i)``
 memory for the back-pointers; reconstruction ``O(S + T (H + K))``. Polynomial in ``T, H, K, N_i, V_i``;
-pseudo-polynomial in the job's numeric parameters through ``V_i`` (oasis.md 4.5).
+pseudo-polynomial in the job's numeric parameters through ``V_i`` (proofs/oasis.md section 8).
 
 **Modes.** The online loop calls it with the *residual* capacity (``capacity - already allocated``) as caps;
 the certificate calls it with each server's *own* capacity (``free = capacity``), i.e. over all schedules that

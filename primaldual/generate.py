@@ -14,7 +14,7 @@ How a job is drawn (all ranges are in the preset, see :data:`PRESETS`):
    realistic magnitudes. A draw whose ``tau`` would fall below ``min_compute_seconds`` (communication alone
    exceeds the target) is redrawn.
 3. Demands per worker and per PS are drawn per resource; on presets with a ``bandwidth`` resource the worker
-   and PS bandwidth demands are ``b`` and ``B`` (design.md section 2: bandwidth appears in (6) and as a
+   and PS bandwidth demands are ``b`` and ``B`` (docs/architecture.md, Model conventions: bandwidth appears in (6) and as a
    resource).
 4. The utility is a sigmoid ``g1 / (1 + exp(g2 (d - g3)))`` with weight ``g1`` (log-uniform), decay ``g2`` and
    target ``g3 = (shortest duration - 1) x slack``, so a job is worth most when it finishes near its shortest
@@ -125,7 +125,7 @@ PRESETS: dict[str, Preset] = {
         target_slack=(1.0, 2.0),
         notes="~10 jobs over 20 slots on 4+4 servers of 2 GPUs; shortest durations 1-8 slots; contended.",
     ),
-    # The evaluation scale of oasis.md section 6.4 (a [design] reconstruction of the paper's setup).
+    # The evaluation scale of docs/papers.md, OASiS, the evaluation setup (a [design] reconstruction of the paper's setup).
     "paper": Preset(
         name="paper",
         jobs=(300, 300),

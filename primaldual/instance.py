@@ -1,4 +1,4 @@
-"""The data model: a cluster, jobs and an instance (design.md section 2; oasis.md section 1).
+"""The data model: a cluster, jobs and an instance (docs/architecture.md, Model conventions; docs/papers.md, OASiS).
 
 Indices are zero-based in code: slots ``t = 0..T-1``, worker servers ``h = 0..H-1``, PS servers
 ``k = 0..K-1``, resources ``r = 0..R-1``, jobs ``i = 0..I-1`` (the papers count from one).
@@ -63,7 +63,7 @@ class Cluster:
 
 @dataclass(frozen=True, eq=False)
 class Job:
-    """One training job, with the paper's parameters (oasis.md section 1).
+    """One training job, with the paper's parameters (docs/papers.md, OASiS).
 
     arrival ``a_i`` (slot), epochs ``E_i``, chunks ``N_i`` (also the cap on concurrent workers, eq. (3)),
     mini-batches per chunk ``M_i``, compute time per mini-batch ``tau_i`` (seconds), gradient size ``e_i`` (MB),
@@ -188,7 +188,7 @@ class Instance:
     def can_finish(self) -> np.ndarray:
         """Whether job i can finish by the horizon at all: ``a_i + shortest_duration_i <= T``.
 
-        A job that cannot finish earns nothing and is rejected by every scheduler (design.md section 2).
+        A job that cannot finish earns nothing and is rejected by every scheduler (docs/architecture.md, Model conventions).
         """
         return _readonly(self.arrivals + self.shortest_duration <= self.horizon, dtype=bool)
 

@@ -1,4 +1,4 @@
-"""OASiS, the online primal-dual scheduler (Algorithm 1, oasis.md section 4.2), its certificate, and ``greedy``.
+"""OASiS, the online primal-dual scheduler (Algorithm 1, docs/papers.md, OASiS), its certificate, and ``greedy``.
 
 Jobs are taken in arrival order (ties in index order). For each job ``i`` at its arrival, with the prices
 frozen, the dual subroutine (:mod:`primaldual.dual`) finds the best schedule ``l*`` within the residual
@@ -128,7 +128,7 @@ class OasisResult:
 
 
 def arrival_order(instance: Instance) -> list[int]:
-    """Jobs by arrival slot, then by index (oasis.md section 7, item 9)."""
+    """Jobs by arrival slot, then by index (docs/architecture.md, Model conventions)."""
     return sorted(range(instance.n_jobs), key=lambda i: (instance.jobs[i].arrival, i))
 
 

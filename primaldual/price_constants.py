@@ -1,4 +1,4 @@
-"""The constants of OASiS's resource prices: ``U^r``, ``L``, ``alpha`` and how they are derived (oasis.md section 4.1).
+"""The constants of OASiS's resource prices: ``U^r``, ``L``, ``alpha`` and how they are derived (proofs/oasis.md section 7).
 
 Every resource ``r`` of every worker server ``h`` (PS server ``k``) in every slot ``t`` has a price that grows
 exponentially with the amount already allocated, ``g = g_h^r(t)`` (``v_k^r(t)``)::
@@ -6,7 +6,7 @@ exponentially with the amount already allocated, ``g = g_h^r(t)`` (``v_k^r(t)``)
     p_h^r(t) = L (U_w^r / L) ** (g_h^r(t) / c_h^r)        q_k^r(t) = L (U_ps^r / L) ** (v_k^r(t) / c_k^r)
 
 so a resource costs ``L`` per unit while empty and ``U^r`` when full. The paper's section on these constants is
-not available (oasis.md section 0); the choices below are this project's, derived so that the proof in
+not available (docs/papers.md, OASiS); the choices below are this project's, derived so that the proof in
 ``proofs/oasis.md`` goes through with exactly these numbers. In short:
 
 * ``opt_lower_bound = max_i f_i^alone``, where ``f_i^alone`` is the utility job ``i`` earns when it runs alone on
@@ -34,7 +34,7 @@ not available (oasis.md section 0); the choices below are this project's, derive
   dual subroutine provably harmless (they never exclude a schedule with positive payoff), and what makes the
   final prices dual feasible with the online ``mu_i``. When ``epsilon^r`` is larger (one job can fill most of a
   server, as on the ``paper`` preset) the headroom would make the theorem's bound vacuous
-  (``alpha_discrete >= 2 (hat U^r / L - 1)``), so ``U^r = hat U^r`` (the digest's reconstruction of the
+  (``alpha_discrete >= 2 (hat U^r / L - 1)``), so ``U^r = hat U^r`` (the reconstruction of the
   paper's choice) and the run reports the assumption as violated.
 * ``alpha = max(1, max_r ln(U^r / L))`` over both pools, ``two_alpha = 2 alpha`` and the online lower bound
   ``1 + max_r ln(U^r / L)`` (no online algorithm beats it in the worst case; Buchbinder-Naor / Zhou et al.).

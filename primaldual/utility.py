@@ -1,4 +1,4 @@
-"""Utility functions of completion duration (design.md section 2).
+"""Utility functions of completion duration (docs/architecture.md, Model conventions).
 
 A job's utility is ``f_i(t_hat_i - a_i)``, eq. (1), where the duration is counted in slots from the arrival
 slot (a job that completes in its arrival slot has duration 0). Every family here is non-increasing in the

@@ -1,6 +1,6 @@
 """Dorm: dynamically resized per-job partitions, re-solved by a MILP at every arrival and departure
 (Sun, Wen, Duong, Yan, "Towards Distributed Machine Learning in Shared Clusters: A Dynamically-Partitioned
-Approach", IEEE SMARTCOMP 2017, arXiv 1704.06738; oasis.md section 6.3).
+Approach", IEEE SMARTCOMP 2017, arXiv 1704.06738; docs/papers.md, OASiS).
 
 Reading:
 

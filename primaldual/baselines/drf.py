@@ -1,6 +1,6 @@
 """DRF: Dominant Resource Fairness by progressive filling, re-decided every slot (Ghodsi et al., NSDI'11).
 
-Reading (oasis.md section 6.3):
+Reading (docs/papers.md, OASiS):
 
 * in every slot, the active jobs (arrived, not completed) share the cluster by DRF's progressive filling:
   repeatedly, the job with the **smallest dominant share** receives one more *bundle* (one worker plus the PSs

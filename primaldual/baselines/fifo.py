@@ -1,4 +1,4 @@
-"""FIFO: first come, first served with fixed-size jobs (Hadoop/Spark's default; oasis.md section 6.3).
+"""FIFO: first come, first served with fixed-size jobs (Hadoop/Spark's default; docs/papers.md, OASiS).
 
 Reading:
 

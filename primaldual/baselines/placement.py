@@ -1,6 +1,6 @@
 """Placing one job's workers and PSs onto servers inside one slot, shared by the baselines.
 
-OASiS places by price (oasis.md section 4.4); the baselines place by a fixed rule, chosen per scheduler with a
+OASiS places by price (docs/papers.md, OASiS); the baselines place by a fixed rule, chosen per scheduler with a
 ``placement`` parameter:
 
 ``first_fit``

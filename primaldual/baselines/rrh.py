@@ -1,5 +1,5 @@
 """RRH: the risk-reward heuristic of Irwin, Grit and Chase, "Balancing risk and reward in a market-based task
-service", HPDC 2004 (oasis.md section 6.3).
+service", HPDC 2004 (docs/papers.md, OASiS).
 
 Irwin et al. rank tasks whose value decays with delay by *reward*: present value, weighed against the
 opportunity cost that running the task imposes on the others, per unit of resource-time (their FirstReward

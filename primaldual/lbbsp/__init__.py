@@ -1,6 +1,7 @@
 """LB-BSP: semi-dynamic batch sizing against stragglers (Chen et al., SoCC 2020).
 
-Digest: ``papers/lbbsp.md``; every formula here is a [design] choice documented there.
+The paper as used here: ``docs/papers.md`` (LB-BSP) and ``docs/lbbsp-traces.md``; every [design] formula is
+this package's choice, documented there.
 
 * :mod:`.time_laws` -- per-worker time laws T_i(x) (linear CPU, flat-then-linear GPU);
 * :mod:`.problem` -- the min-max batch-sizing problem; :mod:`.exact` -- its fast exact solver

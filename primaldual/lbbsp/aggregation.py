@@ -1,10 +1,10 @@
-"""Batch-size-weighted gradient aggregation on real SGD (digest 5.2 and 7.11-7.12, [design]).
+"""Batch-size-weighted gradient aggregation on real SGD (docs/papers.md, LB-BSP, [design]).
 
 With disjoint local batches ``B_i`` of sizes ``x_i`` whose union ``B`` has X samples and local *mean*
 gradients ``g_i``, the weighted aggregate ``sum_i (x_i / X) g_i`` equals ``(1/X) sum_{k in B} grad l_k``,
-the gradient of one batch of size X (digest 5.2, an exact identity). The plain mean
+the gradient of one batch of size X (docs/papers.md, LB-BSP, an exact identity). The plain mean
 ``(1/n) sum_i g_i`` weights each sample by ``1 / (n x_i)`` instead and so differs whenever the
-batches are unequal. The sampler follows digest 7.12: one global permutation per epoch, and each
+batches are unequal. The sampler follows docs/papers.md, LB-BSP: one global permutation per epoch, and each
 iteration hands worker i a contiguous slice of length ``x_i^t`` of the next X indices, so that the
 union is exactly the global batch a single-batch SGD run would use with the same seed.
 
@@ -87,7 +87,7 @@ AGGREGATIONS = {"weighted": weighted_aggregate, "mean": mean_aggregate}
 
 def global_batches(n_samples: int, global_batch: int, iterations: int, seed: int) -> np.ndarray:
     """Indices of the global batch of each iteration, shape (iterations, X): consecutive slices of one
-    permutation per epoch (digest 7.12); an iteration that crosses an epoch boundary continues into
+    permutation per epoch (docs/papers.md, LB-BSP); an iteration that crosses an epoch boundary continues into
     the next permutation."""
     rng = np.random.default_rng(seed)
     needed = iterations * global_batch
@@ -130,14 +130,14 @@ def train_data_parallel(data: RegressionData, batch_schedule, learning_rate: flo
     samples, the parameter server aggregates (``weighted`` or ``mean``) and takes one step.
 
     The global batch ``X = batch_schedule[t].sum()`` must be the same at every iteration (LB-BSP keeps
-    it constant, digest section 1), and the learning rate is the one of single-batch SGD with batch X.
+    it constant, docs/papers.md, LB-BSP), and the learning rate is the one of single-batch SGD with batch X.
     """
     schedule = np.asarray(batch_schedule, dtype=np.int64)
     totals = schedule.sum(axis=1)
     if np.any(totals != totals[0]):
         raise ValueError("the global batch must be constant across iterations")
     if np.any(schedule < 1):
-        raise ValueError("every worker needs at least one sample (digest 7.6)")
+        raise ValueError("every worker needs at least one sample (docs/papers.md, LB-BSP)")
     combine = AGGREGATIONS[aggregation]
     batches = global_batches(data.n_samples, int(totals[0]), len(schedule), seed)
     weights = np.zeros(data.features.shape[1])

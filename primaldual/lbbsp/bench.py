@@ -1,6 +1,6 @@
 """``primaldual bench lbbsp``: BSP vs LB-BSP vs oracle on the GPU and CPU scenarios, one run each.
 
-The paper's headline figures (digest 6.1): "up to 54%" faster training on a heterogeneous GPU
+The paper's headline figures (docs/papers.md, LB-BSP): "up to 54%" faster training on a heterogeneous GPU
 cluster ([paper] abstract, attributed to the GPU cluster by [reported] R1) and 38.7% on a CPU
 cluster ([reported] R1). We read "x% faster" as a throughput gain, i.e. a speedup of 1 + x/100 in
 mean iteration time; the paper measures real training on EC2, we simulate, so the comparison is

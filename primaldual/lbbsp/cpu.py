@@ -1,10 +1,10 @@
-"""LB-BSP's CPU-cluster rule (digest 3.3, [design]): batches proportional to predicted speeds.
+"""LB-BSP's CPU-cluster rule (docs/papers.md, LB-BSP, [design]): batches proportional to predicted speeds.
 
 For linear laws ``T_i(x) = x / v_i`` the min-max optimum of the continuous problem equalises finish
-times, ``x_i* = X v_i / sum_j v_j`` (digest 2.2). With bounds ``[min_batch, M_i]`` the continuous
+times, ``x_i* = X v_i / sum_j v_j`` (docs/papers.md, LB-BSP). With bounds ``[min_batch, M_i]`` the continuous
 optimum is the water-filling ``x_i = clip(lambda v_i, min_batch, M_i)`` with the scalar ``lambda``
 chosen so that the sum is X ("clamp violators and re-solve for the rest", [design]). Integer batches
-come from largest-remainder rounding (digest 7.5), ties to the faster worker and then to the lower
+come from largest-remainder rounding (docs/papers.md, LB-BSP), ties to the faster worker and then to the lower
 index, so ``sum x_i = X`` holds exactly and the rule is deterministic.
 """
 

@@ -1,4 +1,4 @@
-"""Fast exact solver of the min-max batch-sizing problem (digest 2.2 and 5.4.3, [design]).
+"""Fast exact solver of the min-max batch-sizing problem (docs/papers.md, LB-BSP, [design]).
 
 Two solvers, both exact:
 

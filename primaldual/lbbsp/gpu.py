@@ -1,13 +1,13 @@
-"""LB-BSP's GPU-cluster rule: the leader/straggler stepper (digest 4.3 and 7.7-7.10, [design]).
+"""LB-BSP's GPU-cluster rule: the leader/straggler stepper (docs/papers.md, LB-BSP, [design]).
 
 Every ``window`` iterations the controller takes the median compute time of each worker over the
-window (digest 7.9: robust to non-deterministic jitter), then
+window (docs/papers.md, LB-BSP: robust to non-deterministic jitter), then
 
 * straggler ``s`` = slowest worker; leader ``l`` = fastest *other* worker with memory headroom
-  (``x_l < M_l``; digest 7.15: a worker with no headroom can only be a straggler);
+  (``x_l < M_l``; docs/papers.md, LB-BSP: a worker with no headroom can only be a straggler);
 * dead band: if ``T_s - T_l <= dead_band * T_s`` the cluster counts as balanced and nothing moves
-  (digest 7.7);
-* oscillation: the move would send a worker "back the way it came" (digest 7.8, R2's reading) -- the
+  (docs/papers.md, LB-BSP);
+* oscillation: the move would send a worker "back the way it came" (docs/papers.md, LB-BSP, R2's reading) -- the
   straggler gained samples at its last move, or the leader lost samples at its last move. Then
   ``step_size <- ceil(step_size / 2)`` and ``window <- min(2 window, max_window)`` (R1, R2). If the
   step is already 1 and the reversed move was itself a 1-sample move, the allocation is within one
@@ -15,13 +15,13 @@ window (digest 7.9: robust to non-deterministic jitter), then
   is a refinement and goes ahead ([design]: freezing there left up to ~3 per-sample steps on the
   table for n > 2 in our random tests, refining brings it under one);
 * otherwise ``d = min(step_size, x_s - min_batch, M_l - x_l)`` samples move from ``s`` to ``l``. The
-  clipping to the leader's headroom is a [design] choice (the digest's pseudo-code skips leaders with
+  clipping to the leader's headroom is a [design] choice (the paper's pseudo-code skips leaders with
   less than a full step of headroom, which can stall with a large step next to the caps);
 * re-arming: if a worker whose batch did not change between two windows (or any worker, when frozen)
   sees its time change by more than ``reset_jump`` (relative), a persistent change in the hardware
-  happened (e.g. a co-located job): step, window and direction memory are reset (digest 7.8).
+  happened (e.g. a co-located job): step, window and direction memory are reset (docs/papers.md, LB-BSP).
 
-Convergence for static laws (digest 5.3, [design] argument): between two halvings every worker moves
+Convergence for static laws (docs/papers.md, LB-BSP, [design] argument): between two halvings every worker moves
 in one direction only, and its batch is bounded, so only finitely many moves happen per step size;
 the step size only decreases (static laws never trigger the reset: an unchanged batch gives an
 unchanged time). At step 1 every move records size 1 for both workers, so each worker can reverse an
@@ -46,12 +46,12 @@ import numpy as np
 
 @dataclass(frozen=True)
 class GpuStepperConfig:
-    """Constants of the stepper; defaults are the digest's suggestions (section 7.7-7.9)."""
+    """Constants of the stepper; defaults are this package's (docs/papers.md, LB-BSP)."""
 
     global_batch: int
     memory_cap: np.ndarray
     min_batch: int = 1
-    initial_step_size: int | None = None   # None: max(1, floor(0.1 * X / n)) (digest 7.9)
+    initial_step_size: int | None = None   # None: max(1, floor(0.1 * X / n)) (docs/papers.md, LB-BSP)
     initial_window: int = 3
     max_window: int = 32
     dead_band: float = 0.03

@@ -1,14 +1,14 @@
-"""Online speed predictors for the CPU rule (digest 3.2 and 7.3, [design]).
+"""Online speed predictors for the CPU rule (docs/papers.md, LB-BSP, [design]).
 
 Every predictor serves all ``n`` workers at once (vectorised), is fed at each barrier with the
 *measured* speeds ``v_i^t = x_i^t / T_i^t`` of the iteration that just ended and the exogenous
 readings ``u_i`` (CPU and memory availability in [0, 1]) taken at that barrier -- the "current"
-driving factors of digest 3.2 -- and returns ``v_hat_i^{t+1}``. None of them ever sees a true speed
+driving factors of docs/papers.md, LB-BSP -- and returns ``v_hat_i^{t+1}``. None of them ever sees a true speed
 of an iteration that has not run yet.
 
 * :class:`LastValuePredictor` -- ``v_hat^{t+1} = v^t``.
 * :class:`EwmaPredictor` -- exponentially weighted moving average (also the warm-up fallback of the
-  learned models, digest 7.3).
+  learned models, docs/papers.md, LB-BSP).
 * :class:`ArxPredictor` -- linear ARX over the tapped delay lines
   ``z = (log v^t, ..., log v^{t-d_v+1}, log u^t, ..., log u^{t-d_u+1})`` (speeds relative to the
   window mean), ``log v^{t+1} ~ c + w . z``, fitted by ridge least squares on a sliding window.
@@ -16,13 +16,13 @@ of an iteration that has not run yet.
   :class:`~primaldual.lbbsp.robust_predictors.ValidatedPredictor` (``select``) and
   :class:`~primaldual.lbbsp.robust_predictors.ReadingsRegressionPredictor` (``rreg``): see that module.
 * :class:`NarxPredictor` -- NARX: a one-hidden-layer tanh network over the same delay lines
-  (digest 3.2/7.3: ``d_v = d_u = 2``, 10 hidden units, online sliding-window training of 100
+  (docs/papers.md, LB-BSP: ``d_v = d_u = 2``, 10 hidden units, online sliding-window training of 100
   iterations, refit every 10), trained with Adam in numpy.
 
 Logs make a co-located job's multiplicative slow-down additive, and normalising each worker's speeds
 by its window mean makes the learned map the same on every machine, so by default ARX and NARX pool
-all workers' windows into one model (``shared=True``; the digest leaves per-worker vs shared open).
-Only relative prediction errors matter for the CPU rule (digest 5.3).
+all workers' windows into one model (``shared=True``; the paper leaves per-worker vs shared open).
+Only relative prediction errors matter for the CPU rule (docs/papers.md, LB-BSP).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class LastValuePredictor:
         self.last = np.asarray(speed, dtype=float).copy()
 
     def predict(self) -> np.ndarray | None:
-        """``None`` until the first observation (callers then keep equal batches, digest 7.14)."""
+        """``None`` until the first observation (callers then keep equal batches, docs/papers.md, LB-BSP)."""
         return None if self.last is None else self.last.copy()
 
 
@@ -223,7 +223,7 @@ def narx_gradients(weights: NarxWeights, features, targets, weight_decay: float)
 
 
 class NarxPredictor(_WindowedLearner):
-    """NARX network (digest 3.2, [design] configuration), trained online with Adam.
+    """NARX network (docs/papers.md, LB-BSP, [design] configuration), trained online with Adam.
 
     The first fit runs ``initial_steps`` Adam steps from a seeded random initialisation; each refit
     warm-starts from the current weights and runs ``refit_steps`` more on the current window.

@@ -1,4 +1,4 @@
-"""The batch-sizing problem of digest section 2.2 ([design]) as a frozen value object.
+"""The batch-sizing problem of docs/papers.md, LB-BSP ([design]) as a frozen value object.
 
     minimise   max_i T_i(x_i)
     subject to sum_i x_i = global_batch,   min_batch <= x_i <= memory_cap_i,   x_i integer.
@@ -23,7 +23,7 @@ class BatchSizingProblem:
 
     ``memory_cap`` (M_i) defaults to ``global_batch`` for every worker, i.e. no memory limit.
     ``min_batch`` (x_min) defaults to 1: a worker with 0 samples would break the weighted mean
-    (digest 7.6).
+    (docs/papers.md, LB-BSP).
     """
 
     laws: TimeLaws

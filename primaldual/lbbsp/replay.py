@@ -7,11 +7,11 @@ calibrated so that the law reproduces the trace at ``x0``:
 
     T_i^t(x) = a + (m[t, i] - a) * x / x0,      a = overhead_fraction * min_{t,i} m[t, i].
 
-``overhead_fraction = 0`` (the default) is the linear CPU law of digest 2.2. Consequences (tested in
+``overhead_fraction = 0`` (the default) is the linear CPU law of docs/papers.md, LB-BSP. Consequences (tested in
 ``tests/lbbsp/test_lbbsp_replay.py``): BSP's iteration time is the trace's per-iteration maximum
 whatever ``a`` is; the per-sample speed a worker can measure at the barrier, ``x / (T - a)``, equals
 ``x0 / (m - a)`` whatever batch it ran, so predictors see the same series under every method; because
-``a`` is common to all workers the continuous optimum is still proportional to speeds (digest 2.2,
+``a`` is common to all workers the continuous optimum is still proportional to speeds (docs/papers.md, LB-BSP,
 ``x_i* = v_i (tau* - a)``). A larger ``a`` makes the per-sample costs ``m_i - a`` *more* unequal (two
 workers at 1 and 2 differ 2x at ``a = 0`` and 3x at ``a = 0.5``), so the oracle's gain over BSP grows
 with ``a``: 1.5x at ``a = 0`` and 1.58x at ``a = 0.5`` on that pair (hand-computed in the tests).

@@ -15,7 +15,7 @@ of the two states a worker is in weighs its last value differently.
   at each barrier uses the member whose predictions would have given the smallest *makespan* over the
   last ``window`` iterations. For the linear law the makespan of an allocation proportional to a
   prediction ``p`` relative to the optimum, on observed speeds ``v``, is
-  ``max_i (p_i / v_i) * sum_j v_j / sum_j p_j`` (digest 5.3: only relative errors matter), so it is
+  ``max_i (p_i / v_i) * sum_j v_j / sum_j p_j`` (docs/papers.md, LB-BSP: only relative errors matter), so it is
   the criterion the CPU rule pays for, computable from what the barrier measured. A level shift or a
   random walk makes ``last`` win; stationary noise makes the smoothers win.
 """
@@ -106,7 +106,7 @@ class ValidatedPredictor:
 
 
 class ReadingsRegressionPredictor:
-    """Speed from the barrier's CPU/memory readings (``rreg``): the NARX inputs of digest 3.2, fitted linearly.
+    """Speed from the barrier's CPU/memory readings (``rreg``): the NARX inputs of docs/papers.md, LB-BSP, fitted linearly.
 
     ``log v_i^{t+1} = beta_i + gamma . (log u_i, (log u_i)^2, log v_i^t - beta_i)`` with one intercept
     ``beta_i`` per worker (its dedicated speed: machines differ) and coefficients ``gamma`` shared by all

@@ -5,7 +5,7 @@ time) and the non-dedicated interference process; :func:`generate_trace` turns i
 :class:`Trace` -- every random number of a run, drawn up front, so that all methods are compared on
 exactly the same streams.
 
-Interference (CPU scenario, digest 3.1: "a worker's computing capability varies with its temporal
+Interference (CPU scenario, docs/papers.md, LB-BSP: "a worker's computing capability varies with its temporal
 resources"): each worker independently alternates between *idle* and *busy* (a co-located job is
 running) as a two-state Markov chain stepped once per iteration. A busy episode draws the CPU share
 ``c ~ U(cpu_load_range)`` taken by the co-located job and its memory share ``m = c * U(memory_ratio_range)``.
@@ -14,7 +14,7 @@ slows linearly, memory pressure beyond a threshold costs extra (page-cache/swap 
 state happens at a uniformly random point *inside* an iteration, so that iteration runs at the
 time-weighted mix of the two speeds. The readings ``u = (cpu availability, memory availability)``
 are taken at each barrier (instantaneous, with Gaussian noise ``reading_noise``) -- what LB-BSP's
-worker reports through ``psutil`` (digest 3.2).
+worker reports through ``psutil`` (docs/papers.md, LB-BSP).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def generate_trace(scenario: Scenario, seed: int, iterations: int | None = None)
 def gpu_scenario(workers: int = 8, global_batch: int | None = None, iterations: int = 300) -> Scenario:
     """Heterogeneous, dedicated GPU cluster mixing three generations (ResNet-50-like, fp32).
 
-    Per-GPU laws ``T(x) = max(flat, offset + slope * x)`` (digest 4.2): flat while the GPU is
+    Per-GPU laws ``T(x) = max(flat, offset + slope * x)`` (docs/papers.md, LB-BSP): flat while the GPU is
     under-utilised (below ~32 samples), then linear. Slopes follow public fp32 ResNet-50 training
     throughputs: V100 ~250 samples/s (4.0 ms/sample), P100 ~155/s (6.5 ms), T4 ~110/s (9.0 ms).
     Memory caps (samples that fit): V100 16 GB 192, P100 12 GB 144, T4 16 GB 192. The cluster
@@ -150,7 +150,7 @@ def cpu_scenario(workers: int = 8, global_batch: int | None = None, iterations: 
     """Non-dedicated CPU cluster of two legacy machine types (ResNet-32 on CIFAR-10 with TF on CPU).
 
     Dedicated speeds: newer 16-vCPU machines 100 samples/s, older ones 75 samples/s (alternating).
-    Linear laws ``T(x) = x / speed`` (digest 2.2). Global batch 64 per worker (512 for 8); no memory
+    Linear laws ``T(x) = x / speed`` (docs/papers.md, LB-BSP). Global batch 64 per worker (512 for 8); no memory
     limit that binds (cap 8x the equal share). Communication 0.03 s (ResNet-32's ~1.9 MB of
     gradients over 1 Gbps). Co-located jobs arrive as the default :class:`Interference`
     (busy 1/6 of the time on average -- so with 8 workers some worker is busy ~77% of the time --

@@ -3,7 +3,7 @@
 Iteration t of a method: it proposes integer batches ``x^t`` (checked: sum = X, bounds), each
 worker computes for ``T_i^t(x_i^t) * jitter[t, i]`` seconds, then communicates for ``C_i`` seconds;
 the barrier releases at ``tau^t = max_i (compute + C_i) + barrier_seconds``. At the barrier the method
-*observes* only what a real LB-BSP deployment measures (digest 3.2, 7.2): the batches, each worker's
+*observes* only what a real LB-BSP deployment measures (docs/papers.md, LB-BSP): the batches, each worker's
 compute time excluding the barrier wait, and the CPU/memory readings. The oracle is the only method
 that is handed the true (jitter-free) time laws of the iteration it is about to run, and it solves
 the min-max problem exactly for them -- an upper bound on what any predictor-based rule can do.
@@ -52,7 +52,7 @@ class CpuController:
     """LB-BSP CPU rule: ``x^{t+1}`` proportional to the predicted speeds ``v_hat^{t+1}``.
 
     Speeds are measured as ``x_i^t / T_i^t`` with ``T`` the compute time excluding the barrier wait
-    (digest 7.2); until the predictor has data, batches stay equal (digest 7.14).
+    (docs/papers.md, LB-BSP); until the predictor has data, batches stay equal (docs/papers.md, LB-BSP).
     """
 
     name = "lbbsp_cpu"
@@ -92,7 +92,7 @@ class GpuMethod:
 class OracleMethod:
     """Knows the true laws of the coming iteration (not its jitter); solves the min-max exactly.
 
-    It minimises ``max_i (T_i(x_i) + C_i)``, the iteration time itself (digest 7.1's ``include_comm``),
+    It minimises ``max_i (T_i(x_i) + C_i)``, the iteration time itself (docs/papers.md, LB-BSP ``include_comm``),
     so it stays the best allocation even in a scenario whose communication times differ per worker.
     """
 

@@ -1,11 +1,11 @@
-"""Per-worker batch-processing time laws T_i(x) (digest sections 2.2 and 4.2, [design]).
+"""Per-worker batch-processing time laws T_i(x) (docs/papers.md, LB-BSP, [design]).
 
 Every law in this package is a *convex, non-decreasing, piecewise-linear* function written as the
 maximum of affine pieces,
 
     T_i(x) = max_k ( intercept_seconds[i, k] + seconds_per_sample[i, k] * x ),
 
-which covers both cases of the digest:
+which covers both cases of docs/papers.md (LB-BSP, time laws):
 
 * CPU (section 2.2, [reported] R1: time linear in batch): one piece, ``x / speed`` (+ an optional
   batch-independent overhead);
@@ -64,7 +64,7 @@ class TimeLaws:
 
     @classmethod
     def flat_then_linear(cls, flat_seconds, offset_seconds, seconds_per_sample) -> "TimeLaws":
-        """GPU law ``T_i(x) = max(flat_i, offset_i + slope_i * x)`` (digest 4.2)."""
+        """GPU law ``T_i(x) = max(flat_i, offset_i + slope_i * x)`` (docs/papers.md, LB-BSP)."""
         flat = np.asarray(flat_seconds, dtype=float)
         offset = np.broadcast_to(np.asarray(offset_seconds, dtype=float), flat.shape)
         slope = np.broadcast_to(np.asarray(seconds_per_sample, dtype=float), flat.shape)
@@ -99,7 +99,7 @@ class TimeLaws:
         return TimeLaws(self.intercept_seconds * factor, self.seconds_per_sample * factor)
 
     def shifted(self, seconds) -> "TimeLaws":
-        """Laws plus a per-worker constant, e.g. communication time C_i when ``include_comm`` (digest 7.1)."""
+        """Laws plus a per-worker constant, e.g. communication time C_i when ``include_comm`` (docs/papers.md, LB-BSP)."""
         seconds = np.asarray(seconds, dtype=float).reshape(-1, 1)
         return TimeLaws(self.intercept_seconds + seconds, self.seconds_per_sample)
 

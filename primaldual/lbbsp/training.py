@@ -5,11 +5,11 @@ images, 10 classes), pixels scaled to [0, 1] plus a bias column; multinomial log
 (softmax, mean cross-entropy) in numpy.
 
 Each iteration the parameter server (this process) sends the weights and a contiguous slice of the next
-global batch of X samples to each worker (one permutation per epoch, digest 7.12, via
+global batch of X samples to each worker (one permutation per epoch, docs/papers.md, LB-BSP, via
 :func:`primaldual.lbbsp.aggregation.global_batches` and ``split_batch``); every worker computes the mean
 gradient of its slice and the server combines them with the batch-size-weighted mean of
 :func:`primaldual.lbbsp.aggregation.weighted_aggregate`, so both methods follow the *same* SGD trajectory
-as one batch of X (digest 5.2): LB-BSP changes only who computes what.
+as one batch of X (docs/papers.md, LB-BSP): LB-BSP changes only who computes what.
 
 **Stragglers are emulated, not real contention** (the machine is shared): worker k sleeps, after its
 real gradient computation, ``per_sample_seconds * x_k * slowdown[t, k]`` seconds, where

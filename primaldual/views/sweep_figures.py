@@ -40,7 +40,7 @@ def scheduler_names(records: Iterable[dict]) -> list[str]:
 
 
 def find_alpha(records: Iterable[dict]) -> float | None:
-    """OASiS's alpha (oasis.md section 5.1) from its recorded parameters or report, if it recorded one."""
+    """OASiS's alpha (proofs/oasis.md section 1) from its recorded parameters or report, if it recorded one."""
     def search(data):
         if isinstance(data, dict):
             for key, value in data.items():
