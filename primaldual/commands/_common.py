@@ -10,7 +10,7 @@ from primaldual.records import json_default
 
 
 def print_json(data: dict) -> None:
-    """One JSON object on stdout (the ``--json`` contract of docs/architecture.md, Command-line output)."""
+    """One JSON object on stdout (docs/architecture.md, Command-line output)."""
     sys.stdout.write(json.dumps(data, default=json_default, allow_nan=False, sort_keys=False) + "\n")
 
 

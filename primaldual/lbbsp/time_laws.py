@@ -7,9 +7,9 @@ maximum of affine pieces,
 
 which covers both cases of docs/papers.md (LB-BSP, time laws):
 
-* CPU (section 2.2, [reported] R1: time linear in batch): one piece, ``x / speed`` (+ an optional
+* CPU ([reported]: time linear in batch): one piece, ``x / speed`` (+ an optional
   batch-independent overhead);
-* GPU (section 4.2, [design] reading of the poster's "pairwise-linear"): a flat piece
+* GPU ([design] reading of the poster's "pairwise-linear"): a flat piece
   ``flat_seconds`` for small, under-utilising batches and a linear piece ``offset + slope * x``.
 
 The max-of-affine form is what makes the Pyomo model (``primaldual.models.batch_sizing``) an exact
