@@ -125,7 +125,7 @@ PRESETS: dict[str, Preset] = {
         target_slack=(1.0, 2.0),
         notes="~10 jobs over 20 slots on 4+4 servers of 2 GPUs; shortest durations 1-8 slots; contended.",
     ),
-    # The evaluation scale of docs/papers.md, OASiS, the evaluation setup (a [design] reconstruction of the paper's setup).
+    # The evaluation scale: a [design] reconstruction of the paper's setup (docs/papers.md, OASiS).
     "paper": Preset(
         name="paper",
         jobs=(300, 300),

@@ -61,6 +61,16 @@ class VerificationReport:
         }
 
 
+def _cell_violations(i: int, pools, kind: str, flagged, message) -> list[Violation]:
+    """One :class:`Violation` per (slot, server) cell that ``flagged(array)`` marks, for each
+    ``(equation, name, array)`` of ``pools`` (workers, then PSs), in row-major order."""
+    out = []
+    for equation, name, array in pools:
+        for t, s in zip(*np.nonzero(flagged(array))):
+            out.append(Violation(equation, kind, message(name, t, s, array), job=i, slot=int(t), server=int(s)))
+    return out
+
+
 def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
     """Check ``schedule`` against eqs. (2)-(13) of ``instance``; never raises on an infeasible schedule."""
     horizon = instance.horizon
@@ -92,28 +102,18 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
             continue
 
         # (12)-(13): non-negative integers.
-        for equation, name, array in (("(12)", "workers", y), ("(13)", "parameter servers", z)):
-            bad = ~np.isfinite(array) | (array < 0) | (array != np.round(array))
-            for t, s in zip(*np.nonzero(bad)):
-                violations.append(
-                    Violation(
-                        equation, "integrality",
-                        f"job {i}: {name} on server {s} in slot {t} must be a non-negative integer, got {show(array[t, s])}",
-                        job=i, slot=int(t), server=int(s),
-                    )
-                )
+        violations += _cell_violations(
+            i, (("(12)", "workers", y), ("(13)", "parameter servers", z)), "integrality",
+            lambda array: ~np.isfinite(array) | (array < 0) | (array != np.round(array)),
+            lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t} must be a non-negative integer, "
+                                      f"got {show(array[t, s])}")
 
         # (9)-(10): nothing before arrival.
-        for equation, name, array in (("(9)", "workers", y), ("(10)", "parameter servers", z)):
-            early = array[: job.arrival] != 0
-            for t, s in zip(*np.nonzero(early)):
-                violations.append(
-                    Violation(
-                        equation, "before_arrival",
-                        f"job {i}: {name} on server {s} in slot {t}, before its arrival slot {job.arrival}",
-                        job=i, slot=int(t), server=int(s),
-                    )
-                )
+        violations += _cell_violations(
+            i, (("(9)", "workers", y), ("(10)", "parameter servers", z)), "before_arrival",
+            lambda array: array[: job.arrival] != 0,
+            lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t}, before its arrival slot "
+                                      f"{job.arrival}")
 
         workers_per_slot = y.sum(axis=1)
         ps_per_slot = z.sum(axis=1)
