@@ -138,22 +138,14 @@ class SolveOutcome:
 
 def _options(name: str, time_limit: float | None, mip_gap: float | None, threads: int | None) -> dict:
     options = {}
-    if name == "highs":
-        if time_limit is not None:
-            options["time_limit"] = float(time_limit)
-        if mip_gap is not None:
-            options["mip_rel_gap"] = float(mip_gap)
-        if threads is not None:
-            options["threads"] = int(threads)
-        # Keep HiGHS quiet: its log would go to Pyomo's logger on every solve.
-        options["output_flag"] = False
-    elif name == "cbc":
-        if time_limit is not None:
-            options["sec"] = float(time_limit)
-        if mip_gap is not None:
-            options["ratio"] = float(mip_gap)
-        if threads is not None:
-            options["threads"] = int(threads)
+    if name in ("highs", "cbc"):
+        keys = {"highs": ("time_limit", "mip_rel_gap", "threads"), "cbc": ("sec", "ratio", "threads")}[name]
+        for key, value, kind in zip(keys, (time_limit, mip_gap, threads), (float, float, int)):
+            if value is not None:
+                options[key] = kind(value)
+        if name == "highs":
+            # Keep HiGHS quiet: its log would go to Pyomo's logger on every solve.
+            options["output_flag"] = False
     elif name == "glpk":
         if time_limit is not None:
             # glpsol takes whole seconds; round up so that a short limit never becomes "no limit" (0).
