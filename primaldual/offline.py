@@ -51,6 +51,7 @@ from primaldual.offline_result import (  # noqa: F401 - re-exported: the result 
     OPTIMALITY_TOLERANCE, STATUSES, SUCCESS_STATUSES, OfflineResult, _certify, _certify_cg, _certify_ilp,
     _certify_relaxation, _gap, _limit_notes, _proven)
 from primaldual.schedule import Schedule
+from primaldual.solvers import highspy_version as _highspy_version
 from primaldual.solvers import check_solver, solve_model, solver_version
 from primaldual.verify import verify
 
@@ -407,15 +408,6 @@ def solve_offline(
     if method == "cg":
         return _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, common)
     return _certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common)
-
-
-def _highspy_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("highspy")
-    except metadata.PackageNotFoundError:  # pragma: no cover - highspy is a dependency
-        return "unknown"
 
 
 __all__ = [

@@ -20,6 +20,7 @@ from primaldual.column_generation import quiet_highs
 from primaldual.instance import Instance
 from primaldual.models.offline import offline_sparsity
 from primaldual.models.offline_parts import _floored_utilities
+from primaldual.solvers import highspy_version as _highspy_version
 from primaldual.solvers import SolveOutcome
 
 INF = highspy.kHighsInf
@@ -251,12 +252,3 @@ def matrix_assignments(model: MatrixModel, values: np.ndarray, instance: Instanc
 
 
 __all__ = ["MatrixModel", "build_matrix_model", "matrix_assignments", "solve_matrix_model"]
-
-
-def _highspy_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("highspy")
-    except metadata.PackageNotFoundError:  # pragma: no cover - highspy is a dependency
-        return "unknown"

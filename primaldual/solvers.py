@@ -87,6 +87,16 @@ def available_solvers() -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
+def highspy_version() -> str:
+    """The installed highspy's version (the HiGHS bindings used without Pyomo), ``"unknown"`` if not found."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("highspy")
+    except metadata.PackageNotFoundError:  # pragma: no cover - highspy is a dependency
+        return "unknown"
+
+
 def solver_version(name: str) -> str:
     try:
         version = pyo.SolverFactory(SOLVERS[name]).version()
