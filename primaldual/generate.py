@@ -14,8 +14,8 @@ How a job is drawn (all ranges are in the preset, see :data:`PRESETS`):
    realistic magnitudes. A draw whose ``tau`` would fall below ``min_compute_seconds`` (communication alone
    exceeds the target) is redrawn.
 3. Demands per worker and per PS are drawn per resource; on presets with a ``bandwidth`` resource the worker
-   and PS bandwidth demands are ``b`` and ``B`` (docs/architecture.md, Model conventions: bandwidth appears in (6) and as a
-   resource).
+   and PS bandwidth demands are ``b`` and ``B`` (bandwidth appears in (6) and as a resource: docs/architecture.md,
+   Model conventions).
 4. The utility is a sigmoid ``g1 / (1 + exp(g2 (d - g3)))`` with weight ``g1`` (log-uniform), decay ``g2`` and
    target ``g3 = (shortest duration - 1) x slack``, so a job is worth most when it finishes near its shortest
    duration and loses value as it waits.

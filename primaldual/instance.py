@@ -188,7 +188,8 @@ class Instance:
     def can_finish(self) -> np.ndarray:
         """Whether job i can finish by the horizon at all: ``a_i + shortest_duration_i <= T``.
 
-        A job that cannot finish earns nothing and is rejected by every scheduler (docs/architecture.md, Model conventions).
+        A job that cannot finish earns nothing and is rejected by every scheduler (docs/architecture.md, Model
+        conventions).
         """
         return _readonly(self.arrivals + self.shortest_duration <= self.horizon, dtype=bool)
 

@@ -1,8 +1,8 @@
 """Per-run metrics of a schedule: utility, admitted, completed, completion times, utilisation, runtime.
 
-Conventions (docs/architecture.md, Model conventions): a job's completion slot is the last slot with at least one worker (eq. 8);
-its utility is ``f_i(t_hat_i - a_i)`` (eq. 1); its job completion time (JCT) is ``t_hat_i - a_i + 1`` slots, so
-a job that completes in its arrival slot has JCT 1.
+Conventions (docs/architecture.md, Model conventions): a job's completion slot is the last slot with at least
+one worker (eq. 8); its utility is ``f_i(t_hat_i - a_i)`` (eq. 1); its job completion time (JCT) is
+``t_hat_i - a_i + 1`` slots, so a job that completes in its arrival slot has JCT 1.
 
 ``admitted`` counts jobs that received any resources; only completed jobs earn utility and appear in the
 schedule, so ``unfinished = admitted - completed`` counts jobs whose resources were wasted, and

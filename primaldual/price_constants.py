@@ -1,4 +1,4 @@
-"""The constants of OASiS's resource prices: ``U^r``, ``L``, ``alpha`` and how they are derived (proofs/oasis.md section 7).
+"""The constants of OASiS's prices, ``U^r``, ``L``, ``alpha``, and their derivation (proofs/oasis.md section 7).
 
 Every resource ``r`` of every worker server ``h`` (PS server ``k``) in every slot ``t`` has a price that grows
 exponentially with the amount already allocated, ``g = g_h^r(t)`` (``v_k^r(t)``)::

@@ -13,8 +13,8 @@ At each slot ``t = 0..T-1`` the simulator
    jobs makes ``t`` the last slot with a worker, i.e. the completion slot of eq. (8).
 
 The result's :class:`~primaldual.schedule.Schedule` holds the **completed** jobs only: a job that received
-resources but did not finish its work by the horizon earns nothing (docs/architecture.md, Model conventions) and is left out, so
-the schedule satisfies eq. (2) and passes :func:`primaldual.verify.verify`. Such jobs still count in
+resources but did not finish its work by the horizon earns nothing (docs/architecture.md, Model conventions)
+and is left out, so the schedule satisfies eq. (2) and passes :func:`primaldual.verify.verify`. Such jobs still count in
 ``metrics.admitted``, ``metrics.unfinished``, ``metrics.wasted_worker_slots`` and the utilisation.
 
 The scheduler's own runtime (``start``, ``on_arrival``, ``allocate``, ``on_completion``) is measured with

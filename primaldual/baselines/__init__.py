@@ -16,9 +16,9 @@ Choices the sources leave open are resolved in favour of the baseline and writte
 Common to all four:
 
 * **Jobs that cannot finish are not run.** A job that could not finish by the horizon even with ``N_i``
-  workers in every remaining slot would only waste resources (it earns nothing, docs/architecture.md, Model conventions), so every
-  baseline skips it (``skip_unfinishable=True``; set it to False for the literal "no admission control"
-  reading of FIFO and DRF).
+  workers in every remaining slot would only waste resources (it earns nothing: docs/architecture.md, Model
+  conventions), so every baseline skips it (``skip_unfinishable=True``; set it to False for the literal "no
+  admission control" reading of FIFO and DRF).
 * **No worker beyond the remaining work.** In a job's last slot it gets at most its remaining work in workers
   (and the PSs those need), so the rest of its share is free for others in that slot.
 """

@@ -106,7 +106,8 @@ class ValidatedPredictor:
 
 
 class ReadingsRegressionPredictor:
-    """Speed from the barrier's CPU/memory readings (``rreg``): the NARX inputs of docs/papers.md, LB-BSP, fitted linearly.
+    """Speed from the barrier's CPU/memory readings (``rreg``): the NARX inputs (docs/papers.md, LB-BSP), fitted
+    linearly.
 
     ``log v_i^{t+1} = beta_i + gamma . (log u_i, (log u_i)^2, log v_i^t - beta_i)`` with one intercept
     ``beta_i`` per worker (its dedicated speed: machines differ) and coefficients ``gamma`` shared by all

@@ -99,7 +99,7 @@ class TimeLaws:
         return TimeLaws(self.intercept_seconds * factor, self.seconds_per_sample * factor)
 
     def shifted(self, seconds) -> "TimeLaws":
-        """Laws plus a per-worker constant, e.g. communication time C_i when ``include_comm`` (docs/papers.md, LB-BSP)."""
+        """Laws plus a per-worker constant, e.g. communication time C_i when ``include_comm``."""
         seconds = np.asarray(seconds, dtype=float).reshape(-1, 1)
         return TimeLaws(self.intercept_seconds + seconds, self.seconds_per_sample)
 
