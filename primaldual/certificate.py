@@ -27,7 +27,7 @@ from primaldual.instance import Instance
 from primaldual.prices import PriceConstants, PriceState, json_number, standalone_utilities
 
 if TYPE_CHECKING:
-    from primaldual.oasis import JobDecision
+    from primaldual.oasis_result import JobDecision
 
 #: Relative slack of the numerical checks of the theorem's inequalities (floating-point sums).
 CHECK_TOLERANCE = 1e-9
