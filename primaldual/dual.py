@@ -61,9 +61,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from primaldual.errors import InputError
-from primaldual.instance import Instance, Job
-from primaldual.prices import fit_counts
+from primaldual.instance import Instance
 from primaldual.schedule import JobSchedule
+from primaldual.slot_costs import (  # noqa: F401 - re-exported
+    PoolPlacement,
+    SlotCosts,
+    cheapest_fill,
+    slot_costs,
+    unit_prices,
+)
 
 #: What the subroutine maximises: ``"payoff"`` (utility minus cost, eq. (21): OASiS) or ``"utility"`` (the
 #: ``greedy`` ablation, cost only breaks ties).
@@ -73,114 +79,6 @@ OBJECTIVES = ("payoff", "utility")
 def _check_objective(objective: str) -> None:
     if objective not in OBJECTIVES:
         raise InputError(f"objective: must be one of {OBJECTIVES}, got {objective!r}")
-
-
-@dataclass(frozen=True, eq=False)
-class PoolPlacement:
-    """Cheapest fill of one pool for every count, per slot of the window.
-
-    ``cost[s, n]`` is the least cost of ``n`` units in window slot ``s`` (``+inf`` if they do not fit);
-    ``order[s, j]`` is the ``j``-th cheapest usable server and ``caps[s, j]`` its cap (0 for an unusable
-    server); the fill of ``n`` units takes ``clip(n - before_j, 0, caps_j)`` from server ``order[s, j]``.
-    """
-
-    cost: np.ndarray
-    order: np.ndarray
-    caps: np.ndarray
-
-    def fill(self, target: np.ndarray, slots: np.ndarray, rows: np.ndarray, units: np.ndarray) -> None:
-        """Write the cheapest fill of ``units[j]`` units (table row ``rows[j]``) into ``target[slots[j], :]``."""
-        rows = rows if self.caps.shape[0] > 1 else np.zeros_like(rows)  # a table computed once for all slots
-        caps = self.caps[rows]
-        before = np.cumsum(caps, axis=1) - caps
-        target[slots[:, None], self.order[rows]] = np.minimum(np.maximum(units[:, None] - before, 0), caps)
-
-
-def cheapest_fill(unit_price: np.ndarray, caps: np.ndarray, max_units: int) -> PoolPlacement:
-    """Cheapest placement of ``0..max_units`` units on servers with ``unit_price`` (S, n) and ``caps`` (S, n).
-
-    Servers are sorted by price (stable: the lower index wins a tie), unusable servers (cap 0) last; only the
-    first ``min(n, max_units)`` can be needed, since each usable server takes at least one unit.
-    """
-    n_slots, n_servers = unit_price.shape
-    keep = min(n_servers, max_units)
-    key = np.where(caps > 0, unit_price, np.inf)
-    order = np.argsort(key, axis=1, kind="stable")[:, :keep]
-    slot_index = np.arange(n_slots)[:, None]
-    price_sorted = unit_price[slot_index, order]
-    caps_sorted = caps[slot_index, order]
-    # Expand the fill into units: server j supplies caps_j units at price_j, of which only the first
-    # max_units in price order can be used; their running sum is the cost of every count at once.
-    before = np.cumsum(caps_sorted, axis=1) - caps_sorted
-    used = np.minimum(np.maximum(max_units - before, 0), caps_sorted)
-    lengths = used.sum(axis=1)
-    per_unit = np.full((n_slots, max_units), np.inf)
-    rows = np.repeat(np.arange(n_slots), lengths)
-    starts = np.cumsum(lengths) - lengths
-    columns = np.arange(rows.size) - np.repeat(starts, lengths)
-    per_unit[rows, columns] = np.repeat(price_sorted.ravel(), used.ravel())
-    cost = np.zeros((n_slots, max_units + 1))
-    np.cumsum(per_unit, axis=1, out=cost[:, 1:])  # +inf from the first count that does not fit
-    return PoolPlacement(cost, order, caps_sorted)
-
-
-def unit_prices(prices: np.ndarray, demand: np.ndarray) -> np.ndarray:
-    """``sum_r prices[..., r] demand[r]`` over the demanded resources (a resource with zero demand adds
-    nothing, whatever its price), in a fixed order so that the sums are reproducible bit for bit."""
-    out = np.zeros(prices.shape[:-1])
-    for r in np.flatnonzero(demand > 0):
-        out += prices[..., r] * demand[r]
-    return out
-
-
-@dataclass(frozen=True, eq=False)
-class SlotCosts:
-    """``cost[s, D] = c_{a+s}(D)`` for window slot ``s`` and ``D = 0..max_workers`` workers, with the two pool
-    fills and ``ps_needed[D] = Z(D)`` to rebuild the placement. ``cost`` has one row if the prices and free
-    amounts were the same for every slot."""
-
-    cost: np.ndarray
-    workers: PoolPlacement
-    parameter_servers: PoolPlacement
-    ps_needed: np.ndarray
-
-
-def slot_costs(
-    job: Job,
-    max_workers: int,
-    worker_prices: np.ndarray,
-    ps_prices: np.ndarray,
-    worker_free: np.ndarray,
-    ps_free: np.ndarray,
-) -> SlotCosts:
-    """Step (a) for every slot of the window at once.
-
-    ``worker_prices``/``worker_free`` have shape (S, H, R) (or broadcast to it), ``ps_*`` (S, K, R): the prices
-    and the free amounts in the window's slots. Returns ``c_t(D)`` for ``D = 0..max_workers``.
-    """
-    worker_prices = np.asarray(worker_prices, dtype=float)
-    ps_prices = np.asarray(ps_prices, dtype=float)
-    counts = np.arange(max_workers + 1)
-    ps_needed = np.asarray(job.min_parameter_servers(counts), dtype=np.int64)
-    ps_max = int(min(ps_needed.max(initial=0), max_workers))
-    # Per-unit prices (zero demand costs nothing): pi_h(t) = sum_r p_h^r(t) w^r, rho_k(t) = sum_r q_k^r(t) s^r.
-    worker_unit = unit_prices(worker_prices, job.worker_demand)
-    ps_unit = unit_prices(ps_prices, job.ps_demand)
-    worker_caps = fit_counts(worker_free, job.worker_demand, max_workers)
-    ps_caps = fit_counts(ps_free, job.ps_demand, ps_max)
-    # Prices and free amounts may be given per slot or once for all slots: broadcast them together.
-    shape = np.broadcast_shapes(worker_unit.shape, worker_caps.shape)
-    worker_unit, worker_caps = np.broadcast_to(worker_unit, shape), np.broadcast_to(worker_caps, shape)
-    shape = np.broadcast_shapes(ps_unit.shape, ps_caps.shape)
-    ps_unit, ps_caps = np.broadcast_to(ps_unit, shape), np.broadcast_to(ps_caps, shape)
-    workers = cheapest_fill(worker_unit, worker_caps, max_workers)
-    parameter_servers = cheapest_fill(ps_unit, ps_caps, ps_max)
-    needed = np.minimum(ps_needed, ps_max)
-    cost = workers.cost + parameter_servers.cost[:, needed]
-    # Eq. (7): Z(D) <= D (fails only if b_i > B_i, which instance files refuse).
-    cost[:, ps_needed > counts] = np.inf
-    cost[:, 0] = 0.0
-    return SlotCosts(cost, workers, parameter_servers, ps_needed)
 
 
 class WorkCover:
