@@ -64,7 +64,8 @@ def _row(evaluation: Evaluation, name: str) -> dict:
 def _opt_summary(evaluation: Evaluation) -> dict | None:
     out = evaluation.offline_summary()
     if out is not None:
-        out.update(build_seconds=evaluation.offline.build_seconds, solve_seconds=evaluation.offline.solve_seconds)
+        out.update(build_seconds=evaluation.offline.build_seconds, solve_seconds=evaluation.offline.solve_seconds,
+                   message=evaluation.offline.message)
     return out
 
 

@@ -98,8 +98,9 @@ class Evaluation:
 
 
     def offline_summary(self) -> dict[str, Any] | None:
-        """The offline solve as ``compare --json`` and sweep records write it (durations left out: a record keeps
-        them under ``timings``); None without a solve. ``time_limited``: the clock, not a MIP gap the options
+        """The offline solve as ``compare --json`` and sweep records write it, without what depends on where it ran
+        (its durations, and its ``message``, which says e.g. that a Dask worker could not start a solver
+        process); None without a solve. ``time_limited``: the clock, not a MIP gap the options
         asked for, stopped the search, so the numbers depend on the machine's speed."""
         offline, solve = self.offline, self.solve
         if offline is None:
@@ -109,7 +110,6 @@ class Evaluation:
             "bound": offline.bound, "gap": offline.gap, "solver": offline.solver,
             "solver_version": offline.solver_version, "method": solve.method, "start_scheduler": self.mip_start,
             "start_objective": offline.start_objective, "incumbent_source": offline.incumbent_source,
-            "message": offline.message,
             "time_limited": offline.status in TIME_LIMITED_STATUSES or (
                 offline.status == "feasible" and solve.mip_gap is None and solve.time_limit is not None),
         }
