@@ -125,6 +125,36 @@ def schedulable_jobs(instance: Instance) -> tuple[int, ...]:
     return offline_sparsity(instance).jobs
 
 
+#: Each equation of the paper (oasis.md section 2) and the function of this module that declares it.
+EQUATION_FUNCTIONS = (
+    ("(1) objective, (8) linearised", "declare_objective"),
+    ("(2) work", "declare_work"),
+    ("(3) at most N_i workers, (8) none after completion", "declare_run_until_completion"),
+    ("(4)-(5) capacities (per server or pooled)", "declare_capacity"),
+    ("(6) PS bandwidth covers the workers'", "declare_ps_bandwidth_cover"),
+    ("(7) no more PSs than workers", "declare_ps_at_most_workers"),
+    ("(8) completion slot: indicators and their tail sums", "declare_completion"),
+    ("(9)-(10) nothing before arrival: index sets from a_i", "declare_index_sets"),
+    ("(11)-(13) domains (binary, integer; continuous when relaxed)", "declare_variables"),
+    ("strong cuts: earliest completion, cumulative work", "declare_index_sets, declare_cumulative_work"),
+)
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What the ``declare_*`` functions share: the instance, its sparsity and the build options."""
+
+    instance: Instance
+    sparsity: OfflineSparsity
+    relax: bool
+    strong: bool
+    pooled: bool
+
+    @property
+    def arrival(self) -> dict[int, int]:
+        return {i: int(self.instance.jobs[i].arrival) for i in self.sparsity.jobs}
+
+
 def build_offline_model(
     instance: Instance, relax: bool = False, formulation: str = "strong", pooled: bool = False
 ) -> pyo.ConcreteModel:
@@ -133,6 +163,9 @@ def build_offline_model(
     ``relax=True`` makes every variable continuous within its bounds (the LP relaxation, an upper bound on
     OPT). ``formulation`` is ``"strong"`` (default; adds the earliest-completion and cumulative-work
     inequalities) or ``"weak"``. ``pooled=True`` merges each pool's servers into one (a relaxation).
+
+    The model is composed of one small ``declare_*`` function per group of equations, in the style of Egret
+    (:data:`EQUATION_FUNCTIONS` maps each equation of the paper to its function).
 
     Components: sets ``jobs``, ``job_slots`` (i, t), ``completion_slots`` (i, t), ``worker_placements``
     (i, t, h) and ``ps_placements`` (i, t, k) (or (i, t) when pooled); variables ``admit`` (x_i),
@@ -143,18 +176,7 @@ def build_offline_model(
     """
     if formulation not in FORMULATIONS:
         raise InputError(f"formulation: must be one of {', '.join(FORMULATIONS)}, got {formulation!r}")
-    strong = formulation == "strong"
-    sparsity = offline_sparsity(instance)
-    jobs = sparsity.jobs
-    horizon = instance.horizon
-    cluster = instance.cluster
-    n_resources = cluster.n_resources
-    arrival = {i: int(instance.jobs[i].arrival) for i in jobs}
-    first_completion = {i: (sparsity.earliest_completion[i] if strong else arrival[i]) for i in jobs}
-
-    integer = pyo.NonNegativeReals if relax else pyo.NonNegativeIntegers
-    binary = pyo.UnitInterval if relax else pyo.Binary
-
+    options = _Options(instance, offline_sparsity(instance), bool(relax), formulation == "strong", bool(pooled))
     model = pyo.ConcreteModel(
         name=f"offline_{formulation}{'_pooled' if pooled else ''}{'_lp' if relax else ''}",
         doc="OASiS offline problem (1)-(13), completion slot (8) linearised with indicators",
@@ -162,16 +184,38 @@ def build_offline_model(
     model.formulation = formulation
     model.relaxed = bool(relax)
     model.pooled = bool(pooled)
+    declare_index_sets(model, options)
+    declare_parameters(model, options)
+    declare_variables(model, options)
+    declare_objective(model, options)
+    declare_completion(model, options)
+    declare_work(model, options)
+    declare_run_until_completion(model, options)
+    declare_ps_bandwidth_cover(model, options)
+    declare_ps_at_most_workers(model, options)
+    declare_capacity(model, options)
+    if options.strong:
+        declare_cumulative_work(model, options)
+    return model
 
-    # ------------------------------------------------------------------------------------------ index sets
-    job_slots = [(i, t) for i in jobs for t in range(arrival[i], horizon)]  # (9)-(10): nothing before a_i
-    completion_slots = [(i, t) for i in jobs for t in range(first_completion[i], horizon)]
-    model.jobs = pyo.Set(initialize=jobs, doc="jobs that can finish by the horizon and fit on some server")
-    model.resources = pyo.Set(initialize=range(n_resources), doc="resource types r")
-    model.job_slots = pyo.Set(dimen=2, initialize=job_slots, doc="(i, t) with t >= a_i, eqs. (9)-(10)")
-    model.completion_slots = pyo.Set(dimen=2, initialize=completion_slots, doc="(i, t) where job i may complete")
 
-    # ------------------------------------------------------------------------------------------ parameters
+def declare_index_sets(model, options: _Options) -> None:
+    """Jobs, (i, t) from the arrival on (eqs. (9)-(10)) and the completion slots (from the earliest possible
+    completion in the strong formulation)."""
+    sparsity, horizon, arrival = options.sparsity, options.instance.horizon, options.arrival
+    first = {i: (sparsity.earliest_completion[i] if options.strong else arrival[i]) for i in sparsity.jobs}
+    model.jobs = pyo.Set(initialize=sparsity.jobs, doc="jobs that can finish by the horizon and fit on some server")
+    model.resources = pyo.Set(initialize=range(options.instance.cluster.n_resources), doc="resource types r")
+    model.job_slots = pyo.Set(dimen=2, initialize=[(i, t) for i in sparsity.jobs for t in range(arrival[i], horizon)],
+                              doc="(i, t) with t >= a_i, eqs. (9)-(10)")
+    model.completion_slots = pyo.Set(
+        dimen=2, initialize=[(i, t) for i in sparsity.jobs for t in range(first[i], horizon)],
+        doc="(i, t) where job i may complete")
+
+
+def declare_parameters(model, options: _Options) -> None:
+    """V_i, N_i, b_i, B_i and the floored utilities f_i(t - a_i)."""
+    instance, jobs = options.instance, options.sparsity.jobs
     job_data = {i: instance.jobs[i] for i in jobs}
     model.work_units = pyo.Param(model.jobs, initialize={i: int(instance.work_units[i]) for i in jobs},
                                  doc="V_i = ceil(W_i), the RHS of eq. (2) in worker-slots")
@@ -180,70 +224,76 @@ def build_offline_model(
                                        doc="b_i (Gbps), eq. (6)")
     model.ps_bandwidth = pyo.Param(model.jobs, initialize={i: job_data[i].ps_bandwidth_gbps for i in jobs},
                                    doc="B_i (Gbps), eq. (6)")
-    utility, model.objective_slack = _floored_utilities(instance, completion_slots)
+    utility, model.objective_slack = _floored_utilities(instance, list(model.completion_slots))
     model.utility = pyo.Param(
         model.completion_slots, initialize=utility,
         doc="f_i(t - a_i), the utility of completing in slot t, eq. (1) (0 below UTILITY_FLOOR x the largest)",
     )
 
-    # ------------------------------------------------------------------------------------------- variables
+
+def declare_variables(model, options: _Options) -> None:
+    """x, omega, the tail sums of omega, y and z (eqs. (11)-(13)); per server, or per pool when pooled."""
+    sparsity, jobs = options.sparsity, options.sparsity.jobs
+    integer = pyo.NonNegativeReals if options.relax else pyo.NonNegativeIntegers
+    binary = pyo.UnitInterval if options.relax else pyo.Binary
     model.admit = pyo.Var(model.jobs, domain=binary, doc="x_i, eq. (11)")
     model.complete = pyo.Var(model.completion_slots, domain=binary, doc="omega_it: job i completes in slot t")
     # The running sum of the indicators from slot t on; integral whenever the indicators are, so continuous.
     # It keeps every row short: "sum_{t' >= t} omega" would put O(T) indicators in each of O(T) rows per job.
     model.unfinished = pyo.Var(model.job_slots, domain=pyo.NonNegativeReals, bounds=(0, 1),
                                doc="sum_{t' >= t} omega_it': job i is admitted and completes in slot t or later")
-
-    if pooled:
-        worker_total = {i: int(min(job_data[i].chunks, sparsity.worker_fit[i].sum())) for i in jobs}
-        ps_total = {i: int(min(job_data[i].chunks, sparsity.ps_fit[i].sum())) for i in jobs}
-        model.worker_placements = pyo.Set(dimen=2, initialize=job_slots, doc="(i, t): workers of job i, pooled")
-        model.ps_placements = pyo.Set(dimen=2, initialize=job_slots, doc="(i, t): PSs of job i, pooled")
-        model.workers = pyo.Var(model.worker_placements, domain=integer,
-                                bounds=lambda m, i, t: (0, worker_total[i]),
+    chunks = {i: options.instance.jobs[i].chunks for i in jobs}
+    if options.pooled:
+        worker_total = {i: int(min(chunks[i], sparsity.worker_fit[i].sum())) for i in jobs}
+        ps_total = {i: int(min(chunks[i], sparsity.ps_fit[i].sum())) for i in jobs}
+        model.worker_placements = pyo.Set(dimen=2, initialize=list(model.job_slots), doc="(i, t): workers, pooled")
+        model.ps_placements = pyo.Set(dimen=2, initialize=list(model.job_slots), doc="(i, t): PSs of job i, pooled")
+        model.workers = pyo.Var(model.worker_placements, domain=integer, bounds=lambda m, i, t: (0, worker_total[i]),
                                 doc="sum_h y_ih(t), eq. (12), pooled")
         model.parameter_servers = pyo.Var(model.ps_placements, domain=integer,
-                                          bounds=lambda m, i, t: (0, ps_total[i]),
-                                          doc="sum_k z_ik(t), eq. (13), pooled")
+                                          bounds=lambda m, i, t: (0, ps_total[i]), doc="sum_k z_ik(t), eq. (13), pooled")
+        model.pool_totals = (worker_total, ps_total)
+        return
+    worker_servers = {i: np.flatnonzero(sparsity.worker_fit[i]).tolist() for i in jobs}
+    ps_servers = {i: np.flatnonzero(sparsity.ps_fit[i]).tolist() for i in jobs}
+    model.worker_placements = pyo.Set(
+        dimen=3, initialize=[(i, t, h) for i, t in model.job_slots for h in worker_servers[i]],
+        doc="(i, t, h): a worker of job i fits on worker server h, t >= a_i")
+    model.ps_placements = pyo.Set(
+        dimen=3, initialize=[(i, t, k) for i, t in model.job_slots for k in ps_servers[i]],
+        doc="(i, t, k): a PS of job i fits on PS server k, t >= a_i")
+    model.workers = pyo.Var(model.worker_placements, domain=integer,
+                            bounds=lambda m, i, t, h: (0, int(sparsity.worker_fit[i][h])), doc="y_ih(t), eq. (12)")
+    model.parameter_servers = pyo.Var(model.ps_placements, domain=integer,
+                                      bounds=lambda m, i, t, k: (0, int(sparsity.ps_fit[i][k])), doc="z_ik(t), eq. (13)")
+    model.servers_of = (worker_servers, ps_servers)
 
-        def workers_in_slot(m, i, t):
-            return m.workers[i, t]
 
-        def ps_in_slot(m, i, t):
-            return m.parameter_servers[i, t]
-    else:
-        worker_servers = {i: np.flatnonzero(sparsity.worker_fit[i]).tolist() for i in jobs}
-        ps_servers = {i: np.flatnonzero(sparsity.ps_fit[i]).tolist() for i in jobs}
-        model.worker_placements = pyo.Set(
-            dimen=3, initialize=[(i, t, h) for i, t in job_slots for h in worker_servers[i]],
-            doc="(i, t, h): a worker of job i fits on worker server h, t >= a_i",
-        )
-        model.ps_placements = pyo.Set(
-            dimen=3, initialize=[(i, t, k) for i, t in job_slots for k in ps_servers[i]],
-            doc="(i, t, k): a PS of job i fits on PS server k, t >= a_i",
-        )
-        model.workers = pyo.Var(model.worker_placements, domain=integer,
-                                bounds=lambda m, i, t, h: (0, int(sparsity.worker_fit[i][h])),
-                                doc="y_ih(t), eq. (12)")
-        model.parameter_servers = pyo.Var(model.ps_placements, domain=integer,
-                                          bounds=lambda m, i, t, k: (0, int(sparsity.ps_fit[i][k])),
-                                          doc="z_ik(t), eq. (13)")
+def _workers_in_slot(m, i, t):
+    if m.pooled:
+        return m.workers[i, t]
+    return sum(m.workers[i, t, h] for h in m.servers_of[0][i])
 
-        def workers_in_slot(m, i, t):
-            return sum(m.workers[i, t, h] for h in worker_servers[i])
 
-        def ps_in_slot(m, i, t):
-            return sum(m.parameter_servers[i, t, k] for k in ps_servers[i])
+def _ps_in_slot(m, i, t):
+    if m.pooled:
+        return m.parameter_servers[i, t]
+    return sum(m.parameter_servers[i, t, k] for k in m.servers_of[1][i])
 
-    # ----------------------------------------------------------------------------------------- objective
+
+def declare_objective(model, options: _Options) -> None:
+    """Eq. (1) with (8) linearised: the utility of the completion indicator that is set."""
     model.total_utility = pyo.Objective(
-        expr=sum(model.utility[i, t] * model.complete[i, t] for i, t in completion_slots),
+        expr=sum(model.utility[i, t] * model.complete[i, t] for i, t in model.completion_slots),
         sense=pyo.maximize,
         doc="eq. (1): sum_i x_i f_i(t_hat_i - a_i), with (8) linearised by the completion indicators",
     )
 
-    # ---------------------------------------------------------------------------------------- constraints
-    completes_in = set(completion_slots)
+
+def declare_completion(model, options: _Options) -> None:
+    """Eq. (8) linearised: ``unfinished`` is the tail sum of the indicators, and it starts at ``admit``."""
+    horizon, arrival = options.instance.horizon, options.arrival
+    completes_in = set(model.completion_slots)
 
     def completing(m, i, t):
         return m.complete[i, t] if (i, t) in completes_in else 0
@@ -255,43 +305,58 @@ def build_offline_model(
         doc="eq. (8) linearised: unfinished[i, t] = sum_{t' >= t} complete[i, t']",
     )
     model.admission = pyo.Constraint(
-        model.jobs,
-        rule=lambda m, i: m.unfinished[i, arrival[i]] == m.admit[i],
+        model.jobs, rule=lambda m, i: m.unfinished[i, arrival[i]] == m.admit[i],
         doc="eqs. (8), (11): an admitted job completes in exactly one slot, a rejected job in none",
     )
+
+
+def declare_work(model, options: _Options) -> None:
+    horizon, arrival = options.instance.horizon, options.arrival
     model.work = pyo.Constraint(
         model.jobs,
-        rule=lambda m, i: sum(workers_in_slot(m, i, t) for t in range(arrival[i], horizon))
+        rule=lambda m, i: sum(_workers_in_slot(m, i, t) for t in range(arrival[i], horizon))
         >= m.work_units[i] * m.admit[i],
         doc="eq. (2): worker-slots cover the work V_i of an admitted job",
     )
+
+
+def declare_run_until_completion(model, options: _Options) -> None:
     model.run_until_completion = pyo.Constraint(
-        model.job_slots,
-        rule=lambda m, i, t: workers_in_slot(m, i, t) <= m.chunks[i] * m.unfinished[i, t],
+        model.job_slots, rule=lambda m, i, t: _workers_in_slot(m, i, t) <= m.chunks[i] * m.unfinished[i, t],
         doc="eqs. (3), (8): at most N_i workers in slot t, and none after the completion slot",
     )
+
+
+def declare_ps_bandwidth_cover(model, options: _Options) -> None:
     model.ps_bandwidth_cover = pyo.Constraint(
         model.job_slots,
-        rule=lambda m, i, t: m.worker_bandwidth[i] * workers_in_slot(m, i, t)
-        <= m.ps_bandwidth[i] * ps_in_slot(m, i, t),
+        rule=lambda m, i, t: m.worker_bandwidth[i] * _workers_in_slot(m, i, t)
+        <= m.ps_bandwidth[i] * _ps_in_slot(m, i, t),
         doc="eq. (6): the PSs' bandwidth covers the workers' bandwidth",
     )
+
+
+def declare_ps_at_most_workers(model, options: _Options) -> None:
     model.ps_at_most_workers = pyo.Constraint(
-        model.job_slots,
-        rule=lambda m, i, t: ps_in_slot(m, i, t) <= workers_in_slot(m, i, t),
+        model.job_slots, rule=lambda m, i, t: _ps_in_slot(m, i, t) <= _workers_in_slot(m, i, t),
         doc="eq. (7): no more PSs than workers",
     )
 
-    demand_w = {i: job_data[i].worker_demand for i in jobs}
-    demand_s = {i: job_data[i].ps_demand for i in jobs}
-    if pooled:
-        _pooled_capacity(model, instance, jobs, arrival, demand_w, demand_s, worker_total, ps_total)
-    else:
-        _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, sparsity)
 
-    if strong:
-        _cumulative_work(model, arrival, horizon, completion_slots, workers_in_slot)
-    return model
+def declare_capacity(model, options: _Options) -> None:
+    """Eqs. (4)-(5): per (slot, server, resource), or per (slot, resource) when pooled."""
+    instance, jobs, arrival = options.instance, options.sparsity.jobs, options.arrival
+    demand_w = {i: instance.jobs[i].worker_demand for i in jobs}
+    demand_s = {i: instance.jobs[i].ps_demand for i in jobs}
+    if options.pooled:
+        _pooled_capacity(model, instance, jobs, arrival, demand_w, demand_s, *model.pool_totals)
+    else:
+        _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, options.sparsity)
+
+
+def declare_cumulative_work(model, options: _Options) -> None:
+    _cumulative_work(model, options.arrival, options.instance.horizon, list(model.completion_slots),
+                     _workers_in_slot)
 
 
 def _floored_utilities(instance: Instance, completion_slots) -> tuple[dict, float]:
@@ -403,6 +468,9 @@ def model_size(model: pyo.ConcreteModel) -> tuple[int, int]:
 
 
 __all__ = [
-    "FORMULATIONS", "OfflineSparsity", "build_offline_model", "model_size", "offline_sparsity",
+    "EQUATION_FUNCTIONS", "FORMULATIONS", "OfflineSparsity", "build_offline_model", "declare_capacity",
+    "declare_completion", "declare_cumulative_work", "declare_index_sets", "declare_objective",
+    "declare_parameters", "declare_ps_at_most_workers", "declare_ps_bandwidth_cover",
+    "declare_run_until_completion", "declare_variables", "declare_work", "model_size", "offline_sparsity",
     "schedulable_jobs",
 ]

@@ -13,11 +13,19 @@ through :func:`primaldual.solvers.solve_model` and returns an :class:`OfflineRes
   incumbent within :data:`OPTIMALITY_TOLERANCE`; a time-limited or gap-limited incumbent is ``"feasible"``
   with its gap, never ``"optimal"``.
 
-Hard wall-clock limit: with a ``time_limit`` the model is built and solved in a child process (the
-``spawn`` start method); the parent kills it if the backend runs ``grace`` seconds past the limit (HiGHS does
-not always honour MIP time limits), and the status is ``"killed"``. HiGHS streams each improving incumbent to
-the parent as it finds it, so a killed solve still returns its best verified schedule and bound. (Scripts
-that call this must guard their code with ``if __name__ == "__main__":``, as for any spawned process.)
+Hard wall-clock and memory limits: with a ``time_limit`` (or a ``memory_limit``) the whole solve (building
+the model, translating it, solving it) runs in a child process (:mod:`primaldual.offline_child`, the
+``spawn`` start method) whose address space is capped; the parent kills it ``grace`` seconds past the limit
+(HiGHS does not always honour MIP time limits; a Pyomo build may never end at the paper's scale), and the
+status is ``"killed"`` (``"memory_limit"`` past the cap). The solver gets the time left after building.
+HiGHS streams each improving incumbent to the parent as it finds it, so a killed solve still returns its best
+verified schedule and bound. (Scripts that call this must guard their code with
+``if __name__ == "__main__":``, as for any spawned process.)
+
+Methods: the ILP (built by Pyomo, :mod:`primaldual.models.offline`, or as numpy sparse arrays,
+:mod:`primaldual.offline_matrix`), its LP and pooled relaxations, and column generation with price-and-branch
+over the packing formulation (14)-(18) (:mod:`primaldual.price_and_branch`), which gives a verified schedule
+and a certified bound at the paper's scale.
 
 MIP start: ``start=schedule`` (an online scheduler's result, say) is verified, handed to the solver as a MIP
 start where the backend takes one (HiGHS, CBC), and returned as the incumbent whenever the solver's own
@@ -483,7 +491,10 @@ def solve_offline(
                            memory_limit=int(memory_limit) if memory_limit is not None else default_memory_limit(),
                            progress=progress, prepare=prepare)
     else:
-        raw = target(None, *arguments)
+        # In this process only column generation's own progress lines can be shown (nothing else reports).
+        forward = None if progress is None or method != "cg" else (
+            lambda kind, data: progress(str(data)) if kind == "progress" else None)
+        raw = target(forward, *arguments)
     raw.setdefault("elapsed", time.perf_counter() - started)
     raw.setdefault("method", method)
     if method == "cg":

@@ -37,6 +37,9 @@ COLUMN_GENERATION_SHARE = 0.65
 #: too), and leaves half of it for them.
 MIN_BRANCH_SECONDS = 2.0
 
+#: Price-and-branch's time limit when the call has none (a 0-1 program over thousands of columns may not finish).
+UNLIMITED_BRANCH_SECONDS = 120.0
+
 #: Seeding stops once this share of the time limit is spent (each scheduler run is not interruptible).
 SEEDING_SHARE = 0.25
 
@@ -139,7 +142,8 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     elif integer:
         notify("phase", "solving the price-and-branch program")
         mip_started = time.time()
-        chosen, mip_status = master.solve_integer(1e9 if left is None else left - MIN_BRANCH_SECONDS / 2, best)
+        chosen, mip_status = master.solve_integer(
+            UNLIMITED_BRANCH_SECONDS if left is None else left - MIN_BRANCH_SECONDS / 2, best)
         mip_seconds = time.time() - mip_started
         if chosen is not None:
             schedule = place_on_servers(instance, chosen.assignments)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.errors import InputError
@@ -85,9 +86,23 @@ def _format(value) -> str:
     return "-" if value is None else f"{value:.10g}"
 
 
-def _progress(line: str) -> None:
-    # Progress goes to stderr, so that --json keeps stdout to one object.
-    print(f"solve: {line}", file=sys.stderr, flush=True)
+#: Progress lines start after this many seconds, and come at most once per this many seconds.
+PROGRESS_SECONDS = 5.0
+
+
+def _progress_printer():
+    """Print progress lines on stderr (so that --json keeps stdout to one object), only for a solve that runs
+    longer than :data:`PROGRESS_SECONDS`, and at most one per :data:`PROGRESS_SECONDS`."""
+    started = time.monotonic()
+    last = [started]
+
+    def show(line: str) -> None:
+        now = time.monotonic()
+        if now - started >= PROGRESS_SECONDS and now - last[0] >= PROGRESS_SECONDS:
+            last[0] = now
+            print(f"solve: {line}", file=sys.stderr, flush=True)
+
+    return show
 
 
 def run(args) -> int:
@@ -121,7 +136,7 @@ def run(args) -> int:
     result = solve_offline(
         instance, solver=args.solver, time_limit=args.time_limit, mip_gap=args.gap, threads=args.threads,
         start=start, relax=args.relax, pooled=args.pooled, formulation=args.formulation, method=method,
-        memory_limit=memory, progress=_progress, builder=args.builder,
+        memory_limit=memory, progress=_progress_printer(), builder=args.builder,
     )
     written = None
     if args.output and result.schedule is not None:
