@@ -43,6 +43,7 @@ counts, for every scheduler, the jobs that were started (received resources) but
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
