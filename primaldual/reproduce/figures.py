@@ -22,13 +22,31 @@ def opt_band(records: list[dict], knob: str = "jobs") -> list[tuple[float, float
             for value, pairs in sorted(ends.items())]
 
 
-def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str = "jobs") -> Path | None:
-    """:func:`~primaldual.views.sweep_figures.plot_utility` with OPT's interval (means of its ends over seeds)
-    as a grey band; None when no record of ``records`` computed OPT."""
+def draw_opt_band(ax, records: list[dict], knob: str = "jobs") -> bool:
+    """OPT's interval (means of its ends over seeds) as a grey band with its ends as thin lines, on ``ax``;
+    False when no record of ``records`` computed OPT."""
     band = opt_band(records, knob)
     if not band:
+        return False
+    from primaldual.views.style import colour
+
+    xs = [value for value, *_ in band]
+    ax.fill_between(xs, [row[1] for row in band], [row[2] for row in band], color=colour("OPT"), alpha=0.15,
+                    label="OPT interval (certified)", zorder=0)
+    # The ends as thin lines too: a proven OPT makes the band a line of zero width.
+    for index, style in ((1, "--"), (2, ":")):
+        ax.plot(xs, [row[index] for row in band], color=colour("OPT"), linewidth=0.9, linestyle=style,
+                label="OPT, lower end" if index == 1 else "OPT, upper end")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return True
+
+
+def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str = "jobs") -> Path | None:
+    """:func:`~primaldual.views.sweep_figures.plot_utility` with :func:`draw_opt_band`, written to ``path``;
+    None when no record of ``records`` computed OPT."""
+    if not opt_band(records, knob):
         return None
-    from primaldual.views.style import colour, use_agg
+    from primaldual.views.style import use_agg
     from primaldual.views.sweep_figures import plot_utility, save
 
     use_agg()
@@ -36,14 +54,7 @@ def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str
 
     fig, ax = plt.subplots(figsize=(8, 4))
     plot_utility(records, knob, ax=ax, title=title)
-    xs = [value for value, *_ in band]
-    ax.fill_between(xs, [low for _, low, _, _ in band], [high for _, _, high, _ in band], color=colour("OPT"),
-                    alpha=0.15, label="OPT interval (certified)", zorder=0)
-    # The ends as thin lines too: a proven OPT makes the band a line of zero width.
-    for index, style in ((1, "--"), (2, ":")):
-        ax.plot(xs, [row[index] for row in band], color=colour("OPT"), linewidth=0.9, linestyle=style,
-                label="OPT, lower end" if index == 1 else "OPT, upper end")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    draw_opt_band(ax, records, knob)
     path.parent.mkdir(parents=True, exist_ok=True)
     return save(fig, path)
 
