@@ -169,6 +169,43 @@ class Ledger:
         return Reservation(i, _fill(worker_caps, workers), _fill(ps_caps, ps_needed), first, first + k - 1)
 
 
+class PriceCache:
+    """OASiS-LR's cell prices ``L^r e^(theta^r g / c) + floor^r`` and free amounts over one ledger, kept up to date
+    incrementally: only the slot ranges the ledger changed since the last update are recomputed. Slots before
+    ``slot`` are never read again, so they are left stale. A new cache is needed when the ledger is replaced
+    (a re-pack), the floor changes, or an earlier slot is asked for (:meth:`valid`)."""
+
+    def __init__(self, ledger: "Ledger", constants, floor, slot: int):
+        self.ledger, self.constants, self.floor, self.slot = ledger, constants, floor, slot
+        shape_w, shape_ps = ledger.worker_used.shape, ledger.ps_used.shape
+        self.prices = (np.zeros(shape_w), np.zeros(shape_ps))
+        self.free = (np.zeros(shape_w), np.zeros(shape_ps))
+        self.seen = None  # nothing computed yet
+
+    def valid(self, ledger: "Ledger", floor, slot: int) -> bool:
+        return ledger is self.ledger and floor is self.floor and slot >= self.slot
+
+    def update(self, slot: int) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        ledger, constants = self.ledger, self.constants
+        if self.seen is None:
+            ranges = [(slot, ledger.worker_used.shape[0] - 1)]
+        else:
+            ranges = [(max(first, slot), last) for first, last in ledger.changes[self.seen:] if last >= slot]
+        self.seen, self.slot = len(ledger.changes), slot
+        for pool, (used, capacity, lower, theta, floor) in enumerate((
+            (ledger.worker_used, ledger.worker_capacity, constants.worker_lower, constants.worker_log_ratio,
+             self.floor.worker),
+            (ledger.ps_used, ledger.ps_capacity, constants.ps_lower, constants.ps_log_ratio, self.floor.ps),
+        )):
+            for first, last in ranges:
+                rows = slice(first, last + 1)
+                share = np.divide(used[rows], capacity[None], out=np.zeros(used[rows].shape),
+                                  where=capacity[None] > 0)
+                self.prices[pool][rows] = lower * np.exp(theta * share) + floor
+                self.free[pool][rows] = capacity[None] - used[rows]
+        return self.prices, self.free
+
+
 def _window_caps(free: np.ndarray, length: int, demand: np.ndarray, limit: int) -> np.ndarray:
     """Per window of ``length`` consecutive slots and per server, the units of ``demand`` that fit in every
     slot of the window: ``fit_counts`` of the slot-wise minimum (shape (windows, servers))."""
@@ -209,4 +246,4 @@ def latest_deadline(job, arrival_completion: int, horizon: int, delta: float) ->
     return int(slots[ok][-1]) if ok.any() else arrival_completion
 
 
-__all__ = ["Ledger", "PromiseBroken", "Reservation", "block_length", "check_number", "latest_deadline"]
+__all__ = ["Ledger", "PriceCache", "PromiseBroken", "Reservation", "block_length", "check_number", "latest_deadline"]

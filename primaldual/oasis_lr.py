@@ -48,6 +48,7 @@ from primaldual.learned_prices import FloorLearner, zero_floor
 from primaldual.ledger import (
     WORK_EPSILON,
     Ledger,
+    PriceCache,
     PromiseBroken,
     Reservation,
     block_length,
@@ -131,39 +132,17 @@ class OasisLrScheduler(OnlineScheduler):
     # --------------------------------------------------------------------------------------- prices
 
     def prices(self, slot: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """Cell prices ``(T, H, R)`` and ``(T, K, R)``: exponential of the reserved amounts + floor. Only slots
-        from ``slot`` on are current (earlier ones are never read again). Kept up to date incrementally: only
-        the slot ranges the ledger changed since the last call are recomputed (all of them when the ledger was
-        replaced by a re-pack or the floor changed)."""
-        ledger = self.ledger
+        """Cell prices ``(T, H, R)`` and ``(T, K, R)``: exponential of the reserved amounts + floor, current from
+        ``slot`` on (:class:`primaldual.ledger.PriceCache`)."""
         cache = getattr(self, "_price_cache", None)
-        if cache is None or cache["ledger"] is not ledger or cache["floor"] is not self.floor or cache["slot"] > slot:
-            shape_w, shape_ps = ledger.worker_used.shape, ledger.ps_used.shape
-            cache = {"ledger": ledger, "floor": self.floor, "slot": slot, "seen": len(ledger.changes),
-                     "prices": (np.zeros(shape_w), np.zeros(shape_ps)), "free": (np.zeros(shape_w), np.zeros(shape_ps))}
-            self._price_cache = cache
-            ranges = [(slot, self.instance.horizon - 1)]
-        else:
-            ranges = [(max(first, slot), last) for first, last in ledger.changes[cache["seen"]:] if last >= slot]
-            cache["seen"], cache["slot"] = len(ledger.changes), slot
-        constants = self.constants
-        for pool, (used, capacity, lower, theta, floor) in enumerate((
-            (ledger.worker_used, ledger.worker_capacity, constants.worker_lower, constants.worker_log_ratio,
-             self.floor.worker),
-            (ledger.ps_used, ledger.ps_capacity, constants.ps_lower, constants.ps_log_ratio, self.floor.ps),
-        )):
-            for first, last in ranges:
-                rows = slice(first, last + 1)
-                share = np.divide(used[rows], capacity[None], out=np.zeros(used[rows].shape),
-                                  where=capacity[None] > 0)
-                cache["prices"][pool][rows] = lower * np.exp(theta * share) + floor
-                cache["free"][pool][rows] = capacity[None] - used[rows]
-        return cache["prices"]
+        if cache is None or not cache.valid(self.ledger, self.floor, slot):
+            cache = self._price_cache = PriceCache(self.ledger, self.constants, self.floor, slot)
+        return cache.update(slot)[0]
 
     def free(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
         """The ledger's free amounts, current from ``slot`` on (cached with the prices)."""
         self.prices(slot)
-        return self._price_cache["free"]
+        return self._price_cache.free
 
     # ------------------------------------------------------------------------------------------ offers
 
@@ -261,6 +240,7 @@ class OasisLrScheduler(OnlineScheduler):
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         self.remaining = np.array(state.remaining_work, dtype=np.int64)
+        self.state_remaining = self.remaining.copy()
         if self.instance.arrivals.size and slot not in self._arrival_slots():
             self._offer(slot)  # the pending tier is re-offered every slot
         self._trim(slot)
@@ -272,8 +252,23 @@ class OasisLrScheduler(OnlineScheduler):
         free.ps -= self.ledger.ps_used[slot]
         for i in self._growth_order(slot, out):
             self._grow(slot, i, free, out)
+        self._account(slot, out)
         self.previous = {i: (slot, a) for i, a in out.items()}
         return out
+
+    def _account(self, slot: int, out: dict[int, Allocation]) -> None:
+        """Apply this slot's work to the remaining work the way the simulator will (a changed placement loses
+        ``F``), so that arrivals in the next slot, which come before its ``allocate``, see current figures."""
+        fractional = self.state_remaining.astype(float)
+        for i, allocation in out.items():
+            workers = float(allocation.workers.sum())
+            previous = self.previous.get(i)
+            same = previous is not None and previous[0] == slot - 1 \
+                and np.array_equal(previous[1].workers, allocation.workers) \
+                and np.array_equal(previous[1].parameter_servers, allocation.parameter_servers)
+            fractional[i] -= workers * (1.0 if same else 1.0 - self.restart_cost)
+        # The ceiling of the simulator's own remaining work or more (the state's figure is itself a ceiling).
+        self.remaining = np.maximum(np.ceil(fractional - WORK_EPSILON), 0).astype(np.int64)
 
     def _arrival_slots(self) -> set[int]:
         if not hasattr(self, "_arrivals"):

@@ -28,10 +28,11 @@ the same for every scheduler. Completion (remaining work <= 0) and so utility fo
 ``SlotState.remaining_work`` is the ceiling of the fractional remaining work. A schedule that completes under
 restart costs still satisfies eq. (2) (it received at least ``V_i`` worker-slots), so it passes the verifier,
 and the offline optimum without restart costs stays a valid upper bound on every run with them.
-Realistic values: a checkpoint-restart or re-allocation of a data-parallel job costs tens of seconds to a few
-minutes (Gavel, OSDI 2020, and Pollux, OSDI 2021, report restart overheads of roughly 10-60 s per change and
-round lengths of 6-20 minutes; Pollux re-allocates at most every minute because of it), i.e. about 0.01-0.1 of
-a 10-minute slot; 0.05-0.1 is a conservative (cost-heavy) setting.
+Realistic values: published systems put a checkpoint-restart or re-allocation of a data-parallel job at
+tens of seconds to about a minute (Gavel, OSDI 2020, schedules in rounds of minutes to amortise it; Pollux,
+OSDI 2021, re-allocates at most about once a minute for the same reason), i.e. roughly 0.01-0.1 of a
+10-minute slot; 0.05-0.1 is the cost-heavy end. These are orders of magnitude, not measurements of this
+project.
 A scheduler that wants to plan around the cost may define ``set_restart_cost(F)``: the simulator calls it
 before ``start``.
 

@@ -185,3 +185,14 @@ def test_the_least_valuable_job_runs_in_the_pending_tier_without_a_promise():
     assert result.metrics.completion_slots == {0: 1}
     without = simulate(instance, make_scheduler("oasis-lr", pending=False))
     assert without.utility == 0.0 and without.metrics.abandoned == 0
+
+
+def test_work_done_is_seen_by_the_arrivals_of_the_next_slot():
+    """Regression: arrivals come before ``allocate`` in a slot, so the remaining work they see must already
+    include the previous slot's work. On this instance (T = 2) job 0 runs 2 workers in slot 0 in the pending
+    tier and needs 1 more worker-slot; with a stale figure (3) it looked unable to finish when job 2 arrived
+    in slot 1 and was dropped."""
+    instance = generate("tiny", 103)
+    assert instance.horizon == 2 and instance.arrivals.tolist() == [0, 0, 1]
+    result = simulate(instance, "oasis-lr")
+    assert 0 in result.metrics.completion_slots and result.metrics.abandoned == 0
