@@ -171,8 +171,10 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
 
 
 def _died(exitcode, memory_limit, state) -> dict:
-    if memory_limit is not None and exitcode not in (0, 1):
-        # A native allocation failure can abort the process before Python sees a MemoryError.
+    if memory_limit is not None and exitcode != 1:
+        # A native allocation failure can abort the process before Python sees a MemoryError, and under the
+        # cap even reporting one may fail (the child then ends with code 0 and no answer). Exit code 1 is a
+        # Python error outside the child's handler, e.g. the spawn bootstrap failing (see the hint below).
         return {"memory": f"the solver process died (exit code {exitcode}), most likely at the memory limit",
                 **state}
     hint = "" if state.get("built") is not None else (

@@ -112,8 +112,8 @@ def run(args) -> int:
         raise InputError("INSTANCE: an instance file is required (unless --list-solvers is given)")
     relaxation = args.relax or args.pooled or args.method in ("lp", "pooled")
     if args.output and relaxation:
-        raise InputError("-o: --method lp/pooled (--relax, --pooled) give a bound, not a schedule; drop -o or "
-                         "choose another method")
+        raise InputError("-o: --relax and --pooled give a bound, not a schedule (as do --method lp and "
+                         "--method pooled); drop -o or choose another method")
     if args.memory_limit is not None and not (args.memory_limit >= 0.0625 and args.memory_limit < float("inf")):
         raise InputError(f"--memory-limit: must be a number of GiB >= 0.0625, got {args.memory_limit!r}")
     if args.output:
@@ -121,8 +121,11 @@ def run(args) -> int:
     instance = load_instance(args.instance)
 
     if args.write_mps:
-        written = write_model(instance, args.write_mps, relax=args.relax, formulation=args.formulation,
-                              pooled=args.pooled)
+        if args.method == "cg":
+            raise InputError("--write-mps: column generation has no single model to export; use --method ilp, "
+                             "lp or pooled")
+        written = write_model(instance, args.write_mps, relax=args.relax or args.method == "lp",
+                              formulation=args.formulation, pooled=args.pooled or args.method == "pooled")
         if args.json:
             print_json({"written": written["path"], **written})
         else:
@@ -147,8 +150,8 @@ def run(args) -> int:
     else:
         what = "relaxation" if relaxation else "incumbent"
         print(
-            f"method {result.method}; status {result.status}; {what} {_format(result.objective)}; "
-            f"bound {_format(result.bound)}; "
+            f"status {result.status}; {what} {_format(result.objective)}; "
+            f"bound {_format(result.bound)}; method {result.method}; "
             f"gap {_format(result.gap)}; solver {result.solver} {result.solver_version}; "
             f"{result.n_variables} variables, {result.n_constraints} constraints; "
             f"build {result.build_seconds:.3f} s, solve {result.solve_seconds:.3f} s"
