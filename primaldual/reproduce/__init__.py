@@ -24,7 +24,7 @@ that fails only because of such a record says "INCONCLUSIVE (time limit)" instea
 - **claims of the papers** (REPRODUCED / NOT REPRODUCED): checked as stated and shown whatever the verdict,
   with the measured number; the "best scheduler" claim is checked for ``oasis-lr``.
 
-``--quick`` runs the largest job count without Dorm, which re-solves a MILP at every event.
+``--quick`` runs Dorm, which re-solves a MILP at every event, on the ratio sets only, not on the paper preset.
 """
 
 from __future__ import annotations
