@@ -208,7 +208,11 @@ def paper_checks(records: list[dict], knob: str, suffix: str = "") -> list[Outco
     from primaldual.views.sweep_figures import KNOBS
 
     place = "" if where is None else f" ({where[0]} at {knob} = {where[1]:g})"
-    measured = f"smallest {CLAIMANT} / baseline utility {worst:.3f}{place}"
+    # A point where every scheduler earns the same says nothing about the claim: count them.
+    ties = sum(1 for _, mine, others in rows if others and all(abs(o - mine) <= 1e-9 * max(1.0, mine)
+                                                                for o in others.values()))
+    measured = f"smallest {CLAIMANT} / baseline utility {worst:.3f}{place}" + (
+        f"; all schedulers tie at {ties} of {len(rows)} points (uncontended)" if ties else "")
     # Weak duality: OASiS's dual objective D >= OPT >= the utility of every schedule of the instance.
     dominated, total, slack = 0, 0, math.inf
     for record in records:
