@@ -211,7 +211,7 @@ def paper_checks(records: list[dict], knob: str, suffix: str = "") -> list[Outco
     # A point where every scheduler earns the same says nothing about the claim: count them.
     ties = sum(1 for _, mine, others in rows if others and all(abs(o - mine) <= 1e-9 * max(1.0, mine)
                                                                 for o in others.values()))
-    measured = f"smallest {CLAIMANT} / baseline utility {worst:.3f}{place}" + (
+    measured = f"smallest {CLAIMANT} / baseline utility {worst:.4f}{place}" + (
         f"; all schedulers tie at {ties} of {len(rows)} points (uncontended)" if ties else "")
     # Weak duality: OASiS's dual objective D >= OPT >= the utility of every schedule of the instance.
     dominated, total, slack = 0, 0, math.inf
