@@ -85,10 +85,13 @@ def solve_floor(values: np.ndarray, worker_use: np.ndarray, ps_use: np.ndarray, 
            [(1, r) for r in range(n_resources) if ps_capacity[r] > 0]
     matrix = np.array([(worker_use if pool == 0 else ps_use)[:, r] for pool, r in rows]).reshape(len(rows), n)
     caps = np.array([(worker_capacity if pool == 0 else ps_capacity)[r] for pool, r in rows])
+    from primaldual.solvers import _size_highs_threads
+
+    _size_highs_threads(None)  # the default thread count; resets HiGHS's scheduler if a solve used another
     with _stdout_silenced():
         highs = highspy.Highs()
     highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("threads", 1)
+    # No "threads" option: HiGHS keeps one thread scheduler per process (see _size_highs_threads above).
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, len(rows)
     lp.col_cost_ = -np.asarray(values, dtype=float)  # HiGHS minimises
@@ -103,7 +106,8 @@ def solve_floor(values: np.ndarray, worker_use: np.ndarray, ps_use: np.ndarray, 
     highs.run()
     worker, ps = np.zeros(n_resources), np.zeros(n_resources)
     if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return PriceFloor(worker, ps, n, 0.0)  # no floor rather than a wrong one
+        # A bounded LP with x = 0 feasible always has an optimum: anything else is a solver failure.
+        raise RuntimeError(f"learned floor: HiGHS returned {highs.getModelStatus()} on the pooled knapsack LP")
     duals = -np.asarray(highs.getSolution().row_dual, dtype=float)  # of the maximisation: >= 0
     for (pool, r), y in zip(rows, np.maximum(duals, 0.0)):
         (worker if pool == 0 else ps)[r] = y
