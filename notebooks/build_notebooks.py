@@ -60,7 +60,12 @@ def competitive_ratio():
 OASiS is claimed to be **2α-competitive**: on every instance, OPT / ALG <= 2α, with OPT the offline optimum of
 problem (1) and α = max(1, ln(U/L)) from its price functions (docs/papers.md; the constant is a [design]
 reconstruction, proved for this implementation in proofs/oasis.md). This notebook measures OPT / ALG on many small random instances, for OASiS and for
-each baseline (FIFO, DRF, RRH, Dorm, and `greedy` = OASiS's schedule search without prices).
+each baseline: `oasis-lr` and `oasis-p` (OASiS with learned prices and a reservation ledger;
+primaldual/oasis_lr.py), FIFO, DRF, Dorm, `greedy` (OASiS's schedule search without prices) and RRH in the three
+readings of primaldual/baselines/rrh.py: `rrh` (present value, preemptive), `rrh-full-reward` (the source's full
+reward, risk_weight 0.8) and `rrh-nonpreemptive` (a started job keeps its servers); the two named readings are
+registered by primaldual/reproduce/readings.py, whose `run_task` the sweeps below use so that worker processes
+know them too.
 
 * **OPT** comes from the offline ILP (`primaldual.offline.solve_offline`, HiGHS), MIP-started from the best online
   schedule. On `tiny` it is proven optimal; on `small` the solver has a time limit, so OPT is bracketed by a
@@ -71,31 +76,44 @@ each baseline (FIFO, DRF, RRH, Dorm, and `greedy` = OASiS's schedule search with
 * A ratio is then an interval `[OPT_lower / ALG, OPT_upper / ALG]`; a dot below is `OPT_lower / ALG`, a vertical
   bar the interval where it is not a point.
 * ALG = 0 with OPT > 0 makes the ratio unbounded: such instances are counted, not averaged.
+* At the `paper` scale the ILP does not finish; **column generation** (`method="cg"`, primaldual/price_and_branch.py)
+  gives a verified schedule and a certified bound instead, so the ratio there is an interval too.
 """),
         code("""
-# Parameters: small settings that run in about a minute on 2 cores. Raise them for a real study.
-TINY_INSTANCES = 40
+# Parameters: small settings that run in a few minutes on 2 cores. Raise them for a real study
+# (primaldual reproduce runs 200 tiny, 50 small and the paper preset up to 400 jobs with 3 seeds).
+TINY_INSTANCES = 30
 SMALL_INSTANCES = 6
 SMALL_TIME_LIMIT = 10.0      # seconds per small instance for the offline ILP
+PAPER_JOBS = (20, 40)        # paper preset (50 + 50 servers), OPT by column generation
+PAPER_TIME_LIMIT = 120.0
 WORKERS = 2                  # local worker processes (one solver thread each)
-SCHEDULERS = ("oasis", "greedy", "fifo", "drf", "rrh", "dorm")
+from primaldual.reproduce.experiments import SCHEDULERS   # oasis, oasis-lr, oasis-p, greedy, ..., dorm
 RESULTS_DIR = None           # None: a temporary folder
 """, parameters=True),
         code(SETUP),
-        md("## Run the sweep\n\nOne record per instance; seeds 0, 1, ... for `tiny`, 100, 101, ... for `small`."),
+        md("## Run the sweep\n\nOne record per instance; seeds 0, 1, ... for `tiny`, 100, 101, ... for `small`, seed 0 "
+           "for each `paper` size (without Dorm, whose MILP per event takes minutes there). OPT's method is `auto` "
+           "(the ILP where it is expected to finish) on tiny and small, column generation on paper."),
         code("""
-specs = ratio_specs("tiny", TINY_INSTANCES, seed=0, schedulers=SCHEDULERS, label="tiny", time_limit=60.0)
+from primaldual.reproduce.readings import run_task
+
+specs = ratio_specs("tiny", TINY_INSTANCES, seed=0, schedulers=SCHEDULERS, label="tiny", time_limit=60.0,
+                    method="auto")
 specs += ratio_specs("small", SMALL_INSTANCES, seed=100, schedulers=SCHEDULERS, label="small",
-                     time_limit=SMALL_TIME_LIMIT)
-result = sweep(specs, results_dir / "competitive_ratio.jsonl", workers=WORKERS, progress=False)
-records = {"tiny": [], "small": []}
+                     time_limit=SMALL_TIME_LIMIT, method="auto")
+specs += [Spec(preset="paper", jobs=jobs, seed=0, label="paper", method="cg", time_limit=PAPER_TIME_LIMIT,
+               schedulers=tuple(n for n in SCHEDULERS if n != "dorm")) for jobs in PAPER_JOBS]
+result = sweep(specs, results_dir / "competitive_ratio.jsonl", workers=WORKERS, progress=False, task=run_task)
+records = {"tiny": [], "small": [], "paper": []}
 for record in result.records:
     records[record["spec"]["label"]].append(record)
 print(f"{result.computed} records computed, {result.skipped} reused")
 from collections import Counter
 for preset, group in records.items():
     ends = Counter(r["opt_interval"]["high_method"] for r in group)
-    print(f"{preset}: upper end of the OPT interval from", dict(ends))
+    methods = Counter(r["opt"].get("method") for r in group)
+    print(f"{preset}: OPT by {dict(methods)}; upper end of the OPT interval from", dict(ends))
 """),
         md("## Summary per scheduler"),
         code("""
@@ -106,21 +124,37 @@ for preset, group in records.items():
 """),
         md("## Distribution of OPT / ALG\n\nDiamond: mean; box: quartiles; dashed red: the theoretical 2α of OASiS (when on the chart)."),
         code("""
-fig, axes = plt.subplots(1, 2, figsize=(13, 4.2))
+fig, axes = plt.subplots(1, 3, figsize=(18, 4.2))
 for ax, (preset, group) in zip(axes, records.items()):
     plots.plot_ratios(group, ax=ax, title=f"OPT / ALG on {preset} ({len(group)} instances)")
+    ax.tick_params(axis="x", rotation=40)
 fig.tight_layout()
+"""),
+        md("## The paper scale: total utility against the number of jobs, with OPT's certified interval\n\n"
+           "Grey band and thin black lines: OPT's interval from column generation (verified schedule below, "
+           "certified bound above)."),
+        code("""
+from primaldual.reproduce.figures import draw_opt_band, opt_band
+
+fig, ax = plt.subplots(figsize=(9, 4.2))
+plots.plot_utility(records["paper"], "jobs", ax=ax, title="total utility vs number of jobs (paper)")
+draw_opt_band(ax, records["paper"], "jobs")
+for jobs, low, high, n in opt_band(records["paper"], "jobs"):
+    print(f"{jobs} jobs: OPT in [{low:.1f}, {high:.1f}] (relative width {(high - low) / high:.2%})")
 """),
         md("## Cumulative distribution\n\nThe fraction of instances on which a scheduler is within a given factor of OPT (further left and higher is better)."),
         code("""
+from primaldual.views.style import colour
+
 fig, axes = plt.subplots(1, 2, figsize=(13, 4))
-for ax, (preset, group) in zip(axes, records.items()):
+for ax, preset in zip(axes, ("tiny", "small")):
+    group = records[preset]
     for index, name in enumerate(plots.scheduler_names(group)):
         values = np.sort([r["ratios"][name]["point"] if r["ratios"][name]["point"] is not None else np.inf
                           for r in group])
         finite = values[np.isfinite(values)]
         ax.step(np.r_[1.0, finite], np.r_[0.0, np.arange(1, finite.size + 1) / values.size], where="post",
-                color=plots.COLOURS.get(name), label=name, linewidth=2 if name == "oasis" else 1.2)
+                color=colour(name), label=name, linewidth=2 if name.startswith("oasis") else 1.2)
     ax.set_xlabel("OPT / ALG"); ax.set_ylabel("fraction of instances"); ax.set_title(preset)
     ax.set_xlim(left=1.0); ax.grid(alpha=0.3); ax.legend(fontsize=8)
 fig.tight_layout()
@@ -149,6 +183,11 @@ ax.plot(limits, limits, color="0.5", linestyle=":", label="bound = OPT")
 ax.set_xlabel("OPT / OASiS"); ax.set_ylabel("certified bound / OASiS"); ax.set_xscale("log"); ax.set_yscale("log")
 ax.legend(); ax.grid(alpha=0.3)
 alpha = plots.find_alpha(records["tiny"] + records["small"])
+print("OPT/ALG against the best RRH reading and OASiS-LR, mean over tiny and small:")
+for name in ("oasis", "oasis-lr", "oasis-p", "rrh", "rrh-full-reward", "rrh-nonpreemptive"):
+    points = [r["ratios"][name]["point"] for p in ("tiny", "small") for r in records[p] if name in r["ratios"]]
+    finite = [x for x in points if x is not None]
+    print(f"  {name:<18} {np.mean(finite):.3f} over {len(finite)} instances")
 print("theoretical 2 alpha:", "not recorded by this OASiS" if alpha is None else f"{2 * alpha:.3g}")
 """),
         md("""
@@ -159,7 +198,9 @@ print("theoretical 2 alpha:", "not recorded by this OASiS" if alpha is None else
 * The baselines have no guarantee at all. A ratio of 1 for a baseline on an instance means it happened to be
   optimal there; look at the worst case and at the ALG = 0 counts.
 * `tiny` instances are small enough that every ratio is exact; on `small` the intervals show how much the time
-  limit leaves open.
+  limit leaves open; on `paper` the column-generation interval does.
+* RRH's readings differ a lot: free preemption (`rrh`) is the reading most favourable to it, and the table above
+  says how far each reading is from OPT.
 """),
     ]
 
@@ -169,7 +210,9 @@ def oasis_vs_baselines():
         md("""
 # OASiS versus the baselines: total utility as the load grows
 
-The paper's headline figure: total job utility of OASiS and of FIFO, DRF, RRH and Dorm as the number of jobs
+The paper's headline figure: total job utility of OASiS, its variants `oasis-lr` and `oasis-p`
+(primaldual/oasis_lr.py), and of greedy, FIFO, DRF, RRH (three readings: `rrh`, `rrh-full-reward`,
+`rrh-nonpreemptive`; primaldual/baselines/rrh.py and primaldual/reproduce/readings.py) and Dorm as the number of jobs
 grows, on a cluster of fixed size (docs/papers.md: the paper reports that OASiS does best, more so when
 resources are scarce). Instances come from the `paper` preset (50 worker and 50 PS servers, 200 slots of one hour; the
 preset is a [design] reconstruction of the paper's setup, whose exact numbers are not available). More jobs
@@ -177,7 +220,8 @@ arrive over the same window, so the load grows with the number of jobs. A second
 scales every server's capacity. The defaults run a 10 + 10-server cluster without Dorm so that the notebook
 runs in a minute; the parameter cell says how to run the paper's scale.
 
-No offline optimum here (the ILP is too large at this scale); every schedule is still checked by the verifier.
+No offline optimum here (the competitive-ratio notebook bounds it by column generation at this scale); every
+schedule is still checked by the verifier.
 """),
         code("""
 # Parameters: small settings that run in about a minute on 2 cores. The paper preset has 50 + 50 servers for 300
@@ -196,12 +240,15 @@ RESULTS_DIR = None
 """, parameters=True),
         code(SETUP),
         code("""
-SCHEDULERS = ("oasis", "greedy", "fifo", "drf", "rrh") + (("dorm",) if INCLUDE_DORM else ())
+from primaldual.reproduce.experiments import BASELINES, CLAIMANT, SCHEDULERS as ALL
+from primaldual.reproduce.readings import run_task
+
+SCHEDULERS = tuple(n for n in ALL if n != "dorm" or INCLUDE_DORM)
 cluster = dict(preset="paper", worker_servers=SERVERS, ps_servers=SERVERS, schedulers=SCHEDULERS, opt=False)
 specs = [Spec(jobs=jobs, seed=seed, label="jobs", **cluster) for jobs in JOBS for seed in SEEDS]
 specs += [Spec(jobs=CAPACITY_JOBS, capacity_scale=scale, seed=seed, label="capacity", **cluster)
           for scale in CAPACITY_SCALES for seed in SEEDS]
-result = sweep(specs, results_dir / "oasis_vs_baselines.jsonl", workers=WORKERS, progress=False)
+result = sweep(specs, results_dir / "oasis_vs_baselines.jsonl", workers=WORKERS, progress=False, task=run_task)
 by_label = {"jobs": [], "capacity": []}
 for record in result.records:
     by_label[record["spec"]["label"]].append(record)
@@ -210,34 +257,39 @@ print(f"{result.computed} records computed, {result.skipped} reused; infeasible 
 """),
         md("## Total utility vs number of jobs, and vs cluster capacity"),
         code("""
-fig, axes = plt.subplots(1, 2, figsize=(13, 4.2))
+fig, axes = plt.subplots(1, 2, figsize=(15, 4.2))
 plots.plot_utility(by_label["jobs"], "jobs", ax=axes[0],
                    title=f"total utility vs number of jobs ({SERVERS} + {SERVERS} servers)")
 plots.plot_utility(by_label["capacity"], "capacity_scale", ax=axes[1],
                    title=f"total utility vs capacity ({CAPACITY_JOBS} jobs)")
 fig.tight_layout()
 """),
-        md("## The numbers\n\nTotal utility (mean over seeds), and OASiS's utility relative to each scheduler."),
+        md("## The numbers\n\nTotal utility (mean over seeds); OASiS's and OASiS-LR's utility relative to the best "
+           "baseline (greedy, FIFO, DRF, the three RRH readings, Dorm when on)."),
         code("""
 table = plots.utility_table(by_label["jobs"], "jobs")
 names = plots.scheduler_names(by_label["jobs"])
-print(f"{'jobs':<6}" + "".join(f"{n:>10}" for n in names) + "   OASiS / best baseline")
+short = {"rrh-full-reward": "rrh-full", "rrh-nonpreemptive": "rrh-nonp"}
+print(f"{'jobs':<6}" + "".join(f"{short.get(n, n):>10}" for n in names) + "   oasis/best  oasis-lr/best")
 for jobs in sorted(table["oasis"]):
     means = {n: np.mean(table[n][jobs]) for n in names}
-    best = max(means[n] for n in names if n not in ("oasis", "greedy"))
-    print(f"{jobs:<6}" + "".join(f"{means[n]:>10.1f}" for n in names) + f"   {means['oasis'] / best:.3f}")
+    best = max(means[n] for n in names if n in BASELINES)
+    print(f"{jobs:<6}" + "".join(f"{means[n]:>10.1f}" for n in names)
+          + f"   {means['oasis'] / best:10.3f}  {means[CLAIMANT] / best:13.3f}")
 winners = {jobs: max(names, key=lambda n: np.mean(table[n][jobs])) for jobs in sorted(table["oasis"])}
 print("highest total utility:", winners)
 """),
         md("## Admission, completion and job completion time\n\nOASiS rejects jobs whose payoff at the current prices is not positive; the baselines admit more but may finish fewer in time."),
         code("""
+from primaldual.views.style import colour
+
 largest = [r for r in by_label["jobs"] if r["spec"]["jobs"] == max(JOBS)]
 fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
 for ax, metric, label in zip(axes, ("admitted", "completed", "mean_jct"),
                              ("jobs that got resources", "jobs completed", "mean JCT of completed jobs (slots)")):
     values = [np.mean([r["schedulers"][n]["metrics"][metric] or 0 for r in largest]) for n in names]
-    ax.bar(names, values, color=[plots.COLOURS.get(n) for n in names])
-    ax.set_title(f"{label}\\n({max(JOBS)} jobs)", fontsize=10); ax.tick_params(axis="x", rotation=30)
+    ax.bar(names, values, color=[colour(n) for n in names])
+    ax.set_title(f"{label}\\n({max(JOBS)} jobs)", fontsize=10); ax.tick_params(axis="x", rotation=60)
 fig.tight_layout()
 """),
         md("""
@@ -245,8 +297,8 @@ fig.tight_layout()
 
 The paper reports that OASiS achieves the highest total utility, more so under contention. Whether this
 reconstruction reproduces that is stated by the table above (the winner at each size) and, at the paper's scale,
-by `primaldual reproduce`, whose `summary.md` lists the claim as REPRODUCED or NOT REPRODUCED with the measured
-numbers. The preset, OASiS's price constants and the baselines' parameters are [design] reconstructions
+by `primaldual reproduce`, whose `summary.md` checks the claim for `oasis-lr` against every baseline (all three
+RRH readings included) and lists it as REPRODUCED or NOT REPRODUCED with the measured numbers. The preset, OASiS's price constants and the baselines' parameters are [design] reconstructions
 (docs/papers.md), so a difference is a finding about them, and the place to start is the admission
 column: OASiS rejects a job whose utility does not cover its resources at the current prices.
 """),

@@ -43,14 +43,15 @@ class SolveOptions:
 
     ``time_limit`` seconds (None: no limit) > 0; ``mip_gap`` relative gap in [0, 1) (None: the solver's
     default); ``threads`` solver threads >= 1 (None: the solver's default); ``method`` one of
-    :data:`METHODS`; ``mip_start``: seed the solver with the best online schedule.
+    :data:`METHODS` (default ``auto``: :func:`primaldual.offline.resolve_method` picks by the instance's size,
+    and the result's ``method`` says which ran); ``mip_start``: seed the solver with the best online schedule.
     """
 
     solver: str = "highs"
     time_limit: float | None = 60.0
     mip_gap: float | None = None
     threads: int | None = 1
-    method: str = "ilp"
+    method: str = "auto"
     mip_start: bool = True
 
     def __post_init__(self):
@@ -80,15 +81,10 @@ class SolveOptions:
             raise InputError(problems)
 
     def solve_arguments(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`primaldual.offline.solve_offline` (without ``start``).
-
-        ``method`` is passed only when it is not the ILP, the one every version of ``solve_offline`` solves.
-        """
-        out: dict[str, Any] = {"solver": self.solver, "time_limit": self.time_limit, "mip_gap": self.mip_gap,
-                               "threads": self.threads}
-        if self.method != "ilp":
-            out["method"] = self.method
-        return out
+        """Keyword arguments of :func:`primaldual.offline.solve_offline` (without ``start``); ``method`` always,
+        so that ``OfflineResult.method`` says which method ``auto`` resolved to."""
+        return {"solver": self.solver, "time_limit": self.time_limit, "mip_gap": self.mip_gap,
+                "threads": self.threads, "method": self.method}
 
     def check_available(self) -> None:
         """Raise :class:`InputError` if the solver is unknown or not installed on this machine."""
@@ -115,9 +111,10 @@ def add_solve_arguments(parser, *, restart_cost: bool = True) -> None:
     parser.add_argument("--solver", default="highs", help="backend of the offline solve (default: highs)")
     parser.add_argument("--gap", type=float, metavar="G", help="relative MIP gap in [0, 1) (default: exact)")
     parser.add_argument("--threads", type=int, metavar="N", default=1, help="solver threads (default: 1)")
-    parser.add_argument("--method", default="ilp", choices=METHODS,
+    parser.add_argument("--method", default="auto", choices=METHODS,
                         help="offline method: the ILP, its LP relaxation, the pooled relaxation, column "
-                             "generation, or auto (default: ilp)")
+                             "generation, or auto: the ILP where it is expected to finish, column generation "
+                             "above (primaldual.offline.AUTO_ILP_PLACEMENTS; default: auto)")
     if restart_cost:
         parser.add_argument("--restart-cost", type=float, metavar="F", default=0.0,
                             help="utility charged each time a job is restarted (default: 0); OPT, computed "

@@ -108,7 +108,9 @@ class Evaluation:
         out = {
             "computed": True, "status": offline.status, "utility": offline.objective, "objective": offline.objective,
             "bound": offline.bound, "gap": offline.gap, "solver": offline.solver,
-            "solver_version": offline.solver_version, "method": solve.method, "start_scheduler": self.mip_start,
+            "solver_version": offline.solver_version,
+            # the method that ran (what ``auto`` resolved to), not the one asked for
+            "method": getattr(offline, "method", solve.method), "start_scheduler": self.mip_start,
             "start_objective": offline.start_objective, "incumbent_source": offline.incumbent_source,
             "time_limited": offline.status in TIME_LIMITED_STATUSES or (
                 offline.status == "feasible" and solve.mip_gap is None and solve.time_limit is not None),

@@ -100,6 +100,14 @@ def _fixed(value) -> str:
     return "-" if value is None else f"{value:.5f}"
 
 
+def _end_method(name: str | None, opt: dict | None) -> str | None:
+    """An end of the OPT interval with the offline method behind it when the solver gave it (``solver (cg)``):
+    ``--method auto`` picks the method by size, so the table says which one produced the number."""
+    if name == "solver" and opt is not None and opt.get("method"):
+        return f"solver ({opt['method']})"
+    return name
+
+
 def _print_table(summary: dict, source: str) -> None:
     instance = summary["instance"]
     print(f"compare on {source}: {instance['jobs']} jobs, {instance['horizon']} slots, "
@@ -120,14 +128,15 @@ def _print_table(summary: dict, source: str) -> None:
         objective = "-" if opt["objective"] is None else f"{opt['objective']:.4f}"
         print(f"{'OPT':<12} {objective:>10} {_num(opt.get('admitted')):>8} {_num(opt.get('completed')):>9} "
               f"{_num(opt.get('mean_jct'), 4):>8}  {'1.00000' if opt['status'] == 'optimal' else '-':<20} {seconds:>9.3f}")
-        print(f"OPT: {opt['status']} ({opt['solver']}); incumbent {_num(opt['objective'])}, bound {_num(opt['bound'])}, "
+        print(f"OPT: {opt['status']} ({opt.get('method', 'ilp')}, {opt['solver']}); incumbent {_num(opt['objective'])}, bound {_num(opt['bound'])}, "
               f"gap {_num(opt['gap'], 3)}" + (f"; MIP start from {opt['start_scheduler']} "
                                                f"({_num(opt['start_objective'])})" if opt["start_scheduler"] else ""))
         if opt.get("message"):
             print(f"     note: {opt['message']}")
     interval = summary["opt_interval"]
     print(f"OPT lies in [{_num(interval['low'])}, {_num(interval['high'])}] "
-          f"(low: {interval['low_method'] or 'nothing earned'}, high: {interval['high_method']})")
+          f"(low: {_end_method(interval['low_method'], opt) or 'nothing earned'}, "
+          f"high: {_end_method(interval['high_method'], opt)})")
     if summary["restart_cost"]:
         print(f"Restart cost {summary['restart_cost']:g}: utilities are net of restarts; the upper bounds ignore "
               "restart costs, so they still bound OPT")

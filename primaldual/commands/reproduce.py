@@ -7,6 +7,7 @@ import sys
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.commands.ratio import add_executor_arguments
 from primaldual.options import check_restart_cost
+from primaldual.reproduce.experiments import RESTART_COST
 
 ORDER = 80
 
@@ -16,19 +17,23 @@ def register(subparsers) -> None:
         "reproduce",
         help="regenerate the headline figures and summary.md (expected result, tolerance, PASS/FAIL each)",
         description=(
-            "Run the competitive-ratio sweeps (tiny, small), total utility vs number of jobs on the paper "
-            "preset (and vs capacity without --quick), and the LB-BSP benchmark; write figures/, results.jsonl "
-            "(resumable: a rerun computes only what is missing), lbbsp.json and summary.md into --out. "
-            "--quick takes under ten minutes on two cores; the full run takes hours (Dorm re-solves a MILP "
-            "at every event on 300-job instances)."
+            "Run every scheduler (oasis, oasis-lr, oasis-p, greedy, fifo, drf, three readings of rrh, dorm) on "
+            "the competitive-ratio sets (tiny, small, 20-job small) and on the paper preset (total utility vs "
+            "number of jobs and vs capacity), each at restart cost 0 and --restart-cost; without --quick also "
+            "OPT's certified interval on the paper preset by column generation; then LB-BSP's benchmark and "
+            "expectations. Writes figures/, results.jsonl (resumable: a rerun computes only what is missing), "
+            "lbbsp.json, summary.json and summary.md into --out. --quick takes minutes on two cores; the full "
+            "run takes hours (Dorm re-solves a MILP at every event on 300-job instances)."
         ),
         epilog="Exit codes: 0 no expectation failed (a check left INCONCLUSIVE by a solver's time limit is not a "
                "failure; a rerun recomputes it), 1 some failed (see summary.md), 2 bad input.",
     )
-    parser.add_argument("--quick", action="store_true", help="the small settings (under 10 minutes on 2 cores)")
+    parser.add_argument("--quick", action="store_true", help="the small settings (minutes on 2 cores)")
     parser.add_argument("--out", required=True, help="output directory")
-    parser.add_argument("--restart-cost", type=float, metavar="F", default=0.0,
-                        help="utility charged each time a job is restarted, in every run (default: 0)")
+    parser.add_argument("--restart-cost", type=float, metavar="F", default=RESTART_COST,
+                        help="every experiment also runs with this restart cost, the fraction of a slot's work a "
+                             f"job loses when its placement changes, in [0, 1) (default: {RESTART_COST:g}; 0: only "
+                             "the paper's model)")
     add_executor_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_json_flag(parser)
@@ -45,6 +50,8 @@ def run(args) -> int:
     if args.address and args.executor != "dask":
         raise InputError("--address: only meaningful with --executor dask")
     restart_cost = check_restart_cost(args.restart_cost)
+    if restart_cost >= 1:
+        raise InputError(f"--restart-cost: must be in [0, 1) (a fraction of a slot's work), got {restart_cost:g}")
     out = check_output_path(args.out, "--out", directory=True)
     log = (lambda message: print(message, file=sys.stderr)) if args.json else print
     options = dict(quick=args.quick, progress=not args.no_progress, log=log, restart_cost=restart_cost)

@@ -1,17 +1,31 @@
-"""What ``primaldual reproduce`` runs: the settings (quick or full) and the sweep specs of each experiment."""
+"""What ``primaldual reproduce`` runs: the settings (quick or full) and the sweep specs of each experiment.
+
+Every experiment runs at restart cost 0 (the paper's model) and at :attr:`Settings.restart_cost` (default 0.1,
+the fraction of a slot's work a job loses when its placement changes, :mod:`primaldual.simulate`); its label
+then ends in ``-restart-F``. OPT is solved with ``method="auto"`` (the ILP where it is expected to finish,
+column generation above, :func:`primaldual.offline.resolve_method`), and always without restart costs, so it is
+an upper bound on every run with them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from primaldual.sweep import DEFAULT_SCHEDULERS, Spec, ratio_specs
+from primaldual.reproduce.readings import READINGS, run_task  # noqa: F401  (registers the RRH readings)
+from primaldual.sweep import Spec, ratio_specs
 
-BASELINES = tuple(name for name in DEFAULT_SCHEDULERS if name not in ("oasis", "greedy"))
+#: OASiS and its variants (issue 10's oasis-lr and oasis-p), whose claims summary.md checks.
+OASIS_FAMILY = ("oasis", "oasis-lr", "oasis-p")
+#: The baselines, RRH in its three readings (:mod:`primaldual.reproduce.readings`).
+BASELINES = ("greedy", "fifo", "drf", "rrh", *READINGS, "dorm")
+SCHEDULERS = OASIS_FAMILY + BASELINES
+#: The scheduler the papers' "best" claim is checked for: the variant this artifact puts forward.
+CLAIMANT = "oasis-lr"
 
 
 @dataclass(frozen=True)
 class Settings:
-    """How much to run. ``QUICK`` fits in ten minutes on two cores; ``FULL`` is the complete artifact."""
+    """How much to run. ``QUICK`` takes a few minutes on two cores; ``FULL`` is the complete artifact."""
 
     name: str
     tiny_instances: int
@@ -26,27 +40,46 @@ class Settings:
     capacity_seeds: tuple[int, ...]
     lbbsp_seeds: tuple[int, ...]
     lbbsp_quick: bool
+    #: 20-job ``small`` instances: twice the contention of ``small``, OPT harder to prove.
+    small20_instances: int = 0
+    small20_time_limit: float = 60.0
+    #: Certified OPT intervals on the paper preset by column generation (utility-vs-jobs, restart cost 0).
+    paper_opt: bool = False
+    paper_time_limit: float = 600.0
+    #: The LB-BSP expectations of :func:`primaldual.lbbsp.expectations`, and whether they include real training.
+    lbbsp_expectations: bool = True
+    lbbsp_training: bool = False
+    #: Dorm on the paper preset: its MILP per event is 30-60 s of the ~45-90 s a 50-100-job instance takes with
+    #: every scheduler, so ``QUICK`` runs it on the ratio sets only.
+    paper_dorm: bool = True
 
 
 QUICK = Settings(
     name="quick",
-    tiny_instances=40,
-    small_instances=16,
+    tiny_instances=30,
+    small_instances=8,
     small_time_limit=30.0,
-    paper_jobs=(50, 100, 150, 200),
-    paper_seeds=(0,),
-    paper_jobs_without_dorm=(300,),
-    capacity_jobs=100,
-    capacity_scales=(),
-    capacity_seeds=(),
+    small20_instances=2,
+    small20_time_limit=20.0,
+    # The paper preset is uncontended up to ~100 jobs (every scheduler earns the same): 300 jobs is where the
+    # schedulers differ, so both curves include a contended point.
+    paper_jobs=(100, 300),
+    paper_seeds=(0, 1),
+    paper_jobs_without_dorm=(),
+    capacity_jobs=300,
+    capacity_scales=(0.5, 1.0),
+    capacity_seeds=(0, 1),
     lbbsp_seeds=(0, 1, 2),
     lbbsp_quick=False,
+    paper_dorm=False,
 )
 FULL = Settings(
     name="full",
     tiny_instances=200,
     small_instances=50,
     small_time_limit=120.0,
+    small20_instances=20,
+    small20_time_limit=300.0,
     paper_jobs=(50, 100, 150, 200, 250, 300, 400),
     paper_seeds=(0, 1, 2),
     paper_jobs_without_dorm=(),
@@ -55,40 +88,71 @@ FULL = Settings(
     capacity_seeds=(0, 1, 2),
     lbbsp_seeds=(0, 1, 2, 3, 4),
     lbbsp_quick=False,
+    paper_opt=True,
+    paper_time_limit=600.0,
+    lbbsp_training=True,
 )
 
 #: Seeds of the ratio sweeps start here, so that they do not share instances with the unit tests' seeds.
 TINY_SEED = 1000
 SMALL_SEED = 2000
+SMALL20_SEED = 3000
+
+#: The restart cost compared with 0 unless the caller gives another.
+RESTART_COST = 0.1
+
+#: The ratio sets of summary.md's table: label -> what the set is.
+RATIO_SETS = {"ratio-tiny": "tiny", "ratio-small": "small (10 jobs)", "ratio-small-20": "small, 20 jobs"}
 
 
-def experiment_specs(settings: Settings, restart_cost: float = 0.0) -> list[Spec]:
-    """Every sweep spec of the reproduction, labelled by experiment (``restart_cost`` charged in every run)."""
-    specs = _experiment_specs(settings)
-    return [spec.replace(restart_cost=restart_cost) for spec in specs] if restart_cost else specs
+def restart_label(label: str, restart_cost: float) -> str:
+    """The label of an experiment run at ``restart_cost`` (unchanged at 0, so old results stay reusable)."""
+    return f"{label}-restart-{restart_cost:g}" if restart_cost else label
 
 
-def _experiment_specs(settings: Settings) -> list[Spec]:
+def base_label(label: str) -> tuple[str, float]:
+    """``restart_label``'s inverse: (label at cost 0, restart cost)."""
+    head, sep, cost = label.rpartition("-restart-")
+    return (head, float(cost)) if sep else (label, 0.0)
+
+
+def experiment_specs(settings: Settings, restart_cost: float = RESTART_COST) -> list[Spec]:
+    """Every sweep spec of the reproduction, labelled by experiment, at restart cost 0 and ``restart_cost``."""
+    specs = _experiment_specs(settings, 0.0)
+    if restart_cost:
+        specs += _experiment_specs(settings, restart_cost)
+    return specs
+
+
+def _experiment_specs(settings: Settings, cost: float) -> list[Spec]:
+    common = dict(schedulers=SCHEDULERS, method="auto", restart_cost=cost)
     # tiny instances solve in milliseconds: no time limit, so no watchdog process per solve.
-    specs = ratio_specs("tiny", settings.tiny_instances, TINY_SEED, label="ratio-tiny", time_limit=None)
-    specs += ratio_specs(
-        "small", settings.small_instances, SMALL_SEED, label="ratio-small", time_limit=settings.small_time_limit
-    )
+    specs = ratio_specs("tiny", settings.tiny_instances, TINY_SEED, label=restart_label("ratio-tiny", cost),
+                        time_limit=None, **common)
+    specs += ratio_specs("small", settings.small_instances, SMALL_SEED, label=restart_label("ratio-small", cost),
+                         time_limit=settings.small_time_limit, **common)
+    if settings.small20_instances:
+        specs += ratio_specs("small", settings.small20_instances, SMALL20_SEED, jobs=20,
+                             label=restart_label("ratio-small-20", cost), time_limit=settings.small20_time_limit,
+                             **common)
+    jobs_label = restart_label("utility-vs-jobs", cost)
+    # The certified interval comes from an OPT without restart costs: one solve per instance is enough.
+    paper_opt = dict(opt=True, method="cg", time_limit=settings.paper_time_limit) \
+        if settings.paper_opt and not cost else dict(opt=False)
+    without_dorm = tuple(name for name in SCHEDULERS if name != "dorm")
+    paper = {**common, **({} if settings.paper_dorm else {"schedulers": without_dorm})}
     specs += [
-        Spec(preset="paper", jobs=jobs, seed=seed, opt=False, label="utility-vs-jobs")
-        for jobs in settings.paper_jobs
-        for seed in settings.paper_seeds
+        Spec(preset="paper", jobs=jobs, seed=seed, label=jobs_label, **{**paper, **paper_opt})
+        for jobs in settings.paper_jobs for seed in settings.paper_seeds
     ]
-    without_dorm = tuple(name for name in DEFAULT_SCHEDULERS if name != "dorm")
     specs += [
-        Spec(preset="paper", jobs=jobs, seed=seed, opt=False, label="utility-vs-jobs", schedulers=without_dorm)
-        for jobs in settings.paper_jobs_without_dorm
-        for seed in settings.paper_seeds
+        Spec(preset="paper", jobs=jobs, seed=seed, label=jobs_label, **{**common, **paper_opt,
+                                                                        "schedulers": without_dorm})
+        for jobs in settings.paper_jobs_without_dorm for seed in settings.paper_seeds
     ]
     specs += [
         Spec(preset="paper", jobs=settings.capacity_jobs, capacity_scale=scale, seed=seed, opt=False,
-             label="utility-vs-capacity")
-        for scale in settings.capacity_scales
-        for seed in settings.capacity_seeds
+             label=restart_label("utility-vs-capacity", cost), **paper)
+        for scale in settings.capacity_scales for seed in settings.capacity_seeds
     ]
     return specs

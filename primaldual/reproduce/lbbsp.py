@@ -76,3 +76,21 @@ def lbbsp_figure(lbbsp: dict[str, Any], out_dir: Path) -> list[Path]:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return [path]
+
+
+def expectation_checks(training: bool) -> list[Outcome]:
+    """:func:`primaldual.lbbsp.expectations` as summary.md lines, each recomputed here (``training``: add the
+    real-training check, which spawns processes and measures wall clock)."""
+    from primaldual.lbbsp import expectations
+
+    words = {"at_least": ">=", "at_most": "<=", "within": "within +-"}
+    outcomes = []
+    for check in expectations(include_training=training):
+        measured, passed = check.check()
+        if check.comparison == "within":
+            expected = f"{check.expected:g} within +-{check.tolerance:g}"
+        else:
+            expected = f"{words[check.comparison]} {check.expected:g}" + (
+                f" (tolerance {check.tolerance:g})" if check.tolerance else "")
+        outcomes.append(Outcome(f"LB-BSP {check.name}", expected, f"{measured:.4g}", passed, check.description))
+    return outcomes

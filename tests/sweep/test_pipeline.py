@@ -92,7 +92,17 @@ def test_solve_options_accept_exactly_their_documented_ranges(time_limit, mip_ga
         assert all(problem.startswith("--") for problem in error.problems)
     else:
         assert valid and SolveOptions.from_dict(options.to_dict()) == options
-        assert ("method" in options.solve_arguments()) == (method != "ilp")
+        assert options.solve_arguments()["method"] == method  # passed always, ilp included
+
+
+def test_the_default_method_is_auto_and_records_name_the_one_that_ran(capsys):
+    assert SolveOptions().method == "auto"
+    assert main(["compare", "--preset", "tiny", "--seed", "2", "--schedulers", "fifo", "--opt", "--json"]) == 0
+    opt = json.loads(capsys.readouterr().out)["opt"]
+    assert opt["method"] == "ilp"  # auto resolved by size; "auto" itself never ran
+    assert main(["compare", "--preset", "tiny", "--seed", "2", "--schedulers", "fifo", "--opt", "--method", "cg"]) == 0
+    out = capsys.readouterr().out
+    assert "OPT: " in out and "(cg, highs)" in out and "solver (cg)" in out
 
 
 @pytest.mark.parametrize("field, value, flag", [("time_limit", 0, "--time-limit"), ("mip_gap", 1.5, "--gap"),

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from primaldual.reproduce import Outcome, Settings, lbbsp_checks, paper_checks, ratio_checks, reproduce
+from primaldual.reproduce import (
+    BASELINES, SCHEDULERS, Outcome, Settings, lbbsp_checks, paper_checks, ratio_checks, reproduce, restart_checks,
+)
 
 MINI = Settings(
     name="mini",
@@ -22,6 +24,8 @@ MINI = Settings(
     capacity_seeds=(0,),
     lbbsp_seeds=(0,),
     lbbsp_quick=True,
+    paper_opt=True,
+    paper_time_limit=60.0,
 )
 
 
@@ -42,10 +46,15 @@ def test_every_figure_and_the_summary_are_written(mini):
         "ratio-tiny-tiny-ratios.png",
         "utility-vs-capacity-paper-utility-vs-capacity_scale.png",
         "utility-vs-jobs-paper-utility-vs-jobs.png",
+        "utility-vs-jobs-paper-opt-band.png",
+        "ratio-tiny-restart-0.1-tiny-ratios.png",
+        "utility-vs-jobs-restart-0.1-paper-utility-vs-jobs.png",
+        "utility-vs-capacity-restart-0.1-paper-utility-vs-capacity_scale.png",
     }
     assert headline <= set(names)
     # The rest are the distribution figures drawn from the records' per-job outcomes, one set per group.
-    distributions = ("jct-cdf.png", "fairness.png", "utility-vs-standalone.png", "utilisation.png")
+    distributions = ("jct-cdf.png", "fairness.png", "utility-vs-standalone.png", "utilisation.png", "-ratios.png",
+                     "-utility-vs-jobs.png", "-utility-vs-capacity_scale.png")
     assert all(name.endswith(distributions) for name in set(names) - headline)
     assert any(name.startswith("ratio-tiny") and name.endswith("jct-cdf.png") for name in names)
     for path in result.figures:
@@ -56,7 +65,21 @@ def test_every_figure_and_the_summary_are_written(mini):
         assert f"| {outcome.result} | {outcome.expected} | {outcome.measured} | {outcome.verdict} |" in summary
     lbbsp = json.loads((out / "lbbsp.json").read_text())
     assert set(lbbsp["0"]["scenarios"]) == {"gpu", "cpu"}
-    assert result.records == 3 + 1 + 3 + 2 and result.computed == result.records
+    assert result.records == 2 * (3 + 1 + 3 + 2) and result.computed == result.records
+    # Every scheduler, the three RRH readings among them, in every record; OPT on the paper preset by column
+    # generation, and only at restart cost 0 (its bound does not depend on restart costs).
+    records = _records(out)
+    assert all(set(r["schedulers"]) | {"dorm"} == set(SCHEDULERS) for r in records)
+    assert {"rrh-full-reward", "rrh-nonpreemptive", "oasis-lr", "oasis-p", "greedy"} <= set(BASELINES + SCHEDULERS)
+    paper = [r for r in records if r["spec"]["label"] == "utility-vs-jobs"]
+    assert paper and all(r["opt"]["method"] == "cg" for r in paper)
+    assert all(not r["opt"]["computed"] for r in records if r["spec"]["label"] == "utility-vs-jobs-restart-0.1")
+    assert "## Mean OPT/ALG per set" in summary and "stays a valid upper bound" in summary
+    for path in result.figures:  # a caption under every figure
+        assert f"![{path.stem}]({path.relative_to(out)})\n\n*" in summary, path.name
+    data = json.loads((out / "summary.json").read_text())
+    assert data["format"] == "primaldual.reproduction" and "oasis-lr" in data["distributions"]["ratio-tiny"]["schedulers"]
+    assert any(o["result"].startswith("LB-BSP lbbsp_replay") for o in data["outcomes"])
 
 
 def test_the_artifact_checks_hold_on_the_miniature(mini):
@@ -64,7 +87,9 @@ def test_the_artifact_checks_hold_on_the_miniature(mini):
     expectations = {o.result: o for o in result.outcomes if o.kind == "expectation"}
     for name in ("OPT on tiny", "OASiS certificate on tiny", "feasibility (tiny)", "OPT on small",
                  "OASiS certificate on small", "feasibility (small)", "feasibility (paper, jobs)",
-                 "OASiS certificate at scale (jobs, paper)", "feasibility (paper, capacity_scale)"):
+                 "OASiS certificate at scale (jobs, paper)", "feasibility (paper, capacity_scale)",
+                 "feasibility (tiny, restart 0.1)", "OPT without restart costs bounds tiny, restart 0.1",
+                 "LB-BSP lbbsp_replay_job_1_speedup"):
         assert expectations[name].passed, expectations[name]
     assert any(o.kind == "paper" for o in result.outcomes)
 
@@ -108,10 +133,33 @@ def test_paper_claim_fails_when_a_baseline_wins(mini):
     assert outcomes["OASiS certificate at scale (jobs, paper)"].passed
     jobs[0]["schedulers"]["drf"]["utility"] = jobs[0]["schedulers"]["oasis"]["report"]["certificate"]["dual_objective"] * 1.5
     outcomes = {o.result: o for o in paper_checks(jobs, "jobs")}
-    claim = outcomes["paper: OASiS best (jobs)"]
+    claim = outcomes["paper: oasis-lr best (jobs)"]
     assert claim.kind == "paper" and not claim.passed and claim.verdict == "NOT REPRODUCED"
     assert "drf at jobs = 8" in claim.measured
     assert not outcomes["OASiS certificate at scale (jobs, paper)"].passed
+
+
+def test_a_utility_above_opt_without_restart_costs_fails(mini):
+    out, _, _ = mini
+    tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny-restart-0.1"]
+    name = "OPT without restart costs bounds tiny"
+    assert next(o for o in restart_checks(tiny, "tiny") if o.result == name).passed
+    tiny[0]["schedulers"]["rrh"]["utility"] = tiny[0]["opt_interval"]["high"] * 1.01
+    outcome = next(o for o in restart_checks(tiny, "tiny") if o.result == name)
+    assert not outcome.passed and outcome.measured.startswith(f"{10 * len(tiny) - 1}/{10 * len(tiny)}")
+
+
+def test_the_rrh_readings_are_rrh_with_their_parameters():
+    from primaldual.generate import generate
+    from primaldual.reproduce.readings import READINGS
+    from primaldual.scheduler import make_scheduler
+    from primaldual.simulate import simulate
+
+    instance = generate("small", seed=3)
+    for name, fixed in READINGS.items():
+        assert simulate(instance, name).utility == simulate(instance, make_scheduler("rrh", **fixed)).utility
+        with pytest.raises(ValueError, match="fixes"):
+            make_scheduler(name, **fixed)
 
 
 def test_lbbsp_checks_fail_without_a_speedup():
@@ -135,6 +183,9 @@ def test_reproduce_cli_bad_input(capsys, tmp_path):
 
     assert main(["reproduce", "--quick", "--out", str(tmp_path / "x"), "--address", "tcp://127.0.0.1:1"]) == 2
     assert "--address: only meaningful with --executor dask" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+    assert main(["reproduce", "--quick", "--out", str(tmp_path / "x"), "--restart-cost", "1.5"]) == 2
+    assert "--restart-cost: must be in [0, 1)" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
     with pytest.raises(SystemExit) as caught:  # argparse: a required flag is missing
         main(["reproduce", "--quick"])

@@ -1,0 +1,65 @@
+"""The figures of ``primaldual reproduce`` beyond :func:`primaldual.views.sweep_figures.plot_records`: total
+utility against the number of jobs with OPT's certified interval drawn as a band (where OPT was computed)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+
+def opt_band(records: list[dict], knob: str = "jobs") -> list[tuple[float, float, float, int]]:
+    """Per knob value with an OPT solve: (value, mean low, mean high, instances) of the OPT interval."""
+    ends: dict[float, list[tuple[float, float]]] = defaultdict(list)
+    for record in records:
+        interval = record.get("opt_interval") or {}
+        if not record["opt"].get("computed") or interval.get("high") is None:
+            continue
+        value = record["spec"].get(knob) or record["instance"].get(knob)
+        ends[value].append((interval["low"], interval["high"]))
+    return [(value, float(np.mean([lo for lo, _ in pairs])), float(np.mean([hi for _, hi in pairs])), len(pairs))
+            for value, pairs in sorted(ends.items())]
+
+
+def draw_opt_band(ax, records: list[dict], knob: str = "jobs") -> bool:
+    """OPT's interval (means of its ends over seeds) as a grey band with its ends as thin lines, on ``ax``;
+    False when no record of ``records`` computed OPT."""
+    band = opt_band(records, knob)
+    if not band:
+        return False
+    from primaldual.views.style import colour
+
+    xs = [value for value, *_ in band]
+    ax.fill_between(xs, [row[1] for row in band], [row[2] for row in band], color=colour("OPT"), alpha=0.15,
+                    label="OPT interval (certified)", zorder=0)
+    # The ends as thin lines too: a proven OPT makes the band a line of zero width.
+    for index, style in ((1, "--"), (2, ":")):
+        ax.plot(xs, [row[index] for row in band], color=colour("OPT"), linewidth=0.9, linestyle=style,
+                label="OPT, lower end" if index == 1 else "OPT, upper end")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return True
+
+
+def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str = "jobs") -> Path | None:
+    """:func:`~primaldual.views.sweep_figures.plot_utility` with :func:`draw_opt_band`, written to ``path``;
+    None when no record of ``records`` computed OPT."""
+    if not opt_band(records, knob):
+        return None
+    from primaldual.views.style import use_agg
+    from primaldual.views.sweep_figures import plot_utility, save
+
+    use_agg()
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    plot_utility(records, knob, ax=ax, title=title)
+    draw_opt_band(ax, records, knob)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return save(fig, path)
+
+
+#: Caption of the figure above (``caption_for`` of the views knows only the figures it draws).
+OPT_BAND_CAPTION = ("Total utility per scheduler against the number of jobs, as in the figure without the band; "
+                    "grey band: OPT's certified interval (column generation: verified schedule below, bound "
+                    "above), the means of its ends over seeds.")
