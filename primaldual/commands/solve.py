@@ -44,7 +44,7 @@ def register(subparsers) -> None:
                              "(default: none)")
     parser.add_argument("--memory-limit", type=float, metavar="GIB",
                         help="memory cap of the solver process in GiB (default with --time-limit: "
-                             f"{DEFAULT_MEMORY_SHARE:.0%} of this machine's memory)")
+                             f"{DEFAULT_MEMORY_SHARE * 100:.0f}%% of this machine's memory)")
     parser.add_argument("--gap", type=float, metavar="G", help="relative MIP gap at which to stop (default: exact)")
     parser.add_argument("--threads", type=int, metavar="N", help="solver threads (default: the solver's)")
     parser.add_argument("--formulation", default="strong", choices=FORMULATIONS,
