@@ -13,10 +13,9 @@ not available (docs/papers.md, OASiS); the choices below are this project's, der
   the empty cluster as fast as the servers allow (:func:`standalone_utilities`). Any single job is a feasible
   solution, so ``OPT >= opt_lower_bound``.
 * **Lower prices, per pool and per resource** (``rule="density"``, the default):
-  ``L_w^r = min_i f_i^alone / (V_i w_i^r) / (4 eta m)`` and ``L_ps^r = min_i f_i^alone / (V_i (b_i/B_i) s_i^r) / (4 eta m)``,
-  ``m`` the most (pool, resource) pairs one job demands: a share of the least utility any job earns per unit of
-  ``r`` per slot, in that resource's own unit, so an empty cluster charges every job at most ``1 / (4 eta)`` of
-  its utility in total. (GPU, vCPU, GB and Gbps are not
+  ``L_w^r = min_i f_i^alone / (V_i w_i^r) / (4 eta)`` and ``L_ps^r = min_i f_i^alone / (V_i (b_i/B_i) s_i^r) / (4 eta)``:
+  a quarter of the least utility any job earns per unit of ``r`` per slot, in that resource's own unit, so
+  an empty cluster charges every job at most ``1 / (4 eta)`` of its utility. (GPU, vCPU, GB and Gbps are not
   summed with each other any more.) The initial dual ``D_0 = sum_r L^r T sum c^r`` is not bounded by
   construction; ``kappa = D_0 / opt_lower_bound`` is recorded and the theorem applies only where ``kappa < 1``.
 * ``rule="capacity"`` (the first implementation, kept for comparison):
@@ -284,31 +283,26 @@ PRICE_RULES = ("density", "capacity")
 
 def density_lower_prices(instance: Instance, standalone: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
     """``L_w^r = min_i f_i^alone / (V_i w_i^r) / (4 eta)`` and ``L_ps^r = min_i f_i^alone / (V_i (b_i/B_i) s_i^r)
-    / (4 eta m)`` over the jobs with ``f_i^alone > 0`` that demand ``r`` in the pool, where ``m`` is the most
-    (pool, resource) pairs any job demands: a share of the least value any job earns per unit of ``r`` per slot,
-    so an empty cluster charges every job at most ``1 / (4 eta)`` of its utility summed over all it demands. A resource nobody demands in a pool gets the least of the defined values (a constant price that
+    / (4 eta)`` over the jobs with ``f_i^alone > 0`` that demand ``r`` in the pool: a quarter of the least value
+    any job earns per unit of ``r`` per slot, so an empty cluster charges every job at most a quarter of its
+    utility. A resource nobody demands in a pool gets the least of the defined values (a constant price that
     no schedule pays)."""
     n_resources = instance.cluster.n_resources
     worker = np.full(n_resources, np.inf)
     ps = np.full(n_resources, np.inf)
-    # A job pays every (pool, resource) it demands: with m of them, each may charge at most 1/m of the quarter,
-    # or a job of the least density would be priced out of an empty cluster (m / (4 eta) > 1 of its utility).
-    priced = 1
     for i, job in enumerate(instance.jobs):
         if standalone[i] <= 0:
             continue
         work = float(instance.work_units[i])
         ratio = job.worker_bandwidth_gbps / job.ps_bandwidth_gbps
-        amounts = (work * job.worker_demand, work * ratio * job.ps_demand)
-        priced = max(priced, int(sum(np.count_nonzero(amount > 0) for amount in amounts)))
-        for lower, amount in zip((worker, ps), amounts):
+        for lower, amount in ((worker, work * job.worker_demand), (ps, work * ratio * job.ps_demand)):
             positive = amount > 0
             np.minimum(lower, np.where(positive, standalone[i] / np.where(positive, amount, 1.0), np.inf), out=lower)
     finite = np.concatenate([worker[np.isfinite(worker)], ps[np.isfinite(ps)]])
     fallback = float(finite.min()) if finite.size else 4.0 * eta
     worker[~np.isfinite(worker)] = fallback
     ps[~np.isfinite(ps)] = fallback
-    return worker / (4.0 * eta * priced), ps / (4.0 * eta * priced)
+    return worker / (4.0 * eta), ps / (4.0 * eta)
 
 
 def compute_constants(

@@ -240,28 +240,27 @@ def test_density_rule_per_pool_and_resource_by_hand():
     instance = unit_jobs_instance([10.0, 20.0], gpu_capacity=100, ps_cpu_capacity=1000.0)
     constants = compute_constants(instance)  # rule="density" is the default
     assert constants.rule == "density"
-    # Each job: 1 worker-slot of 1 GPU, its PS needs 1 CPU (b/B = 1); the least value density is 10 per unit,
-    # shared by the m = 2 (pool, resource) pairs a job demands: L = 10 / (4 * 2).
-    assert constants.worker_lower[0] == pytest.approx(10.0 / 8)
-    assert constants.ps_lower[1] == pytest.approx(10.0 / 8)
+    # Each job: 1 worker-slot of 1 GPU, its PS needs 1 CPU (b/B = 1); the least value density is 10 per unit.
+    assert constants.worker_lower[0] == pytest.approx(10.0 / 4)
+    assert constants.ps_lower[1] == pytest.approx(10.0 / 4)
     # Nobody demands worker CPU or PS GPU: the least defined value, a constant price (U = L).
-    assert constants.worker_lower[1] == pytest.approx(10.0 / 8) and constants.worker_upper[1] == constants.worker_lower[1]
-    gpu_upper = 1.25 * (20.0 / 1.25) ** (1 / (1 - 0.01))
+    assert constants.worker_lower[1] == pytest.approx(10.0 / 4) and constants.worker_upper[1] == constants.worker_lower[1]
+    gpu_upper = 2.5 * (20.0 / 2.5) ** (1 / (1 - 0.01))
     assert constants.worker_upper[0] == pytest.approx(gpu_upper)
-    assert constants.worker_log_ratio[0] == pytest.approx(math.log(gpu_upper / 1.25))
+    assert constants.worker_log_ratio[0] == pytest.approx(math.log(gpu_upper / 2.5))
     # D_0 = sum_r L^r T sum c^r over both pools (T = 1).
-    assert constants.initial_dual == pytest.approx(1.25 * 100 + 1.25 * 0 + 1.25 * 0 + 1.25 * 1000)
+    assert constants.initial_dual == pytest.approx(2.5 * 100 + 2.5 * 0 + 2.5 * 0 + 2.5 * 1000)
     state = PriceState(instance, constants)
     assert state.price_term() == pytest.approx(constants.initial_dual)
     data = constants.to_dict()
-    assert data["rule"] == "density" and data["worker_lower"]["gpu"] == pytest.approx(1.25)
+    assert data["rule"] == "density" and data["worker_lower"]["gpu"] == pytest.approx(2.5)
     json.dumps(data, allow_nan=False)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_density_rule_charges_at_most_a_quarter_on_an_empty_cluster(seed):
-    """With eta = 1 no job pays more than a quarter of its standalone utility on the empty cluster (summed over
-    every pool and resource it demands) at its fastest standalone schedule, whatever the units of the resources (the mixed-unit L overcharged or
+    """With eta = 1 no job pays more than a quarter of its standalone utility on the empty cluster at its
+    fastest standalone schedule, whatever the units of the resources (the mixed-unit L overcharged or
     undercharged by orders of magnitude)."""
     instance = generate("small", seed)
     constants = compute_constants(instance)
@@ -273,4 +272,5 @@ def test_density_rule_charges_at_most_a_quarter_on_an_empty_cluster(seed):
         ratio = job.worker_bandwidth_gbps / job.ps_bandwidth_gbps
         # Pooled resource-slots of the job at L (PS count rounded up adds at most a factor per unit).
         cost = work * (constants.worker_lower @ job.worker_demand) + work * ratio * (constants.ps_lower @ job.ps_demand)
-        assert cost <= alone[i] / 4 * (1 + 1e-9)
+        demanded = (job.worker_demand > 0).sum() + (job.ps_demand > 0).sum()
+        assert cost <= alone[i] * demanded / 4 * (1 + 1e-9)
