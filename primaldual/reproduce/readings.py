@@ -13,6 +13,7 @@ Spawned sweep workers do not import this module by themselves: :func:`run_task` 
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import primaldual.simulate  # noqa: F401  (importing the simulator registers oasis-lr and oasis-p)
@@ -36,6 +37,11 @@ def _reading(name: str, fixed: dict[str, Any]):
                 raise ValueError(f"{name} fixes {clash}; use rrh with --param to set them")
             super().__init__(**{**fixed, **parameters})
 
+    # The parameters a user may still set are RRH's less the fixed ones: say so in the signature, which is what
+    # `primaldual schedulers` and the --param check read.
+    base = inspect.signature(RrhScheduler.__init__)
+    Reading.__init__.__signature__ = base.replace(
+        parameters=[q for q in base.parameters.values() if q.name not in fixed])
     Reading.__name__ = Reading.__qualname__ = "Rrh" + "".join(p.title() for p in name.split("-")[1:])
     Reading.name = name
     return Reading
