@@ -112,21 +112,22 @@ def _print_table(summary: dict, source: str) -> None:
     instance = summary["instance"]
     print(f"compare on {source}: {instance['jobs']} jobs, {instance['horizon']} slots, "
           f"{instance['worker_servers']} worker + {instance['ps_servers']} PS servers")
-    header = f"{'scheduler':<12} {'utility':>10} {'admitted':>8} {'completed':>9} {'mean JCT':>8}  {'OPT/ALG':<20} {'runtime s':>9}"
+    width = max([12, *(len(row["scheduler"]) for row in summary["rows"])])
+    header = f"{'scheduler':<{width}} {'utility':>10} {'admitted':>8} {'completed':>9} {'mean JCT':>8}  {'OPT/ALG':<20} {'runtime s':>9}"
     print(header)
     print("-" * len(header))
     for row in summary["rows"]:
         if "error" in row:
-            print(f"{row['scheduler']:<12} FAILED: {row['error']}")
+            print(f"{row['scheduler']:<{width}} FAILED: {row['error']}")
             continue
         mark = "" if row["verified"] else "  NOT VERIFIED"
-        print(f"{row['scheduler']:<12} {row['utility']:>10.4f} {row['admitted']:>8} {row['completed']:>9} "
+        print(f"{row['scheduler']:<{width}} {row['utility']:>10.4f} {row['admitted']:>8} {row['completed']:>9} "
               f"{_num(row['mean_jct'], 4):>8}  {_ratio_text(row.get('ratio')):<20} {row['seconds']:>9.3f}{mark}")
     opt = summary["opt"]
     if opt is not None:
         seconds = opt["build_seconds"] + opt["solve_seconds"]
         objective = "-" if opt["objective"] is None else f"{opt['objective']:.4f}"
-        print(f"{'OPT':<12} {objective:>10} {_num(opt.get('admitted')):>8} {_num(opt.get('completed')):>9} "
+        print(f"{'OPT':<{width}} {objective:>10} {_num(opt.get('admitted')):>8} {_num(opt.get('completed')):>9} "
               f"{_num(opt.get('mean_jct'), 4):>8}  {'1.00000' if opt['status'] == 'optimal' else '-':<20} {seconds:>9.3f}")
         print(f"OPT: {opt['status']} ({opt.get('method', 'ilp')}, {opt['solver']}); incumbent {_num(opt['objective'])}, bound {_num(opt['bound'])}, "
               f"gap {_num(opt['gap'], 3)}" + (f"; MIP start from {opt['start_scheduler']} "
