@@ -37,11 +37,11 @@ def _reading(name: str, fixed: dict[str, Any]):
                 raise ValueError(f"{name} fixes {clash}; use rrh with --param to set them")
             super().__init__(**{**fixed, **parameters})
 
-    # The parameters a user may still set are RRH's less the fixed ones: say so in the signature, which is what
-    # `primaldual schedulers` and the --param check read.
+    # RRH's parameters with the reading's values as defaults: what `primaldual schedulers` lists and the --param
+    # check reads (setting a fixed one is refused above, naming the reading).
     base = inspect.signature(RrhScheduler.__init__)
-    Reading.__init__.__signature__ = base.replace(
-        parameters=[q for q in base.parameters.values() if q.name not in fixed])
+    Reading.__init__.__signature__ = base.replace(parameters=[
+        q.replace(default=fixed[q.name]) if q.name in fixed else q for q in base.parameters.values()])
     Reading.__name__ = Reading.__qualname__ = "Rrh" + "".join(p.title() for p in name.split("-")[1:])
     Reading.name = name
     return Reading
