@@ -71,90 +71,64 @@ class Preset:
     extra: dict = field(default_factory=dict)
 
 
-PRESETS: dict[str, Preset] = {
-    # Brute-forceable: a test can enumerate every schedule. Work of 1-4 worker-slots per job.
-    "tiny": Preset(
-        name="tiny",
-        jobs=(2, 4),
-        horizon=(2, 4),
-        worker_servers=(1, 2),
-        ps_servers=(1, 2),
-        load=1.0,
-        slot_seconds=3600.0,
-        resources=("gpu", "cpu"),
-        worker_capacity={"gpu": (2, 4), "cpu": (2, 8)},
-        ps_capacity={"gpu": (0, 0), "cpu": (1, 4)},
-        worker_demand={"gpu": (1, 2), "cpu": (1, 2)},
-        ps_demand={"gpu": (0, 0), "cpu": (1, 1)},
-        chunks=(1, 2),
-        epochs=(1, 5),
-        minibatches_per_chunk=(10, 100),
-        gradient_mb=(30.0, 575.0),
-        worker_bandwidth_gbps=(1.0, 10.0),
-        ps_bandwidth_gbps=(10.0, 20.0),
-        chunk_slots=(0.3, 2.0),
-        gamma1=(1.0, 100.0),
-        gamma2=(0.5, 3.0),
-        target_slack=(1.0, 2.0),
-        notes="2-4 jobs, 2-4 slots, 1-2 servers per pool; every job needs at most 4 worker-slots.",
-    ),
-    # Solvable to proven optimality by the ILP in seconds.
-    "small": Preset(
-        name="small",
-        jobs=(10, 10),
-        horizon=(20, 20),
-        worker_servers=(4, 4),
-        ps_servers=(4, 4),
-        load=0.6,
-        slot_seconds=3600.0,
-        resources=("gpu", "cpu", "memory"),
-        # Two GPUs per worker server: a 4-worker job of 2-GPU workers fills the whole pool, so jobs compete.
-        worker_capacity={"gpu": (2, 2), "cpu": (8, 16), "memory": (32, 64)},
-        ps_capacity={"gpu": (0, 0), "cpu": (4, 8), "memory": (16, 32)},
-        worker_demand={"gpu": (1, 2), "cpu": (2, 8), "memory": (4, 32)},
-        ps_demand={"gpu": (0, 0), "cpu": (1, 4), "memory": (2, 16)},
-        chunks=(1, 4),
-        epochs=(5, 50),
-        minibatches_per_chunk=(20, 200),
-        gradient_mb=(30.0, 575.0),
-        worker_bandwidth_gbps=(1.0, 5.0),
-        ps_bandwidth_gbps=(5.0, 20.0),
-        chunk_slots=(1.0, 8.0),
-        gamma1=(1.0, 100.0),
-        gamma2=(0.3, 2.0),
-        target_slack=(1.0, 2.0),
-        notes="~10 jobs over 20 slots on 4+4 servers of 2 GPUs; shortest durations 1-8 slots; contended.",
-    ),
-    # The evaluation scale: a [design] reconstruction of the paper's setup (docs/papers.md, OASiS).
-    "paper": Preset(
-        name="paper",
-        jobs=(300, 300),
-        horizon=(200, 200),
-        worker_servers=(50, 50),
-        ps_servers=(50, 50),
-        load=2.0,
-        slot_seconds=3600.0,
-        resources=("gpu", "cpu", "memory", "bandwidth"),
-        worker_capacity={"gpu": (8, 8), "cpu": (48, 48), "memory": (256, 256), "bandwidth": (40, 40)},
-        ps_capacity={"gpu": (0, 0), "cpu": (48, 48), "memory": (256, 256), "bandwidth": (40, 40)},
-        worker_demand={"gpu": (1, 4), "cpu": (2, 8), "memory": (8, 32)},
-        ps_demand={"gpu": (0, 0), "cpu": (1, 4), "memory": (4, 16)},
-        chunks=(1, 16),
-        epochs=(10, 100),
-        minibatches_per_chunk=(20, 200),
-        gradient_mb=(30.0, 575.0),
-        worker_bandwidth_gbps=(1.0, 5.0),
-        ps_bandwidth_gbps=(5.0, 20.0),
-        chunk_slots=(0.8, 30.0),
-        gamma1=(1.0, 100.0),
-        gamma2=(0.2, 1.0),
-        target_slack=(1.0, 2.0),
-        notes=(
-            "50 worker servers (8 GPU, 48 vCPU, 256 GB, 40 Gbps) and 50 PS servers; 300 jobs arriving over "
-            "150 slots of 1 h; shortest durations 1-30 slots; the GPU demand exceeds capacity at peak."
-        ),
+#: The presets side by side, one row per :class:`Preset` field, one column per preset (:data:`PRESET_ORDER`).
+#: ``tiny`` is brute-forceable (a test can enumerate every schedule; each job needs 1-4 worker-slots), ``small``
+#: is solved to proven optimality by the ILP in seconds, and ``paper`` is the evaluation scale, a [design]
+#: reconstruction of the paper's setup (docs/papers.md, OASiS).
+PRESET_ORDER = ("tiny", "small", "paper")
+_COLUMNS: dict[str, tuple] = {
+    "jobs": ((2, 4), (10, 10), (300, 300)),
+    "horizon": ((2, 4), (20, 20), (200, 200)),
+    "worker_servers": ((1, 2), (4, 4), (50, 50)),
+    "ps_servers": ((1, 2), (4, 4), (50, 50)),
+    "load": (1.0, 0.6, 2.0),  # jobs per slot
+    "slot_seconds": (3600.0, 3600.0, 3600.0),
+    "chunks": ((1, 2), (1, 4), (1, 16)),
+    "epochs": ((1, 5), (5, 50), (10, 100)),
+    "minibatches_per_chunk": ((10, 100), (20, 200), (20, 200)),
+    "gradient_mb": ((30.0, 575.0), (30.0, 575.0), (30.0, 575.0)),
+    "worker_bandwidth_gbps": ((1.0, 10.0), (1.0, 5.0), (1.0, 5.0)),
+    "ps_bandwidth_gbps": ((10.0, 20.0), (5.0, 20.0), (5.0, 20.0)),
+    "chunk_slots": ((0.3, 2.0), (1.0, 8.0), (0.8, 30.0)),
+    "gamma1": ((1.0, 100.0), (1.0, 100.0), (1.0, 100.0)),
+    "gamma2": ((0.5, 3.0), (0.3, 2.0), (0.2, 1.0)),
+    "target_slack": ((1.0, 2.0), (1.0, 2.0), (1.0, 2.0)),
+    "notes": (
+        "2-4 jobs, 2-4 slots, 1-2 servers per pool; every job needs at most 4 worker-slots.",
+        "~10 jobs over 20 slots on 4+4 servers of 2 GPUs; shortest durations 1-8 slots; contended.",
+        "50 worker servers (8 GPU, 48 vCPU, 256 GB, 40 Gbps) and 50 PS servers; 300 jobs arriving over "
+        "150 slots of 1 h; shortest durations 1-30 slots; the GPU demand exceeds capacity at peak.",
     ),
 }
+#: Per preset, its resources in order, each with the ranges (worker capacity, PS capacity, worker demand, PS
+#: demand). Bandwidth demands have no range: a worker demands the job's ``b`` and a PS its ``B`` (step 3 above).
+_RESOURCE_RANGES: dict[str, dict[str, tuple]] = {
+    "tiny": {"gpu": ((2, 4), (0, 0), (1, 2), (0, 0)), "cpu": ((2, 8), (1, 4), (1, 2), (1, 1))},
+    "small": {
+        # Two GPUs per worker server: a 4-worker job of 2-GPU workers fills the whole pool, so jobs compete.
+        "gpu": ((2, 2), (0, 0), (1, 2), (0, 0)),
+        "cpu": ((8, 16), (4, 8), (2, 8), (1, 4)),
+        "memory": ((32, 64), (16, 32), (4, 32), (2, 16)),
+    },
+    "paper": {
+        "gpu": ((8, 8), (0, 0), (1, 4), (0, 0)),
+        "cpu": ((48, 48), (48, 48), (2, 8), (1, 4)),
+        "memory": ((256, 256), (256, 256), (8, 32), (4, 16)),
+        "bandwidth": ((40, 40), (40, 40), None, None),
+    },
+}
+_POOL_RANGES = ("worker_capacity", "ps_capacity", "worker_demand", "ps_demand")
+
+
+def _preset(column: int, name: str) -> Preset:
+    """Preset ``name`` read from its column of :data:`_COLUMNS` and its rows of :data:`_RESOURCE_RANGES`."""
+    rows = _RESOURCE_RANGES[name]
+    pools = {pool: {resource: row[k] for resource, row in rows.items() if row[k] is not None}
+             for k, pool in enumerate(_POOL_RANGES)}
+    return Preset(name=name, resources=tuple(rows), **pools, **{key: row[column] for key, row in _COLUMNS.items()})
+
+
+PRESETS: dict[str, Preset] = {name: _preset(column, name) for column, name in enumerate(PRESET_ORDER)}
 
 
 def _int(rng: np.random.Generator, bounds) -> int:

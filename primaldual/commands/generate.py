@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
@@ -35,16 +36,8 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     check_output_path(args.output, "-o/--output")
-    instance = generate(
-        preset=args.preset,
-        seed=args.seed,
-        jobs=args.jobs,
-        horizon=args.horizon,
-        load=args.load,
-        worker_servers=args.worker_servers,
-        ps_servers=args.ps_servers,
-        capacity_scale=args.capacity_scale,
-    )
+    # Every parameter of generate() is a flag of the same name: the call takes them from the namespace.
+    instance = generate(**{name: getattr(args, name) for name in inspect.signature(generate).parameters})
     save_instance(instance, args.output)
     summary = {
         "output": args.output,
