@@ -21,7 +21,21 @@ def _as_array(duration):
 
 
 @dataclass(frozen=True)
-class Sigmoid:
+class UtilityFamily:
+    """What every family shares: its JSON ``kind`` and the check of its parameters against their domains."""
+
+    kind: ClassVar[str]
+
+    def check(self, where: str) -> list[str]:
+        """Every parameter against its domain (primaldual/domains.py: finite, bounded, so no utility is NaN)."""
+        problems = []
+        for name, domain in UTILITY_FIELDS[self.kind].items():
+            problems += domain.problem(f"{where}.{name}", getattr(self, name))
+        return problems
+
+
+@dataclass(frozen=True)
+class Sigmoid(UtilityFamily):
     """``gamma1 / (1 + exp(gamma2 (d - gamma3)))``, the CORA-style utility (the default family).
 
     ``gamma1`` is the job's weight, ``gamma2 >= 0`` how sharply value decays, ``gamma3`` the target duration.
@@ -37,44 +51,37 @@ class Sigmoid:
         # logaddexp keeps exp() from overflowing for steep, late completions.
         return self.gamma1 * np.exp(-np.logaddexp(0.0, self.gamma2 * (d - self.gamma3)))
 
-    def check(self, where: str) -> list[str]:
-        return _check(self, where)
-
 
 @dataclass(frozen=True)
-class LinearDecay:
-    """``value * max(0, 1 - d / deadline)``: falls linearly from ``value`` at d = 0 to 0 at the deadline."""
+class DeadlineUtility(UtilityFamily):
+    """A family worth at most ``value``, and nothing once the duration passes ``deadline`` slots."""
 
     value: float
     deadline: float
+
+
+@dataclass(frozen=True)
+class LinearDecay(DeadlineUtility):
+    """``value * max(0, 1 - d / deadline)``: falls linearly from ``value`` at d = 0 to 0 at the deadline."""
+
     kind: ClassVar[str] = "linear"
 
     def __call__(self, duration):
-        d = _as_array(duration)
-        return self.value * np.clip(1.0 - d / self.deadline, 0.0, 1.0)
-
-    def check(self, where: str) -> list[str]:
-        return _check(self, where)
+        return self.value * np.clip(1.0 - _as_array(duration) / self.deadline, 0.0, 1.0)
 
 
 @dataclass(frozen=True)
-class Step:
+class Step(DeadlineUtility):
     """``value`` if the duration is at most ``deadline`` slots, else 0."""
 
-    value: float
-    deadline: float
     kind: ClassVar[str] = "step"
 
     def __call__(self, duration):
-        d = _as_array(duration)
-        return np.where(d <= self.deadline, self.value, 0.0)
-
-    def check(self, where: str) -> list[str]:
-        return _check(self, where)
+        return np.where(_as_array(duration) <= self.deadline, self.value, 0.0)
 
 
 @dataclass(frozen=True)
-class Constant:
+class Constant(UtilityFamily):
     """``value`` whatever the duration (a job that only needs to finish within the horizon)."""
 
     value: float
@@ -83,20 +90,9 @@ class Constant:
     def __call__(self, duration):
         return np.full(np.shape(duration), float(self.value)) if np.ndim(duration) else float(self.value)
 
-    def check(self, where: str) -> list[str]:
-        return _check(self, where)
-
 
 UTILITY_KINDS: dict[str, type] = {cls.kind: cls for cls in (Sigmoid, LinearDecay, Step, Constant)}
 Utility = Sigmoid | LinearDecay | Step | Constant
-
-
-def _check(utility, where: str) -> list[str]:
-    """Every parameter against its domain (primaldual/domains.py: finite, bounded, so no utility is NaN)."""
-    problems = []
-    for name, domain in UTILITY_FIELDS[utility.kind].items():
-        problems += domain.problem(f"{where}.{name}", getattr(utility, name))
-    return problems
 
 
 def utility_to_dict(utility: Utility) -> dict[str, Any]:

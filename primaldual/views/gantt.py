@@ -22,7 +22,7 @@ import numpy as np
 from primaldual.errors import InputError
 from primaldual.instance import Instance
 from primaldual.schedule import Schedule
-from primaldual.utility import LinearDecay, Step
+from primaldual.utility import DeadlineUtility
 from primaldual.views.distributions import JobOutcomes, job_outcomes, utilisation_over_time
 
 #: Rows drawn before the chart switches to a sample of the jobs.
@@ -70,7 +70,7 @@ def deadlines(instance: Instance, schedule: Schedule) -> dict[int, tuple[int, st
     """
     out: dict[int, tuple[int, str]] = {}
     for i, job in enumerate(instance.jobs):
-        if isinstance(job.utility, (Step, LinearDecay)) and np.isfinite(job.utility.deadline):
+        if isinstance(job.utility, DeadlineUtility) and np.isfinite(job.utility.deadline):
             out[i] = (job.arrival + int(np.floor(job.utility.deadline)), "utility")
     promised = schedule.meta.get("promised_deadlines") or {}
     if not isinstance(promised, Mapping):
