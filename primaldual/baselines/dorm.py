@@ -52,9 +52,10 @@ Parameters: ``fairness_threshold`` (>= 0 or None for no fairness constraint), ``
 
 from __future__ import annotations
 
+import inspect
 import logging
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -80,6 +81,19 @@ def _quiet_pyomo():
         yield
     finally:
         logger.setLevel(level)
+
+
+@dataclass
+class DormCounts:
+    """What one run of Dorm did, reported by ``report()``: events re-solved, MILP solves (and how many pooled),
+    uses of fallbacks 2 and 3 (module docstring) and the seconds spent in the solver."""
+
+    events: int = 0
+    solves: int = 0
+    pooled_solves: int = 0
+    fairness_relaxed: int = 0
+    kept_previous: int = 0
+    solver_seconds: float = 0.0
 
 
 class DormScheduler(OnlineScheduler):
@@ -122,29 +136,13 @@ class DormScheduler(OnlineScheduler):
         self.skip_unfinishable = bool(skip_unfinishable)
 
     def parameters(self) -> dict:
-        return {
-            "fairness_threshold": self.fairness_threshold,
-            "max_adjustments": self.max_adjustments,
-            "solver": self.solver,
-            "time_limit": self.time_limit,
-            "mip_gap": self.mip_gap,
-            "formulation": self.formulation,
-            "placement": self.placement,
-            "skip_unfinishable": self.skip_unfinishable,
-        }
+        # The constructor's arguments, as validated and kept under the same names.
+        names = inspect.signature(DormScheduler.__init__).parameters
+        return {name: getattr(self, name) for name in names if name != "self"}
 
     def report(self) -> dict:
-        return {
-            "events": self.events,
-            "solves": self.solves,
-            "pooled_solves": self.pooled_solves,
-            "fairness_relaxed": self.fairness_relaxed,
-            "kept_previous": self.kept_previous,
-            "solver_seconds": self.solver_seconds,
-            "partition_history": [
-                {"slot": slot, "workers": {str(i): n for i, n in sizes.items()}} for slot, sizes in self.history
-            ],
-        }
+        history = [{"slot": slot, "workers": {str(i): n for i, n in sizes.items()}} for slot, sizes in self.history]
+        return {**asdict(self.counts), "partition_history": history}
 
     def start(self, instance) -> None:
         self.instance = instance
@@ -155,8 +153,7 @@ class DormScheduler(OnlineScheduler):
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
         self.partitions: dict[int, Allocation] = {}
         self.dirty = False
-        self.events = self.solves = self.pooled_solves = self.fairness_relaxed = self.kept_previous = 0
-        self.solver_seconds = 0.0
+        self.counts = DormCounts()
         self.history: list[tuple[int, dict[int, int]]] = []
 
     def on_arrival(self, slot: int, jobs: list[int]) -> None:
@@ -170,7 +167,7 @@ class DormScheduler(OnlineScheduler):
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         if self.dirty:
             self.dirty = False
-            self.events += 1
+            self.counts.events += 1
             self.partitions = self._repartition(slot, state)
             self.history.append((slot, {i: int(a.workers.sum()) for i, a in self.partitions.items()}))
         out = {}
@@ -226,10 +223,10 @@ class DormScheduler(OnlineScheduler):
         )
         partition = self._solve(problem, candidates)
         if partition is None and problem.fairness_threshold is not None:
-            self.fairness_relaxed += 1
+            self.counts.fairness_relaxed += 1
             partition = self._solve(replace(problem, fairness_threshold=None), candidates)
         if partition is None:
-            self.kept_previous += 1
+            self.counts.kept_previous += 1
             partition = self._keep_previous(candidates, max_workers)
         return partition
 
@@ -240,9 +237,9 @@ class DormScheduler(OnlineScheduler):
         model = build_dorm_model(problem, pooled=pooled)
         with _quiet_pyomo():
             outcome = solve_model(model, solver=self.solver, time_limit=self.time_limit, mip_gap=self.mip_gap)
-        self.solves += 1
-        self.pooled_solves += int(pooled)
-        self.solver_seconds += outcome.seconds
+        self.counts.solves += 1
+        self.counts.pooled_solves += int(pooled)
+        self.counts.solver_seconds += outcome.seconds
         if not outcome.has_solution:
             return None
         try:
