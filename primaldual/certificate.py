@@ -37,7 +37,6 @@ CHECK_TOLERANCE = 1e-9
 class Certificate:
     """The dual bound of a finished OASiS run and the numerical checks of the theorem (module docstring)."""
 
-    dual_objective: float
     mu_sum: float
     price_term: float
     initial_dual: float
@@ -48,6 +47,11 @@ class Certificate:
     allocation_price_factor: float | None
     standalone_bound: float
     constants: PriceConstants
+
+    @property
+    def dual_objective(self) -> float:
+        """``D = sum_i mu_i^final + sum p c + sum q c`` (module docstring)."""
+        return self.mu_sum + self.price_term
 
     @property
     def ratio_upper_bound(self) -> float | None:
@@ -146,7 +150,6 @@ def compute_certificate(instance: Instance, state: PriceState, decisions: dict[i
     mu_sum = float(sum(mu_final))
     primal = float(sum(d.primal_increase for d in decisions.values()))
     return Certificate(
-        dual_objective=mu_sum + price_term,
         mu_sum=mu_sum,
         price_term=price_term,
         initial_dual=initial_dual,

@@ -54,44 +54,30 @@ class Settings:
     paper_dorm: bool = True
 
 
-QUICK = Settings(
-    name="quick",
-    tiny_instances=30,
-    small_instances=8,
-    small_time_limit=30.0,
-    small20_instances=2,
-    small20_time_limit=20.0,
+#: The two settings side by side, one row per :class:`Settings` field: (quick, full).
+_SIZES: dict[str, tuple] = {
+    "tiny_instances": (30, 200),
+    "small_instances": (8, 50),
+    "small_time_limit": (30.0, 120.0),
+    "small20_instances": (2, 20),
+    "small20_time_limit": (20.0, 300.0),
     # The paper preset is uncontended up to ~100 jobs (every scheduler earns the same): 300 jobs is where the
     # schedulers differ, so both curves include a contended point.
-    paper_jobs=(100, 300),
-    paper_seeds=(0, 1),
-    paper_jobs_without_dorm=(),
-    capacity_jobs=300,
-    capacity_scales=(0.5, 1.0),
-    capacity_seeds=(0, 1),
-    lbbsp_seeds=(0, 1, 2),
-    lbbsp_quick=False,
-    paper_dorm=False,
-)
-FULL = Settings(
-    name="full",
-    tiny_instances=200,
-    small_instances=50,
-    small_time_limit=120.0,
-    small20_instances=20,
-    small20_time_limit=300.0,
-    paper_jobs=(50, 100, 150, 200, 250, 300, 400),
-    paper_seeds=(0, 1, 2),
-    paper_jobs_without_dorm=(),
-    capacity_jobs=300,
-    capacity_scales=(0.5, 0.75, 1.0, 1.5, 2.0),
-    capacity_seeds=(0, 1, 2),
-    lbbsp_seeds=(0, 1, 2, 3, 4),
-    lbbsp_quick=False,
-    paper_opt=True,
-    paper_time_limit=600.0,
-    lbbsp_training=True,
-)
+    "paper_jobs": ((100, 300), (50, 100, 150, 200, 250, 300, 400)),
+    "paper_seeds": ((0, 1), (0, 1, 2)),
+    "paper_jobs_without_dorm": ((), ()),
+    "capacity_jobs": (300, 300),
+    "capacity_scales": ((0.5, 1.0), (0.5, 0.75, 1.0, 1.5, 2.0)),
+    "capacity_seeds": ((0, 1), (0, 1, 2)),
+    "lbbsp_seeds": ((0, 1, 2), (0, 1, 2, 3, 4)),
+    "lbbsp_quick": (False, False),
+    "paper_opt": (False, True),
+    "paper_time_limit": (600.0, 600.0),
+    "lbbsp_training": (False, True),
+    "paper_dorm": (False, True),
+}
+QUICK, FULL = (Settings(name=name, **{key: row[column] for key, row in _SIZES.items()})
+               for column, name in enumerate(("quick", "full")))
 
 #: Seeds of the ratio sweeps start here, so that they do not share instances with the unit tests' seeds.
 TINY_SEED = 1000
