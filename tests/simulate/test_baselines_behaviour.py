@@ -142,12 +142,16 @@ def test_drf_progressive_filling_invariant(demands, ps_cpu):
 # ----------------------------------------------------------------------------------------------- RRH
 
 
+def one_at_a_time(jobs, horizon):
+    """Single-chunk jobs ``(arrival, work, utility)`` on one 2-GPU server whose worker takes both GPUs, so only
+    one job runs at a time."""
+    return make_instance([make_job(arrival=arrival, work=work, utility=utility, chunks=1, worker_demand=(2.0, 1.0))
+                          for arrival, work, utility in jobs], horizon=horizon, worker_capacity=((2.0, 8.0),))
+
+
 def test_rrh_prefers_the_job_of_higher_utility_density():
-    # Only one job fits at a time (each worker takes both GPUs). Job 1 is worth more per resource-time.
-    both = dict(arrival=0, chunks=1, worker_demand=(2.0, 1.0))
-    instance = make_instance([make_job(work=2, utility=Constant(10.0), **both),
-                              make_job(work=2, utility=Constant(50.0), **both)],
-                             horizon=6, worker_capacity=((2.0, 8.0),))
+    # Only one job fits at a time. Job 1 is worth more per resource-time.
+    instance = one_at_a_time([(0, 2, Constant(10.0)), (0, 2, Constant(50.0))], horizon=6)
     rrh = run(instance, "rrh")
     assert rrh.metrics.completion_slots == {1: 1, 0: 3}
     fifo = run(instance, "fifo")
@@ -156,20 +160,14 @@ def test_rrh_prefers_the_job_of_higher_utility_density():
 
 def test_rrh_ranks_by_density_not_by_raw_utility():
     # Job 0 is worth more (12 > 10) but needs twice the resource-time (4 worker-slots against 2).
-    both = dict(arrival=0, chunks=1, worker_demand=(2.0, 1.0))
-    instance = make_instance([make_job(work=4, utility=Constant(12.0), **both),
-                              make_job(work=2, utility=Constant(10.0), **both)],
-                             horizon=8, worker_capacity=((2.0, 8.0),))
+    instance = one_at_a_time([(0, 4, Constant(12.0)), (0, 2, Constant(10.0))], horizon=8)
     result = run(instance, "rrh")
     assert result.metrics.completion_slots == {1: 1, 0: 5}
 
 
 def test_rrh_preemption_is_a_parameter():
     # Only one job fits at a time. Job 0 (sparse) starts alone in slot 0; job 1 (dense) arrives in slot 1.
-    both = dict(chunks=1, worker_demand=(2.0, 1.0))
-    instance = make_instance([make_job(arrival=0, work=3, utility=Constant(10.0), **both),
-                              make_job(arrival=1, work=1, utility=Constant(50.0), **both)],
-                             horizon=6, worker_capacity=((2.0, 8.0),))
+    instance = one_at_a_time([(0, 3, Constant(10.0)), (1, 1, Constant(50.0))], horizon=6)
     # Preemptive (the default): job 1 displaces job 0 for one slot.
     preemptive = run(instance, "rrh")
     assert preemptive.parameters["preemptive"] is True
@@ -196,10 +194,7 @@ def test_rrh_opportunity_cost_rejects_at_arrival():
     # (risk_weight < 1) the long job's opportunity cost exceeds its value and it is turned away.
     from primaldual.utility import LinearDecay
 
-    both = dict(arrival=0, chunks=1, worker_demand=(2.0, 1.0))
-    instance = make_instance([make_job(work=1, utility=LinearDecay(100.0, 3.0), **both),
-                              make_job(work=6, utility=Constant(1.0), **both)],
-                             horizon=8, worker_capacity=((2.0, 8.0),))
+    instance = one_at_a_time([(0, 1, LinearDecay(100.0, 3.0)), (0, 6, Constant(1.0))], horizon=8)
     default = run(instance, "rrh")
     assert default.report["rejected"] == [] and default.completed == 2
     cautious = run(instance, "rrh", risk_weight=0.2)
