@@ -56,7 +56,7 @@ highest utility the one of least cost at the supplied (tie-break) prices is chos
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -189,18 +189,10 @@ def cover_work(cost: np.ndarray, work: int, utility: np.ndarray, objective: str 
 
 
 @dataclass(frozen=True, eq=False)
-class DualResult:
-    """The subroutine's answer for one job (all slots absolute, ``0..T-1``).
-
-    ``payoff`` is utility minus cost of the best schedule and ``mu = max(0, payoff)``; ``schedule`` is that
-    schedule even when ``mu = 0``. ``feasible`` is False (``payoff = -inf``, ``schedule = None``) when no
-    schedule was found. With ``early_stop`` (the default) ``mu`` and, when ``mu > 0``, the schedule are exact,
-    but the search stops as soon as no later completion can have a positive payoff, so for a job with
-    ``mu = 0`` the payoff and schedule are the best found up to then (possibly none).
-    ``completion_costs[t] = C_i(t)`` (``+inf`` where no schedule covers the work by ``t``, ``nan`` before the
-    arrival or past an early stop). With ``objective="utility"`` the job
-    pays nothing: ``cost = 0``, ``payoff = utility`` and ``tie_break_cost`` is the cost at the tie-break prices.
-    """
+class Offer:
+    """The subroutine's answer for one job in numbers: what :class:`DualResult` and the online decision
+    (:class:`primaldual.oasis_result.JobDecision`) share. ``payoff`` is utility minus cost of the best schedule
+    and ``mu = max(0, payoff)`` (eq. (21)); ``feasible`` is False (``payoff = -inf``) when no schedule was found."""
 
     job: int
     feasible: bool
@@ -209,16 +201,35 @@ class DualResult:
     cost: float
     utility: float
     completion_slot: int | None
-    schedule: JobSchedule | None
-    workers_per_slot: np.ndarray
-    parameter_servers_per_slot: np.ndarray
-    completion_costs: np.ndarray
-    tie_break_cost: float = 0.0
 
     @property
     def admit(self) -> bool:
         """Eq. (21) and Algorithm 1: admit iff ``mu_i > 0``."""
         return self.mu > 0
+
+    def offer_fields(self) -> dict:
+        """The :class:`Offer` fields alone, by name (to build a record that extends them)."""
+        return {f.name: getattr(self, f.name) for f in fields(Offer)}
+
+
+@dataclass(frozen=True, eq=False)
+class DualResult(Offer):
+    """The subroutine's answer for one job (all slots absolute, ``0..T-1``): the :class:`Offer` and the schedule.
+
+    ``schedule`` is the best schedule even when ``mu = 0`` (``None`` when infeasible). With ``early_stop`` (the
+    default) ``mu`` and, when ``mu > 0``, the schedule are exact, but the search stops as soon as no later
+    completion can have a positive payoff, so for a job with ``mu = 0`` the payoff and schedule are the best
+    found up to then (possibly none).
+    ``completion_costs[t] = C_i(t)`` (``+inf`` where no schedule covers the work by ``t``, ``nan`` before the
+    arrival or past an early stop). With ``objective="utility"`` the job
+    pays nothing: ``cost = 0``, ``payoff = utility`` and ``tie_break_cost`` is the cost at the tie-break prices.
+    """
+
+    schedule: JobSchedule | None
+    workers_per_slot: np.ndarray
+    parameter_servers_per_slot: np.ndarray
+    completion_costs: np.ndarray
+    tie_break_cost: float = 0.0
 
 
 #: Slots of placement tables computed at a time, so that an early stop also saves the tables of later slots.
@@ -328,6 +339,7 @@ def best_schedule(
 
 __all__ = [
     "DualResult",
+    "Offer",
     "PoolPlacement",
     "SlotCosts",
     "WorkCover",

@@ -15,6 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
+from primaldual.pool import Pool, cluster_pools
 from primaldual.utility import Utility
 
 #: Relative tolerance for the floating-point side of ceilings and of eq. (6): ``ceil(x - EPS*x)``.
@@ -196,6 +197,11 @@ class Instance:
     def best_utility(self, i: int) -> float:
         """``f_i(shortest_duration_i - 1)``: the most job i can earn."""
         return float(self.jobs[i].utility(self.shortest_duration[i] - 1))
+
+    @property
+    def pools(self) -> tuple[Pool, Pool]:
+        """The worker pool and the PS pool (:func:`primaldual.pool.cluster_pools`)."""
+        return cluster_pools(self.cluster)
 
     def worker_demand_matrix(self) -> np.ndarray:
         """``w[i, r]``, shape (I, R)."""

@@ -16,7 +16,7 @@ positive capacity in that pool.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -24,67 +24,59 @@ from primaldual.instance import Instance
 from primaldual.schedule import Schedule
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunMetrics:
-    """What one run achieved. ``scheduler_seconds`` is None where no online scheduler ran (e.g. OPT)."""
+    """What one run achieved. ``scheduler_seconds`` is None where no online scheduler ran (e.g. OPT).
+
+    The fields are in the order of the JSON form (:meth:`to_dict`); ``extra`` is spread into it last.
+    """
 
     utility: float
     admitted: int
     completed: int
+    unfinished: int = 0
+    abandoned: int = 0
+    mean_jct: float | None
+    jct: dict[int, int]
     completion_slots: dict[int, int]
     job_utilities: dict[int, float]
-    jct: dict[int, int]
-    mean_jct: float | None
     utilisation: dict[str, dict[str, float]]
-    unfinished: int = 0
     wasted_worker_slots: int = 0
     scheduler_seconds: float | None = None
     extra: dict = field(default_factory=dict)
-    abandoned: int = 0
 
     def to_dict(self) -> dict:
         """JSON-ready: job indices become string keys, as in the schedule files."""
-        return {
-            "utility": self.utility,
-            "admitted": self.admitted,
-            "completed": self.completed,
-            "unfinished": self.unfinished,
-            "abandoned": self.abandoned,
-            "mean_jct": self.mean_jct,
-            "jct": {str(i): v for i, v in self.jct.items()},
-            "completion_slots": {str(i): v for i, v in self.completion_slots.items()},
-            "job_utilities": {str(i): v for i, v in self.job_utilities.items()},
-            "utilisation": {pool: dict(values) for pool, values in self.utilisation.items()},
-            "wasted_worker_slots": self.wasted_worker_slots,
-            "scheduler_seconds": self.scheduler_seconds,
-            **self.extra,
-        }
+        out = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if item.name == "extra":
+                out.update(value)
+            elif isinstance(value, dict):  # by job (int keys) or by pool (a dict per pool): copied
+                out[item.name] = {str(key): dict(v) if isinstance(v, dict) else v for key, v in value.items()}
+            else:
+                out[item.name] = value
+        return out
 
 
 def utilisation(instance: Instance, worker_load: np.ndarray, ps_load: np.ndarray) -> dict[str, dict[str, float]]:
     """Mean utilisation per resource and pool from loads summed over slots and servers (arrays of shape (R,))."""
-    cluster = instance.cluster
+    resources = instance.cluster.resources
     out = {}
-    for pool, load, capacity in (
-        ("worker", worker_load, cluster.worker_capacity),
-        ("ps", ps_load, cluster.ps_capacity),
-    ):
-        total = capacity.sum(axis=0) * instance.horizon
-        out[pool] = {
-            name: float(load[r] / total[r]) for r, name in enumerate(cluster.resources) if total[r] > 0
-        }
+    for pool, load in zip(instance.pools, (worker_load, ps_load)):
+        total = pool.capacity.sum(axis=0) * instance.horizon
+        out[pool.name] = {name: float(load[r] / total[r]) for r, name in enumerate(resources) if total[r] > 0}
     return out
 
 
 def schedule_load(instance: Instance, schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     """Worker and PS load of ``schedule`` per resource, summed over slots and servers."""
-    worker_load = np.zeros(instance.cluster.n_resources)
-    ps_load = np.zeros(instance.cluster.n_resources)
+    loads = tuple(np.zeros(instance.cluster.n_resources) for _ in instance.pools)
     for i, assignment in schedule.assignments.items():
         job = instance.jobs[i]
-        worker_load += float(assignment.workers.sum()) * job.worker_demand
-        ps_load += float(assignment.parameter_servers.sum()) * job.ps_demand
-    return worker_load, ps_load
+        for load, pool in zip(loads, instance.pools):
+            load += float(pool.counts(assignment).sum()) * pool.demand(job)
+    return loads
 
 
 def compute_metrics(

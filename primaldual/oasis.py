@@ -30,12 +30,8 @@ from primaldual.dual import DualResult, best_schedule
 from primaldual.errors import InputError
 from primaldual.instance import Instance
 from primaldual.oasis_result import JobDecision, OasisResult  # noqa: F401 - re-exported
-from primaldual.prices import (
-    PRICE_RULES,
-    PriceConstants,
-    PriceState,
-    compute_constants,
-)
+from primaldual.price_strategy import ExponentialPrices, PriceStrategy, ZeroPrices
+from primaldual.prices import PRICE_RULES, PriceConstants, compute_constants
 from primaldual.schedule import JobSchedule, Schedule
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
 
@@ -48,32 +44,22 @@ def arrival_order(instance: Instance) -> list[int]:
     return sorted(range(instance.n_jobs), key=lambda i: (instance.jobs[i].arrival, i))
 
 
-def _share_prices(capacity: np.ndarray) -> np.ndarray:
-    """``1 / c_h^r`` (0 where ``c = 0``): greedy's tie-break "price" of a unit, the share of a server it is."""
-    return np.divide(1.0, capacity, out=np.zeros(capacity.shape), where=capacity > 0)
-
-
 class OnlineEngine:
     """The state of one run: prices, committed plans and decisions. ``decide(i)`` handles one arrival.
 
-    ``greedy=True`` is the ablation: no prices (the job pays nothing, admit iff utility > 0), ties broken by
-    server shares (module docstring). Shared by :func:`run_oasis` and the two scheduler classes, so that the
-    batch run and the slot-by-slot run are the same computation.
+    ``prices`` is the pricing rule (:mod:`primaldual.price_strategy`): :class:`ExponentialPrices` for OASiS,
+    :class:`ZeroPrices` for the ``greedy`` ablation (module docstring); a bare :class:`PriceConstants` means
+    ``ExponentialPrices(constants)``. Shared by :func:`run_oasis`, :func:`run_greedy` and the two scheduler
+    classes, so that the batch run and the slot-by-slot run are the same computation.
     """
 
-    def __init__(self, instance: Instance, constants: PriceConstants | None, greedy: bool = False):
+    def __init__(self, instance: Instance, prices: PriceStrategy | PriceConstants):
+        if isinstance(prices, PriceConstants):
+            prices = ExponentialPrices(prices)
         self.instance = instance
-        self.greedy = greedy
-        cluster = instance.cluster
-        if greedy:
-            ones = np.ones(cluster.n_resources)
-            constants = PriceConstants(cluster.resources, 1.0, ones, ones, source="greedy")
-            shape_w = (instance.horizon, cluster.n_worker_servers, cluster.n_resources)
-            shape_ps = (instance.horizon, cluster.n_ps_servers, cluster.n_resources)
-            self._tie_worker = np.broadcast_to(_share_prices(cluster.worker_capacity), shape_w)
-            self._tie_ps = np.broadcast_to(_share_prices(cluster.ps_capacity), shape_ps)
-        self.constants = constants
-        self.state = PriceState(instance, constants)
+        self.prices = prices
+        self.constants = prices.constants
+        self.state = prices.start(instance)
         self.initial_dual = self.state.price_term()
         self.plans: dict[int, JobSchedule] = {}
         self.decisions: dict[int, JobDecision] = {}
@@ -81,10 +67,9 @@ class OnlineEngine:
     def evaluate(self, i: int) -> DualResult:
         """The subroutine at the current prices and residual capacity (no side effect)."""
         state = self.state
-        if self.greedy:
-            return best_schedule(self.instance, i, self._tie_worker, self._tie_ps, state.worker_free, state.ps_free,
-                                 objective="utility")
-        return best_schedule(self.instance, i, state.worker_prices, state.ps_prices, state.worker_free, state.ps_free)
+        worker_prices, ps_prices = self.prices.read(state, self.instance.jobs[i].arrival)
+        return best_schedule(self.instance, i, worker_prices, ps_prices, state.worker_free, state.ps_free,
+                             objective=self.prices.objective)
 
     def decide(self, i: int) -> JobDecision:
         """Algorithm 1 for job ``i``: evaluate, admit iff ``mu_i > 0``, commit, raise prices."""
@@ -92,28 +77,12 @@ class OnlineEngine:
             raise InputError(f"job {i}: already decided (each job arrives once)")
         job = self.instance.jobs[i]
         result = self.evaluate(i)
-        admitted = result.admit
         price_increase = 0.0
-        if admitted:
+        if result.admit:
             plan = result.schedule
             self.plans[i] = plan
-            price_increase = self.state.commit(job, plan.workers, plan.parameter_servers)
-            if self.greedy:
-                price_increase = 0.0
-        decision = JobDecision(
-            job=i,
-            arrival=job.arrival,
-            admitted=admitted,
-            feasible=result.feasible,
-            mu=result.mu,
-            payoff=result.payoff,
-            cost=result.cost,
-            utility=result.utility,
-            completion_slot=result.completion_slot,
-            primal_increase=result.utility if admitted else 0.0,
-            dual_increase=(result.mu + price_increase) if admitted else 0.0,
-            price_increase=price_increase,
-        )
+            price_increase = self.prices.commit(self.state, job, plan.workers, plan.parameter_servers)
+        decision = JobDecision.of(result, job.arrival, price_increase)
         self.decisions[i] = decision
         return decision
 
@@ -122,19 +91,21 @@ class OnlineEngine:
 
     def certificate(self) -> Certificate:
         """Recompute every ``mu_i`` at the final prices (:func:`primaldual.certificate.compute_certificate`)."""
-        if self.greedy:
-            raise InputError("greedy has no prices, hence no certificate")
+        if not self.prices.certified:
+            raise InputError(f"{self.prices.name} prices give no certificate")
         return compute_certificate(self.instance, self.state, self.decisions, self.initial_dual, self.constants)
+
     def result(self, scheduler: str) -> OasisResult:
         decisions = tuple(self.decisions[i] for i in sorted(self.decisions))
+        worker_prices, ps_prices = self.prices.final_prices(self.state)
         return OasisResult(
             scheduler=scheduler,
             schedule=self.schedule(scheduler),
             decisions=decisions,
-            constants=None if self.greedy else self.constants,
-            certificate=None if self.greedy else self.certificate(),
-            worker_prices=None if self.greedy else self.state.worker_prices.copy(),
-            ps_prices=None if self.greedy else self.state.ps_prices.copy(),
+            constants=self.constants,
+            certificate=self.certificate() if self.prices.certified else None,
+            worker_prices=worker_prices,
+            ps_prices=ps_prices,
         )
 
 
@@ -168,7 +139,7 @@ def run_oasis(
 
 def run_greedy(instance: Instance) -> OasisResult:
     """Run the ``greedy`` ablation on ``instance`` (module docstring)."""
-    engine = OnlineEngine(instance, None, greedy=True)
+    engine = OnlineEngine(instance, ZeroPrices())
     for i in arrival_order(instance):
         engine.decide(i)
     return engine.result("greedy")
@@ -180,16 +151,14 @@ def run_greedy(instance: Instance) -> OasisResult:
 class _PlanningScheduler(OnlineScheduler):
     """Plans each job at its arrival (``on_arrival``) and plays the plan back slot by slot (``allocate``)."""
 
-    greedy: bool = False
-
     def start(self, instance: Instance) -> None:
         super().start(instance)
-        self._engine = OnlineEngine(instance, self._make_constants(instance), greedy=self.greedy)
+        self._engine = OnlineEngine(instance, self._make_prices(instance))
         self._certificate = None
         self._overruns: dict[int, Allocation] = {}
 
-    def _make_constants(self, instance: Instance) -> PriceConstants | None:
-        return None
+    def _make_prices(self, instance: Instance) -> PriceStrategy:
+        raise NotImplementedError  # pragma: no cover - every concrete scheduler names its prices
 
     @property
     def engine(self) -> OnlineEngine:
@@ -266,7 +235,6 @@ class OasisScheduler(_PlanningScheduler):
     """
 
     name = "oasis"
-    greedy = False
 
     def __init__(self, price_scale: float = 1.0, eta: float = 1.0, constants: PriceConstants | None = None,
                  rule: str = "density"):
@@ -280,8 +248,8 @@ class OasisScheduler(_PlanningScheduler):
         self.eta = float(eta)
         self.constants = constants
 
-    def _make_constants(self, instance: Instance) -> PriceConstants:
-        return _constants(instance, self.constants, self.price_scale, self.eta, self.rule)
+    def _make_prices(self, instance: Instance) -> PriceStrategy:
+        return ExponentialPrices(_constants(instance, self.constants, self.price_scale, self.eta, self.rule))
 
     def parameters(self) -> dict[str, Any]:
         out: dict[str, Any] = {"price_scale": self.price_scale, "eta": self.eta, "rule": self.rule}
@@ -311,7 +279,9 @@ class GreedyScheduler(_PlanningScheduler):
     """The ``greedy`` ablation: OASiS's subroutine with all prices zero (module docstring)."""
 
     name = "greedy"
-    greedy = True
+
+    def _make_prices(self, instance: Instance) -> PriceStrategy:
+        return ZeroPrices()
 
     def parameters(self) -> dict[str, Any]:
         return {"prices": "zero", "tie_break": "fewest server shares, then earliest completion"}

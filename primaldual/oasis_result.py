@@ -8,31 +8,41 @@ from typing import Any
 import numpy as np
 
 from primaldual.certificate import Certificate
+from primaldual.dual import Offer
 from primaldual.prices import PriceConstants, json_number
 from primaldual.schedule import Schedule
 
 
+#: The keys of a decision's JSON form, in the order the files have always used.
+DECISION_KEYS = ("job", "arrival", "admitted", "feasible", "mu", "payoff", "cost", "utility", "completion_slot",
+                 "primal_increase", "dual_increase", "price_increase")
+
+
 @dataclass(frozen=True)
-class JobDecision:
+class JobDecision(Offer):
     """What the online algorithm decided for one job, at the prices of its arrival.
 
-    ``mu``, ``payoff``, ``cost`` and ``utility`` describe the best schedule found (also for a rejected job);
-    ``primal_increase`` is ``f_i`` if admitted else 0 and ``dual_increase`` is ``mu_i + price_increase``, where
-    ``price_increase = sum c (p_new - p_old)`` over what the job allocated.
+    The :class:`~primaldual.dual.Offer` part (``mu``, ``payoff``, ``cost``, ``utility``, ...) describes the best
+    schedule found (also for a rejected job); ``primal_increase`` is ``f_i`` if admitted else 0 and
+    ``dual_increase`` is ``mu_i + price_increase``, where ``price_increase = sum c (p_new - p_old)`` over what
+    the job allocated.
     """
 
-    job: int
     arrival: int
     admitted: bool
-    feasible: bool
-    mu: float
-    payoff: float
-    cost: float
-    utility: float
-    completion_slot: int | None
     primal_increase: float
     dual_increase: float
     price_increase: float
+
+    @classmethod
+    def of(cls, offer: Offer, arrival: int, price_increase: float) -> "JobDecision":
+        """The decision on the subroutine's ``offer`` (a :class:`~primaldual.dual.DualResult`): admitted iff
+        ``mu > 0`` (Algorithm 1); ``price_increase`` is what the admission raised the prices by (0 if rejected)."""
+        admitted = offer.admit
+        return cls(**offer.offer_fields(), arrival=arrival, admitted=admitted,
+                   primal_increase=offer.utility if admitted else 0.0,
+                   dual_increase=(offer.mu + price_increase) if admitted else 0.0,
+                   price_increase=price_increase)
 
     @property
     def allocation_price_ratio(self) -> float | None:
@@ -42,20 +52,12 @@ class JobDecision:
         return self.dual_increase / self.primal_increase
 
     def to_dict(self) -> dict:
-        return {
-            "job": self.job,
-            "arrival": self.arrival,
-            "admitted": self.admitted,
-            "feasible": self.feasible,
-            "mu": json_number(self.mu),
-            "payoff": json_number(self.payoff),
-            "cost": json_number(self.cost),
-            "utility": json_number(self.utility),
-            "completion_slot": self.completion_slot,
-            "primal_increase": json_number(self.primal_increase),
-            "dual_increase": json_number(self.dual_increase),
-            "price_increase": json_number(self.price_increase),
-        }
+        """JSON-ready: numbers that are not finite become None (:func:`primaldual.prices.json_number`)."""
+        return {key: _plain(getattr(self, key)) for key in DECISION_KEYS}
+
+
+def _plain(value):
+    return json_number(value) if isinstance(value, float) else value
 
 
 @dataclass(frozen=True, eq=False)

@@ -136,14 +136,12 @@ class _Checker:
         self.n_worker_servers = instance.cluster.n_worker_servers
         self.n_ps_servers = instance.cluster.n_ps_servers
         self.resources = instance.cluster.resources
-        self.worker_capacity = instance.cluster.worker_capacity
-        self.ps_capacity = instance.cluster.ps_capacity
+        self.pools = instance.pools
         self.arrivals = instance.arrivals
         self.chunks = np.array([j.chunks for j in instance.jobs], dtype=np.int64)
         self.worker_bandwidth = np.array([j.worker_bandwidth_gbps for j in instance.jobs])
         self.ps_bandwidth = np.array([j.ps_bandwidth_gbps for j in instance.jobs])
-        self.worker_demand = instance.worker_demand_matrix()
-        self.ps_demand = instance.ps_demand_matrix()
+        self.demands = tuple(pool.demand_matrix(instance) for pool in self.pools)  # (I, R) per pool
 
     def error(self, slot, message, job=None, rule="", equation=None):
         return SimulationError(self.name, slot, message, job=job, rule=rule, equation=equation)
@@ -179,13 +177,13 @@ class _Checker:
                     f"({self.n_ps_servers},), got {y.shape} and {z.shape}", job=int(i), rule="shape",
                 )
             workers[m], parameter_servers[m] = y, z
-        for equation, what, counts in (("12", "workers", workers), ("13", "parameter servers", parameter_servers)):
+        for pool, counts in zip(self.pools, (workers, parameter_servers)):
             bad = ~np.isfinite(counts) | (counts < 0) | (counts != np.round(counts)) | (counts > MAX_COUNT)
             if bad.any():
                 m, s = np.argwhere(bad)[0]
                 raise self.error(
-                    slot, f"{what} on server {s} must be a non-negative integer, got {counts[m, s]!r}",
-                    job=int(jobs[m]), rule="integrality", equation=equation,
+                    slot, f"{pool.units} on server {s} must be a non-negative integer, got {counts[m, s]!r}",
+                    job=int(jobs[m]), rule="integrality", equation=pool.count_equation.strip("()"),
                 )
         return jobs, workers.astype(np.int64), parameter_servers.astype(np.int64)
 
@@ -235,18 +233,15 @@ class _Checker:
                 slot, f"{per_job_ps[m]} PSs, more than its {per_job_workers[m]} workers",
                 job=int(jobs[m]), rule="ps_count", equation="7",
             )
-        for equation, pool, counts, demand, capacity in (
-            ("4", "worker", workers, self.worker_demand, self.worker_capacity),
-            ("5", "PS", parameter_servers, self.ps_demand, self.ps_capacity),
-        ):
+        for pool, counts, demand in zip(self.pools, (workers, parameter_servers), self.demands):
             load = counts.T @ demand[jobs]  # (servers, R)
-            over = load > capacity + TOLERANCE
+            over = load > pool.capacity + TOLERANCE
             if over.any():
                 s, r = np.argwhere(over)[0]
                 users = [int(i) for i in jobs[counts[:, s] > 0]]
                 raise self.error(
-                    slot, f"{pool} server {s} {self.resources[r]}: jobs {users} use {load[s, r]:g}, "
-                    f"capacity {capacity[s, r]:g}", rule="capacity", equation=equation,
+                    slot, f"{pool.server} server {s} {self.resources[r]}: jobs {users} use {load[s, r]:g}, "
+                    f"capacity {pool.capacity[s, r]:g}", rule="capacity", equation=pool.capacity_equation.strip("()"),
                 )
 
 
@@ -264,8 +259,7 @@ class _Restarts:
     def __init__(self, n_jobs: int, cost: float):
         self.cost = cost
         self.last_slot = np.full(n_jobs, -2, dtype=np.int64)
-        self.workers: dict[int, np.ndarray] = {}
-        self.parameter_servers: dict[int, np.ndarray] = {}
+        self.placements: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # job -> (workers, parameter servers)
         self.count = 0
         self.lost = 0.0
 
@@ -273,15 +267,15 @@ class _Restarts:
         """The worker-slots each row supplies in ``slot``: its workers, less ``F`` of them on a restart."""
         supplied = workers.sum(axis=1).astype(float)
         for m, i in enumerate(jobs.tolist()):
-            same = self.last_slot[i] == slot - 1 and np.array_equal(self.workers[i], workers[m]) \
-                and np.array_equal(self.parameter_servers[i], parameter_servers[m])
+            placement = (workers[m], parameter_servers[m])
+            same = self.last_slot[i] == slot - 1 and all(map(np.array_equal, self.placements[i], placement))
             if not same:
                 self.count += 1
                 if self.cost > 0:
                     self.lost += self.cost * supplied[m]
                     supplied[m] *= 1.0 - self.cost
             self.last_slot[i] = slot
-            self.workers[i], self.parameter_servers[i] = workers[m], parameter_servers[m]
+            self.placements[i] = placement
         return supplied
 
 
@@ -314,7 +308,7 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
     received = np.zeros(n_jobs, dtype=bool)
     completion_slot = np.full(n_jobs, -1, dtype=np.int64)
     given = np.zeros(n_jobs, dtype=np.int64)  # worker-slots each job received
-    loads = [np.zeros(instance.cluster.n_resources), np.zeros(instance.cluster.n_resources)]  # worker, PS
+    loads = [np.zeros(instance.cluster.n_resources) for _ in instance.pools]  # per pool and resource
     restarts = _Restarts(n_jobs, restart_cost)
     # Per job, the slots it ran in and its per-server counts there; dense arrays are built only at the end.
     records: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
@@ -351,8 +345,8 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
         remaining[jobs] -= restarts.work(t, jobs, workers, parameter_servers)
         given[jobs] += per_job_workers
         received[jobs] = True
-        loads[0] += per_job_workers @ checker.worker_demand[jobs]
-        loads[1] += parameter_servers.sum(axis=1) @ checker.ps_demand[jobs]
+        for load, counts, demand in zip(loads, (workers, parameter_servers), checker.demands):
+            load += counts.sum(axis=1) @ demand[jobs]
         for m, i in enumerate(jobs.tolist()):
             records.setdefault(i, []).append((t, workers[m], parameter_servers[m]))
         finished = jobs[(remaining[jobs] <= WORK_TOLERANCE) & ~completed[jobs]]
@@ -397,11 +391,12 @@ def _assignments(instance: Instance, records: dict, completed: np.ndarray) -> di
     assignments = {}
     for i in np.flatnonzero(completed).tolist():
         slots = [t for t, _, _ in records[i]]
-        y = np.zeros((instance.horizon, instance.cluster.n_worker_servers), dtype=np.int64)
-        z = np.zeros((instance.horizon, instance.cluster.n_ps_servers), dtype=np.int64)
-        y[slots] = np.stack([row for _, row, _ in records[i]])
-        z[slots] = np.stack([row for _, _, row in records[i]])
-        assignments[i] = JobSchedule(y, z)
+        counts = []
+        for m, pool in enumerate(instance.pools, start=1):  # record = (slot, workers, parameter servers)
+            array = np.zeros((instance.horizon, pool.n_servers), dtype=np.int64)
+            array[slots] = np.stack([record[m] for record in records[i]])
+            counts.append(array)
+        assignments[i] = JobSchedule(*counts)
     return assignments
 
 

@@ -81,6 +81,15 @@ class SlotCosts:
     ps_needed: np.ndarray
 
 
+def _pool_fill(prices: np.ndarray, free: np.ndarray, demand: np.ndarray, max_units: int) -> PoolPlacement:
+    """The cheapest fill of one pool: per-unit prices ``sum_r prices^r demand^r`` (zero demand costs nothing)
+    and the units that fit in ``free``, broadcast together (either may be given per slot or once for all)."""
+    unit = unit_prices(np.asarray(prices, dtype=float), demand)
+    caps = fit_counts(free, demand, max_units)
+    shape = np.broadcast_shapes(unit.shape, caps.shape)
+    return cheapest_fill(np.broadcast_to(unit, shape), np.broadcast_to(caps, shape), max_units)
+
+
 def slot_costs(
     job: Job,
     max_workers: int,
@@ -94,23 +103,11 @@ def slot_costs(
     ``worker_prices``/``worker_free`` have shape (S, H, R) (or broadcast to it), ``ps_*`` (S, K, R): the prices
     and the free amounts in the window's slots. Returns ``c_t(D)`` for ``D = 0..max_workers``.
     """
-    worker_prices = np.asarray(worker_prices, dtype=float)
-    ps_prices = np.asarray(ps_prices, dtype=float)
     counts = np.arange(max_workers + 1)
     ps_needed = np.asarray(job.min_parameter_servers(counts), dtype=np.int64)
     ps_max = int(min(ps_needed.max(initial=0), max_workers))
-    # Per-unit prices (zero demand costs nothing): pi_h(t) = sum_r p_h^r(t) w^r, rho_k(t) = sum_r q_k^r(t) s^r.
-    worker_unit = unit_prices(worker_prices, job.worker_demand)
-    ps_unit = unit_prices(ps_prices, job.ps_demand)
-    worker_caps = fit_counts(worker_free, job.worker_demand, max_workers)
-    ps_caps = fit_counts(ps_free, job.ps_demand, ps_max)
-    # Prices and free amounts may be given per slot or once for all slots: broadcast them together.
-    shape = np.broadcast_shapes(worker_unit.shape, worker_caps.shape)
-    worker_unit, worker_caps = np.broadcast_to(worker_unit, shape), np.broadcast_to(worker_caps, shape)
-    shape = np.broadcast_shapes(ps_unit.shape, ps_caps.shape)
-    ps_unit, ps_caps = np.broadcast_to(ps_unit, shape), np.broadcast_to(ps_caps, shape)
-    workers = cheapest_fill(worker_unit, worker_caps, max_workers)
-    parameter_servers = cheapest_fill(ps_unit, ps_caps, ps_max)
+    workers = _pool_fill(worker_prices, worker_free, job.worker_demand, max_workers)
+    parameter_servers = _pool_fill(ps_prices, ps_free, job.ps_demand, ps_max)
     needed = np.minimum(ps_needed, ps_max)
     cost = workers.cost + parameter_servers.cost[:, needed]
     # Eq. (7): Z(D) <= D (fails only if b_i > B_i, which instance files refuse).

@@ -61,13 +61,14 @@ class VerificationReport:
         }
 
 
-def _cell_violations(i: int, pools, kind: str, flagged, message) -> list[Violation]:
-    """One :class:`Violation` per (slot, server) cell that ``flagged(array)`` marks, for each
-    ``(equation, name, array)`` of ``pools`` (workers, then PSs), in row-major order."""
+def _cell_violations(i: int, pools, counts, equation: str, kind: str, flagged, message) -> list[Violation]:
+    """One :class:`Violation` per (slot, server) cell that ``flagged(array)`` marks, for each pool and its
+    ``counts`` array (workers, then PSs), in row-major order; ``equation`` names the pool's equation field."""
     out = []
-    for equation, name, array in pools:
+    for pool, array in zip(pools, counts):
         for t, s in zip(*np.nonzero(flagged(array))):
-            out.append(Violation(equation, kind, message(name, t, s, array), job=i, slot=int(t), server=int(s)))
+            out.append(Violation(getattr(pool, equation), kind, message(pool.units, t, s, array), job=i,
+                                 slot=int(t), server=int(s)))
     return out
 
 
@@ -76,9 +77,9 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
     horizon = instance.horizon
     cluster = instance.cluster
     n_workers_servers, n_ps_servers = cluster.n_worker_servers, cluster.n_ps_servers
+    pools = instance.pools
     violations: list[Violation] = []
-    worker_load = np.zeros((horizon, n_workers_servers, cluster.n_resources))
-    ps_load = np.zeros((horizon, n_ps_servers, cluster.n_resources))
+    loads = [np.zeros((horizon, pool.n_servers, cluster.n_resources)) for pool in pools]
     completion_slots: dict[int, int] = {}
     job_utilities: dict[int, float] = {}
 
@@ -103,14 +104,14 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
 
         # (12)-(13): non-negative integers.
         violations += _cell_violations(
-            i, (("(12)", "workers", y), ("(13)", "parameter servers", z)), "integrality",
+            i, pools, (y, z), "count_equation", "integrality",
             lambda array: ~np.isfinite(array) | (array < 0) | (array != np.round(array)),
             lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t} must be a non-negative integer, "
                                       f"got {show(array[t, s])}")
 
         # (9)-(10): nothing before arrival.
         violations += _cell_violations(
-            i, (("(9)", "workers", y), ("(10)", "parameter servers", z)), "before_arrival",
+            i, pools, (y, z), "arrival_equation", "before_arrival",
             lambda array: array[: job.arrival] != 0,
             lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t}, before its arrival slot "
                                       f"{job.arrival}")
@@ -160,8 +161,8 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
                 )
             )
 
-        worker_load += y[:, :, None] * job.worker_demand[None, None, :]
-        ps_load += z[:, :, None] * job.ps_demand[None, None, :]
+        for load, pool, counts in zip(loads, pools, (y, z)):
+            load += counts[:, :, None] * pool.demand(job)[None, None, :]
 
         # (8) and (1): completion slot = last slot with a worker; utility f_i(t_hat - a_i).
         active = np.flatnonzero(workers_per_slot > 0)
@@ -173,23 +174,21 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
             job_utilities[i] = 0.0
 
     # (4)-(5): per-server, per-slot, per-resource capacity.
-    for equation, pool, load, capacity in (
-        ("(4)", "worker", worker_load, cluster.worker_capacity),
-        ("(5)", "PS", ps_load, cluster.ps_capacity),
-    ):
+    for pool, load in zip(pools, loads):
+        capacity = pool.capacity
         over = load > capacity[None, :, :] + CAPACITY_TOLERANCE
         for t, s, r in zip(*np.nonzero(over)):
             users = sorted(
                 i for i, a in schedule.assignments.items()
                 if 0 <= i < instance.n_jobs
-                and np.shape(a.workers if pool == "worker" else a.parameter_servers) == load.shape[:2]
-                and (a.workers if pool == "worker" else a.parameter_servers)[t, s] != 0
+                and np.shape(pool.counts(a)) == load.shape[:2]
+                and pool.counts(a)[t, s] != 0
             )
             violations.append(
                 Violation(
-                    equation, f"{'worker' if pool == 'worker' else 'ps'}_capacity",
-                    f"slot {t}: {pool} server {s} {cluster.resources[r]}: jobs {users} use {load[t, s, r]:g}, "
-                    f"capacity {capacity[s, r]:g}",
+                    pool.capacity_equation, f"{pool.name}_capacity",
+                    f"slot {t}: {pool.server} server {s} {cluster.resources[r]}: jobs {users} use "
+                    f"{load[t, s, r]:g}, capacity {capacity[s, r]:g}",
                     slot=int(t), server=int(s), resource=cluster.resources[r],
                 )
             )
