@@ -18,6 +18,9 @@ not available (docs/papers.md, OASiS); the choices below are this project's, der
   an empty cluster charges every job at most ``1 / (4 eta)`` of its utility. (GPU, vCPU, GB and Gbps are not
   summed with each other any more.) The initial dual ``D_0 = sum_r L^r T sum c^r`` is not bounded by
   construction; ``kappa = D_0 / opt_lower_bound`` is recorded and the theorem applies only where ``kappa < 1``.
+* ``rule="budget"`` (``oasis``'s default; :mod:`primaldual.price_budget`, proofs/oasis.md section 7b): the same
+  shape, scaled by the measured overlap ``rho`` so that a job's whole fastest standalone schedule costs at most
+  ``1 / (2 eta)`` of its utility on an empty cluster, whatever number of resources it demands.
 * ``rule="capacity"`` (the first implementation, kept for comparison):
   ``L = opt_lower_bound / (2 eta T (sum_{h,r} c_h^r + sum_{k,r} c_k^r))``, one number in mixed units. The
   initial dual objective ``D_0 = L T sum c`` is then ``opt_lower_bound / (2 eta) <= OPT / (2 eta)``: the
@@ -261,9 +264,8 @@ def _upper_from_density(lower: np.ndarray, density: np.ndarray, fraction: np.nda
     return upper
 
 
-#: How ``compute_constants`` sets the lower prices: ``"density"`` (default) per pool and resource from the
-#: least value density per unit of resource-time; ``"capacity"`` one ``L`` over all capacities (the rule of
-#: the first implementation, kept for comparison and for Lemma 5's ``D_0 <= OPT / (2 eta)`` by construction).
+#: How ``compute_constants`` sets the lower prices (module docstring): ``"density"`` (default), ``"capacity"``
+#: (kept for Lemma 5's ``D_0 <= OPT / (2 eta)`` by construction) or ``"budget"`` (``oasis``'s default).
 PRICE_RULES = ("density", "capacity", "budget")
 
 
