@@ -110,7 +110,7 @@ class OnlineEngine:
 
 
 def _constants(instance: Instance, constants: PriceConstants | None, price_scale: float, eta: float,
-               rule: str = "density") -> PriceConstants:
+               rule: str = "budget") -> PriceConstants:
     if constants is None:
         return compute_constants(instance, eta=eta, price_scale=price_scale, rule=rule)
     if constants.resources != instance.cluster.resources:
@@ -124,7 +124,7 @@ def run_oasis(
     constants: PriceConstants | None = None,
     price_scale: float = 1.0,
     eta: float = 1.0,
-    rule: str = "density",
+    rule: str = "budget",
 ) -> OasisResult:
     """Run OASiS on ``instance`` (all jobs, arrival order) and compute its certificate.
 
@@ -229,7 +229,8 @@ class OasisScheduler(_PlanningScheduler):
     """OASiS behind the :class:`~primaldual.scheduler.OnlineScheduler` interface (``--scheduler oasis``).
 
     Parameters: ``price_scale`` (multiplies every price), ``eta`` (the ``L`` scaling), ``rule`` (the lower
-    prices: ``density`` per pool and resource, the default, or ``capacity``, one ``L``; see
+    prices: ``budget`` per pool and resource with an empty-cluster budget, the default, ``density`` per pool
+    and resource, or ``capacity``, one ``L``; see
     :mod:`primaldual.prices`), or explicit ``constants`` (a :class:`PriceConstants`). ``report()`` carries the
     certificate under ``"certificate"``; ``parameters()`` the constants.
     """
@@ -237,7 +238,7 @@ class OasisScheduler(_PlanningScheduler):
     name = "oasis"
 
     def __init__(self, price_scale: float = 1.0, eta: float = 1.0, constants: PriceConstants | None = None,
-                 rule: str = "density"):
+                 rule: str = "budget"):
         if rule not in PRICE_RULES:
             raise InputError(f"scheduler oasis: rule must be one of {', '.join(PRICE_RULES)}, got {rule!r}")
         self.rule = rule

@@ -18,6 +18,9 @@ not available (docs/papers.md, OASiS); the choices below are this project's, der
   an empty cluster charges every job at most ``1 / (4 eta)`` of its utility. (GPU, vCPU, GB and Gbps are not
   summed with each other any more.) The initial dual ``D_0 = sum_r L^r T sum c^r`` is not bounded by
   construction; ``kappa = D_0 / opt_lower_bound`` is recorded and the theorem applies only where ``kappa < 1``.
+* ``rule="budget"`` (``oasis``'s default; :mod:`primaldual.price_budget`, proofs/oasis.md section 7b): the same
+  shape, scaled by the measured overlap ``rho`` so that a job's whole fastest standalone schedule costs at most
+  ``1 / (2 eta)`` of its utility on an empty cluster, whatever number of resources it demands.
 * ``rule="capacity"`` (the first implementation, kept for comparison):
   ``L = opt_lower_bound / (2 eta T (sum_{h,r} c_h^r + sum_{k,r} c_k^r))``, one number in mixed units. The
   initial dual objective ``D_0 = L T sum c`` is then ``opt_lower_bound / (2 eta) <= OPT / (2 eta)``: the
@@ -53,6 +56,7 @@ selective, ``< 1`` less. The theorem's conditions are re-checked and recorded fo
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -60,6 +64,7 @@ import numpy as np
 
 from primaldual.errors import InputError
 from primaldual.instance import Instance
+from primaldual.price_budget import budget_lower_prices
 from primaldual.standalone import _demand_fraction, standalone_utilities
 
 #: Above this small-demand fraction the 1/(1 - eps) headroom makes prices useless (``alpha_discrete`` grows
@@ -236,26 +241,10 @@ class PriceConstants:
     def rescaled(self, factor: float) -> "PriceConstants":
         """The same constants with every price multiplied by ``factor`` (``alpha`` unchanged)."""
         _check_positive("price_scale", factor)
-        return PriceConstants(
-            resources=self.resources,
-            lower=self.lower * factor,
-            worker_upper=self.worker_upper * factor,
-            ps_upper=self.ps_upper * factor,
-            eta=self.eta,
-            price_scale=self.price_scale * factor,
-            worker_value_density=self.worker_value_density,
-            ps_value_density=self.ps_value_density,
-            worker_demand_fraction=self.worker_demand_fraction,
-            ps_demand_fraction=self.ps_demand_fraction,
-            opt_lower_bound=self.opt_lower_bound,
-            capacity_time=self.capacity_time,
-            source=self.source,
-            worker_lower=self.worker_lower * factor,
-            ps_lower=self.ps_lower * factor,
-            worker_capacity_time=self.worker_capacity_time,
-            ps_capacity_time=self.ps_capacity_time,
-            rule=self.rule,
-        )
+        return dataclasses.replace(
+            self, lower=self.lower * factor, worker_upper=self.worker_upper * factor,
+            ps_upper=self.ps_upper * factor, worker_lower=self.worker_lower * factor,
+            ps_lower=self.ps_lower * factor, price_scale=self.price_scale * factor)
 
 
 def _check_positive(name: str, value) -> None:
@@ -275,10 +264,9 @@ def _upper_from_density(lower: np.ndarray, density: np.ndarray, fraction: np.nda
     return upper
 
 
-#: How ``compute_constants`` sets the lower prices: ``"density"`` (default) per pool and resource from the
-#: least value density per unit of resource-time; ``"capacity"`` one ``L`` over all capacities (the rule of
-#: the first implementation, kept for comparison and for Lemma 5's ``D_0 <= OPT / (2 eta)`` by construction).
-PRICE_RULES = ("density", "capacity")
+#: How ``compute_constants`` sets the lower prices (module docstring): ``"density"`` (default), ``"capacity"``
+#: (kept for Lemma 5's ``D_0 <= OPT / (2 eta)`` by construction) or ``"budget"`` (``oasis``'s default).
+PRICE_RULES = ("density", "capacity", "budget")
 
 
 def density_lower_prices(instance: Instance, standalone: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
@@ -359,6 +347,8 @@ def compute_constants(
         worker_lower = ps_lower = np.ones(n_resources)  # nothing can earn anything: any constant price admits nothing
     elif rule == "capacity":
         worker_lower = ps_lower = np.full(n_resources, opt_lower_bound / (2.0 * eta * capacity_time))
+    elif rule == "budget":
+        worker_lower, ps_lower = budget_lower_prices(instance, standalone, eta)
     else:
         worker_lower, ps_lower = density_lower_prices(instance, standalone, eta)
 
