@@ -71,7 +71,7 @@ AUTO_ILP_PLACEMENTS = 20_000
 
 #: Who assembles the ILP/LP: the Pyomo model (the declarative reference), the numpy sparse arrays of
 #: :mod:`primaldual.offline_matrix` handed to highspy, or ``auto``: the matrix path for the strong per-server
-#: model with HiGHS and no MIP start above :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
+#: model with HiGHS above :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
 BUILDERS = ("auto", "pyomo", "matrix")
 AUTO_MATRIX_PLACEMENTS = 5_000
 
@@ -171,9 +171,11 @@ def _extract(model, instance: Instance) -> dict[int, tuple[np.ndarray, np.ndarra
     return out
 
 
-def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, notify=None, deadline=None) -> dict:
-    """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline_matrix`)."""
-    from primaldual.offline_matrix import build_matrix_model, matrix_assignments, solve_matrix_model
+def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, start=None, notify=None,
+                            deadline=None) -> dict:
+    """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline_matrix`),
+    with ``start`` as the MIP start and each improving incumbent sent through ``notify``."""
+    from primaldual.offline_matrix import build_matrix_model, matrix_assignments, solve_matrix_model, start_vector
 
     started = time.perf_counter()
     model = build_matrix_model(instance)
@@ -181,10 +183,19 @@ def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, no
     if notify is not None:
         notify("built", {"build_seconds": build_seconds, "n_variables": model.n_variables,
                          "n_constraints": model.n_constraints, "objective_slack": model.objective_slack})
+    on_incumbent = None
+    if notify is not None and not relax:
+        def on_incumbent(values, objective, bound):
+            # Sent as found, so that a parent that kills this process keeps the best schedule so far.
+            notify("incumbent", {"assignments": matrix_assignments(model, values, instance), "bound": bound,
+                                 "objective": objective})
+
     if deadline is not None:
         time_limit = remaining(deadline)
     gap = mip_gap if mip_gap is not None else (None if relax else DEFAULT_HIGHS_GAP)
-    outcome, values = solve_matrix_model(model, relax=relax, time_limit=time_limit, mip_gap=gap, threads=threads)
+    outcome, values = solve_matrix_model(
+        model, relax=relax, time_limit=time_limit, mip_gap=gap, threads=threads, on_incumbent=on_incumbent,
+        start=None if start is None or relax else start_vector(model, instance, start))
     assignments = None if relax or values is None else matrix_assignments(model, values, instance)
     return {"build_seconds": build_seconds, "n_variables": model.n_variables, "n_constraints": model.n_constraints,
             "objective_slack": model.objective_slack, "outcome": outcome, "assignments": assignments,
@@ -195,10 +206,10 @@ def resolve_builder(instance, builder, *, solver, pooled, formulation, start) ->
     """``"pyomo"`` or ``"matrix"``: what ``builder`` (:data:`BUILDERS`) means for this call."""
     if builder not in BUILDERS:
         raise InputError(f"--builder: must be one of {', '.join(BUILDERS)}, got {builder!r}")
-    matrix_ok = solver == "highs" and not pooled and formulation == "strong" and start is None
+    matrix_ok = solver == "highs" and not pooled and formulation == "strong"
     if builder == "matrix" and not matrix_ok:
-        raise InputError("--builder: the matrix path covers the strong per-server model solved by HiGHS without "
-                         "a MIP start; use --builder pyomo for the others")
+        raise InputError("--builder: the matrix path covers the strong per-server model solved by HiGHS; use "
+                         "--builder pyomo for the others")
     if builder == "auto":
         return "matrix" if matrix_ok and placement_count(instance) > AUTO_MATRIX_PLACEMENTS else "pyomo"
     return builder
@@ -211,7 +222,7 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
     With a ``deadline`` (absolute ``time.time()``) the solver gets only the time left after building."""
     if builder == "matrix":
         return _build_and_solve_matrix(instance, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
-                                       relax=relax, notify=notify, deadline=deadline)
+                                       relax=relax, start=start, notify=notify, deadline=deadline)
     started = time.perf_counter()
     model = build_offline_model(instance, relax=relax, formulation=formulation, pooled=pooled)
     build_seconds = time.perf_counter() - started
