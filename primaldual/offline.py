@@ -210,6 +210,7 @@ def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned pro
         extra["details"]["pooled_bound"] = pooled["outcome"].bound
         if pooled["assignments"] is not None:
             return {**pooled, **extra, "builder": "pooled+placement"}
+        options["start"] = _better_start(instance, options["start"], pooled.pop("partial"), extra)
         if pooled["outcome"].status != "error":
             pooled_bound = pooled["outcome"].bound
     raw = _build_and_solve(instance, notify=notify, **options)
@@ -222,6 +223,18 @@ def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned pro
         # The pooled model is a relaxation with the same floored objective: its bound holds here too.
         raw["outcome"] = dataclasses.replace(outcome, bound=pooled_bound)
     return {**raw, **extra}
+
+
+def _better_start(instance, start, candidate, extra) -> Schedule | None:
+    """The better MIP start of ``start`` and ``candidate`` (a schedule placed from the pooled solution)."""
+    if candidate is None:
+        return start
+    utility = verify(instance, candidate)
+    if not utility.feasible or (start is not None and utility.utility <= verify(instance, start).utility):
+        return start
+    extra["details"]["pooled_start_utility"] = float(utility.utility)
+    extra["notes"].append("the pooled solution's jobs that fit on the servers seed the per-server ILP")
+    return candidate
 
 
 def _prepare_ilp(instance, options) -> None:  # runs in the spawned process, before its memory cap

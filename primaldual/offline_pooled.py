@@ -145,6 +145,17 @@ def place_pooled(instance: Instance, counts: dict) -> tuple[dict | None, int | N
     return {i: (arrays[0], arrays[1]) for i, arrays in out.items()}, None
 
 
+def _place_what_fits(instance: Instance, counts: dict) -> Schedule:
+    """A pooled solution that does not pack as a whole, placed job by job, first fit, dropping each job that
+    does not fit in some slot (:func:`primaldual.column_generation.place_on_servers`): a feasible schedule,
+    a candidate MIP start for the per-server ILP."""
+    from primaldual.column_generation import place_on_servers
+    from primaldual.schedule import JobSchedule
+
+    per_slot = {i: JobSchedule(w[:, None], z[:, None]) for i, (w, z) in counts.items()}
+    return place_on_servers(instance, per_slot)
+
+
 def seed_pooled(model, instance: Instance, start: Schedule) -> None:
     """Set the pooled model's variables to ``start`` aggregated per slot (the MIP start), 0 elsewhere."""
     import pyomo.environ as pyo
@@ -183,7 +194,8 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
     """Solve the pooled ILP (``start`` as its MIP start) within ``time_limit``; if it is proven optimal, place
     its counts on servers (:func:`place_pooled`). Returns ``outcome`` (the pooled solve's
     :class:`~primaldual.solvers.SolveOutcome`), ``assignments`` (per-server counts, None unless every slot
-    packed), ``note`` (what happened, for the result's message), ``build_seconds``, sizes and slack."""
+    packed), ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed
+first fit, a feasible schedule), ``note`` (what happened, for the result's message), ``build_seconds``, sizes and slack."""
     import time
 
     from primaldual.models.offline import build_offline_model, model_size
@@ -196,7 +208,7 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
         seed_pooled(model, instance, start)
     outcome = solve_model(model, solver="highs", time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                           warmstart=start is not None)
-    assignments, note = None, None
+    assignments, note, partial = None, None, None
     if outcome.status == "optimal" and outcome.has_solution:
         assignments, slot = place_pooled(instance, pooled_counts(model, instance))
         note = ("the pooled ILP's optimum was placed on servers slot by slot: it is feasible for the per-server "
@@ -205,8 +217,11 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
                 f"ILP, with the pooled optimum as a bound")
     else:
         note = f"the pooled ILP was not proven optimal ({outcome.status}): solving the per-server ILP"
+    if assignments is None and outcome.has_solution:
+        partial = _place_what_fits(instance, pooled_counts(model, instance))
     n_variables, n_constraints = model_size(model)
     return {"outcome": outcome, "assignments": assignments, "note": note, "build_seconds": build_seconds,
+            "partial": partial,
             "n_variables": n_variables, "n_constraints": n_constraints,
             "objective_slack": float(model.objective_slack)}
 
