@@ -28,7 +28,7 @@ from primaldual.instance import Instance
 from primaldual.models.offline import offline_sparsity
 from primaldual.models.offline_parts import UTILITY_FLOOR
 from primaldual.schedule import Schedule
-from primaldual.solvers import SolveOutcome, highspy_version
+from primaldual.solvers import SolveOutcome, _size_highs_threads, highspy_version
 
 INF = highspy.kHighsInf
 
@@ -286,6 +286,7 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
                 pass
 
         highs.cbMipImprovingSolution += improving
+    _size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
     started = time.perf_counter()
     highs.run()
     seconds = time.perf_counter() - started

@@ -74,6 +74,7 @@ def _exact(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: np.
     import highspy
 
     from primaldual.column_generation import quiet_highs
+    from primaldual.solvers import _size_highs_threads
 
     jobs, servers = np.nonzero(fit > 0)
     n_rows_jobs, (n_servers, n_resources) = units.shape[0], capacity.shape
@@ -98,7 +99,7 @@ def _exact(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: np.
     lp.integrality_ = [highspy.HighsVarType.kInteger] * jobs.size
     highs.passModel(lp)
     highs.setOptionValue("time_limit", PACKING_SECONDS)
-    highs.setOptionValue("threads", 1)
+    _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process, sized by the first solve
     highs.run()
     if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
