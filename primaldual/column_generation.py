@@ -182,6 +182,9 @@ class RestrictedMaster:
         self.highs = quiet_highs()
         if threads is not None:
             self.highs.setOptionValue("threads", int(threads))
+        from primaldual.solvers import _size_highs_threads
+
+        _size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
         inf = highspy.kHighsInf
         n = len(self.jobs)
         self.highs.addRows(n, np.full(n, -inf), np.ones(n), 0, np.zeros(n, dtype=np.int32),

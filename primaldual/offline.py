@@ -34,7 +34,7 @@ incumbent is worse or missing; so the result is never worse than the start.
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import multiprocessing
 import time
 
@@ -43,10 +43,12 @@ import pyomo.environ as pyo
 
 from primaldual.errors import InputError
 from primaldual.instance import Instance
-from primaldual.models.offline import (
-    FORMULATIONS, build_offline_model, model_size, offline_sparsity, schedulable_jobs)
+from primaldual.models.offline import build_offline_model, model_size, schedulable_jobs
 from primaldual.offline_child import default_memory_limit, remaining, run_in_child
 from primaldual.offline_export import EXPORT_FORMATS, write_model  # noqa: F401 - re-exported
+from primaldual.offline_options import (  # noqa: F401 - re-exported: the choices and checks live there
+    AUTO_ILP_PLACEMENTS, AUTO_MATRIX_PLACEMENTS, BUILDERS, METHODS, POOLED_SHARE, _check_arguments, _check_start,
+    _large_ilp_options, placement_count, resolve_builder, resolve_method)
 from primaldual.offline_result import (  # noqa: F401 - re-exported: the result and its rules live there
     OPTIMALITY_TOLERANCE, STATUSES, SUCCESS_STATUSES, OfflineResult, _certify, _certify_cg, _certify_ilp,
     _certify_relaxation, _gap, _limit_notes, _proven)
@@ -58,72 +60,6 @@ from primaldual.verify import verify
 #: Relative MIP gap handed to HiGHS when the caller gives none (its own default, 1e-4, is coarser than the
 #: tolerance above). CBC and GLPK default to an exact search already.
 DEFAULT_HIGHS_GAP = 1e-7
-
-#: ``method`` values: the ILP, its LP relaxation, the pooled relaxation, column generation with
-#: price-and-branch over the packing formulation (14)-(18), or ``auto`` (the ILP where it is expected to
-#: finish, column generation otherwise).
-METHODS = ("ilp", "lp", "pooled", "cg", "auto")
-
-#: ``auto`` picks the ILP when the model has at most this many worker and PS placement variables (the ILP is
-#: proven optimal within a minute up to about 40 jobs x 50 slots on 10 + 10 servers, ~20 000 placements),
-#: column generation above.
-AUTO_ILP_PLACEMENTS = 20_000
-
-#: Who assembles the ILP/LP: the Pyomo model (the declarative reference), the numpy sparse arrays of
-#: :mod:`primaldual.offline_matrix` handed to highspy, or ``auto``: the matrix path for the strong per-server
-#: model with HiGHS and no MIP start above :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
-BUILDERS = ("auto", "pyomo", "matrix")
-AUTO_MATRIX_PLACEMENTS = 5_000
-
-# ------------------------------------------------------------------------------------------ validation
-
-
-def _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace, method=None,
-                     memory_limit=None) -> None:
-    problems = []
-    if method is not None and method not in METHODS:
-        problems.append(f"--method: must be one of {', '.join(METHODS)}, got {method!r}")
-    if memory_limit is not None and (
-        isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float, np.integer))
-        or not memory_limit >= 2**26 or not math.isfinite(memory_limit)
-    ):
-        problems.append(f"--memory-limit: must be a number of bytes >= 64 MiB, got {memory_limit!r}")
-    if time_limit is not None and (
-        isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0
-        or not math.isfinite(time_limit)
-    ):
-        problems.append(f"--time-limit: must be a finite number of seconds > 0, got {time_limit!r}")
-    if mip_gap is not None and (
-        isinstance(mip_gap, bool) or not isinstance(mip_gap, (int, float)) or not 0 <= mip_gap < 1
-    ):
-        problems.append(f"--gap: must be a relative gap in [0, 1), got {mip_gap!r}")
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1):
-        problems.append(f"--threads: must be an integer >= 1, got {threads!r}")
-    if formulation not in FORMULATIONS:
-        problems.append(f"--formulation: must be one of {', '.join(FORMULATIONS)}, got {formulation!r}")
-    if grace is not None and (not isinstance(grace, (int, float)) or not grace >= 0 or not math.isfinite(grace)):
-        problems.append(f"grace: must be a finite number of seconds >= 0, got {grace!r}")
-    if not isinstance(solver, str):
-        problems.append(f"--solver: must be a solver name, got {solver!r}")
-    if problems:
-        raise InputError(problems)
-    check_solver(solver)
-
-
-def _check_start(instance: Instance, start: Schedule) -> float:
-    """Verify the MIP start; return its utility or raise :class:`InputError` naming the violations."""
-    if not isinstance(start, Schedule):
-        raise InputError(f"--start: must be a Schedule, got {type(start).__name__}")
-    report = verify(instance, start)
-    if not report.feasible:
-        shown = [f"eq. {v.equation} [{v.kind}] {v.message}" for v in report.violations[:10]]
-        more = len(report.violations) - len(shown)
-        raise InputError(
-            ["--start: the schedule is infeasible, so it cannot seed the solver"] + shown
-            + ([f"... and {more} more violations"] if more > 0 else [])
-        )
-    return float(report.utility)
-
 
 # --------------------------------------------------------------------------------------- build and solve
 
@@ -171,9 +107,11 @@ def _extract(model, instance: Instance) -> dict[int, tuple[np.ndarray, np.ndarra
     return out
 
 
-def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, notify=None, deadline=None) -> dict:
-    """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline_matrix`)."""
-    from primaldual.offline_matrix import build_matrix_model, matrix_assignments, solve_matrix_model
+def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, start=None, notify=None,
+                            deadline=None) -> dict:
+    """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline_matrix`),
+    with ``start`` as the MIP start and each improving incumbent sent through ``notify``."""
+    from primaldual.offline_matrix import build_matrix_model, matrix_assignments, solve_matrix_model, start_vector
 
     started = time.perf_counter()
     model = build_matrix_model(instance)
@@ -181,27 +119,23 @@ def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, no
     if notify is not None:
         notify("built", {"build_seconds": build_seconds, "n_variables": model.n_variables,
                          "n_constraints": model.n_constraints, "objective_slack": model.objective_slack})
+    on_incumbent = None
+    if notify is not None and not relax:
+        def on_incumbent(values, objective, bound):
+            # Sent as found, so that a parent that kills this process keeps the best schedule so far.
+            notify("incumbent", {"assignments": matrix_assignments(model, values, instance), "bound": bound,
+                                 "objective": objective})
+
     if deadline is not None:
         time_limit = remaining(deadline)
     gap = mip_gap if mip_gap is not None else (None if relax else DEFAULT_HIGHS_GAP)
-    outcome, values = solve_matrix_model(model, relax=relax, time_limit=time_limit, mip_gap=gap, threads=threads)
+    outcome, values = solve_matrix_model(
+        model, relax=relax, time_limit=time_limit, mip_gap=gap, threads=threads, on_incumbent=on_incumbent,
+        start=None if start is None or relax else start_vector(model, instance, start))
     assignments = None if relax or values is None else matrix_assignments(model, values, instance)
     return {"build_seconds": build_seconds, "n_variables": model.n_variables, "n_constraints": model.n_constraints,
             "objective_slack": model.objective_slack, "outcome": outcome, "assignments": assignments,
             "builder": "matrix"}
-
-
-def resolve_builder(instance, builder, *, solver, pooled, formulation, start) -> str:
-    """``"pyomo"`` or ``"matrix"``: what ``builder`` (:data:`BUILDERS`) means for this call."""
-    if builder not in BUILDERS:
-        raise InputError(f"--builder: must be one of {', '.join(BUILDERS)}, got {builder!r}")
-    matrix_ok = solver == "highs" and not pooled and formulation == "strong" and start is None
-    if builder == "matrix" and not matrix_ok:
-        raise InputError("--builder: the matrix path covers the strong per-server model solved by HiGHS without "
-                         "a MIP start; use --builder pyomo for the others")
-    if builder == "auto":
-        return "matrix" if matrix_ok and placement_count(instance) > AUTO_MATRIX_PLACEMENTS else "pyomo"
-    return builder
 
 
 def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, pooled, formulation, start,
@@ -211,7 +145,7 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
     With a ``deadline`` (absolute ``time.time()``) the solver gets only the time left after building."""
     if builder == "matrix":
         return _build_and_solve_matrix(instance, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
-                                       relax=relax, notify=notify, deadline=deadline)
+                                       relax=relax, start=start, notify=notify, deadline=deadline)
     started = time.perf_counter()
     model = build_offline_model(instance, relax=relax, formulation=formulation, pooled=pooled)
     build_seconds = time.perf_counter() - started
@@ -252,13 +186,55 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
 
 
 def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned process
+    options = dict(options)
+    pooled_first, online_start = options.pop("pooled_first", False), options.pop("online_start", False)
+    extra = {"notes": [], "details": {}}
+    if online_start and options["start"] is None:
+        from primaldual.offline_pooled import best_online_schedule
+
+        options["start"], utility = best_online_schedule(instance)
+        extra["details"]["online_start_utility"] = utility
+        if notify is not None and options["start"] is not None:
+            notify("incumbent", {"assignments": {i: (s.workers, s.parameter_servers)
+                                                 for i, s in options["start"].assignments.items()},
+                                 "objective": utility, "bound": None})
+    pooled_bound = None
+    if pooled_first:
+        from primaldual.offline_pooled import solve_pooled_and_place
+
+        left = remaining(options["deadline"])
+        pooled = solve_pooled_and_place(
+            instance, time_limit=None if left is None else POOLED_SHARE * left, threads=options["threads"],
+            mip_gap=DEFAULT_HIGHS_GAP if options["mip_gap"] is None else options["mip_gap"], start=options["start"])
+        extra["notes"].append(pooled.pop("note"))
+        extra["details"]["pooled_bound"] = pooled["outcome"].bound
+        if pooled["assignments"] is not None:
+            return {**pooled, **extra, "builder": "pooled+placement"}
+        options["start"] = _better_start(instance, options["start"], pooled.pop("partial"), extra)
+        if pooled["outcome"].status != "error":
+            pooled_bound = pooled["outcome"].bound
     raw = _build_and_solve(instance, notify=notify, **options)
     outcome = raw["outcome"]
     if outcome.status == "error" and any(word in outcome.message for word in (
             "MemoryError", "bad_alloc", "can't start new thread")):
         # solve_model reports a failed allocation as a solver error; under the child's cap it is the cap.
         raise MemoryError(outcome.message)
-    return raw
+    if pooled_bound is not None and (outcome.bound is None or pooled_bound < outcome.bound):
+        # The pooled model is a relaxation with the same floored objective: its bound holds here too.
+        raw["outcome"] = dataclasses.replace(outcome, bound=pooled_bound)
+    return {**raw, **extra}
+
+
+def _better_start(instance, start, candidate, extra) -> Schedule | None:
+    """The better MIP start of ``start`` and ``candidate`` (a schedule placed from the pooled solution)."""
+    if candidate is None:
+        return start
+    utility = verify(instance, candidate)
+    if not utility.feasible or (start is not None and utility.utility <= verify(instance, start).utility):
+        return start
+    extra["details"]["pooled_start_utility"] = float(utility.utility)
+    extra["notes"].append("the pooled solution's jobs that fit on the servers seed the per-server ILP")
+    return candidate
 
 
 def _prepare_ilp(instance, options) -> None:  # runs in the spawned process, before its memory cap
@@ -286,30 +262,6 @@ def default_grace(time_limit: float) -> float:
     return 5.0 + 0.1 * float(time_limit)
 
 
-def resolve_method(instance: Instance, method: str | None, relax: bool = False, pooled: bool = False) -> str:
-    """The method a call means: ``method`` if given (``relax``/``pooled`` are its old spellings), and for
-    ``"auto"`` the ILP when the model has at most :data:`AUTO_ILP_PLACEMENTS` placement variables, else ``"cg"``."""
-    legacy = "lp" if relax else ("pooled" if pooled else None)
-    if relax and pooled:
-        legacy = "pooled"  # the pooled model with relax=True was never distinct from --pooled's bound
-    if method is None:
-        return legacy or "ilp"
-    if legacy is not None and method != legacy:
-        raise InputError(f"--method: {method} contradicts --{'relax' if relax else 'pooled'} (which means "
-                         f"--method {legacy}); give one of them")
-    if method != "auto":
-        return method
-    return "ilp" if placement_count(instance) <= AUTO_ILP_PLACEMENTS else "cg"
-
-
-def placement_count(instance: Instance) -> int:
-    """Worker and PS placement variables of the per-server model: the size ``auto`` looks at."""
-    sparsity = offline_sparsity(instance)
-    return int(sum((instance.horizon - instance.jobs[i].arrival)
-                   * (np.count_nonzero(sparsity.worker_fit[i]) + np.count_nonzero(sparsity.ps_fit[i]))
-                   for i in sparsity.jobs))
-
-
 def solve_offline(
     instance: Instance,
     solver: str = "highs",
@@ -326,6 +278,8 @@ def solve_offline(
     memory_limit: int | None = None,
     progress=None,
     builder: str = "auto",
+    pooled_first: bool | None = None,
+    online_start: bool | None = None,
 ) -> OfflineResult:
     """Solve the offline problem of ``instance`` (or bound it) and certify the answer.
 
@@ -341,7 +295,12 @@ def solve_offline(
     is ``"memory_limit"``. Without either limit the solve runs in this process; inside a daemonic process
     (e.g. a ``multiprocessing.Pool`` worker), which may not start children, too, with the solver's own limit
     only, and ``message`` says so. ``builder`` (:data:`BUILDERS`) chooses who assembles the ILP/LP: the Pyomo
-    model or numpy sparse arrays handed to highspy (:func:`resolve_builder`). ``progress(line)``, if given, receives progress lines while a child runs.
+    model or numpy sparse arrays handed to highspy (:func:`resolve_builder`). ``progress(line)``, if given,
+    receives progress lines while a child runs. ``pooled_first`` solves the pooled ILP first and places its
+    optimum on servers (:mod:`primaldual.offline_pooled`; a proof of optimality when every slot packs, else
+    the per-server ILP follows with the pooled bound); ``online_start`` seeds the ILP with the best online
+    scheduler's schedule; both default (None) to on for the HiGHS strong ILP above
+    :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
     ``mip_gap`` is a relative gap at which the solver may stop; the result is then ``"feasible"`` with its gap
     unless the bound meets the incumbent. ``start`` is a feasible schedule used as a MIP start and as a floor
     on the incumbent.
@@ -390,7 +349,9 @@ def solve_offline(
         options = dict(solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, relax=relax,
                        pooled=pooled, formulation=formulation, start=start, deadline=deadline,
                        builder=resolve_builder(instance, builder, solver=solver, pooled=pooled,
-                                               formulation=formulation, start=start))
+                                               formulation=formulation, start=start),
+                       **_large_ilp_options(instance, method, solver, formulation, start, pooled_first,
+                                            online_start))
         target, arguments, prepare = _ilp_in_child, (instance, options), _prepare_ilp
     started = time.perf_counter()
     if in_child:

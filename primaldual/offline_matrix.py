@@ -4,8 +4,16 @@ and handed to HiGHS through ``highspy`` directly (issue 11, item 2).
 Same variables, same rows, same bounds and the same floored objective as
 :func:`primaldual.models.offline.build_offline_model` with ``formulation="strong"``, ``pooled=False`` (the
 Pyomo model stays the declarative reference; ``tests/offline/test_offline_matrix.py`` checks equal LP and ILP
-optima and equal row and column counts). Building costs numpy work per job instead of one Python object per
-variable and term, which is what made the Pyomo build of the paper preset run for many minutes.
+optima and equal row and column counts).
+
+The assembly has no loop over jobs, slots or servers: every variable family is a range of columns indexed by
+``np.nonzero`` of a (job, slot[, server]) mask, every row family a range of rows indexed the same way, and
+each term family is one pair of index arrays. The coordinate triplets are sorted by column once
+(:func:`_compress`) into the compressed-column arrays HiGHS takes in ``passModel``.
+
+Column layout, in this order: ``admit`` (one per job), ``complete`` (per job and completion slot),
+``unfinished`` and ``work_done`` (per job and slot from its arrival), worker then PS placements (per job,
+slot and server the job fits on). :func:`start_vector` writes a schedule in this layout (the MIP start).
 """
 
 from __future__ import annotations
@@ -16,20 +24,28 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-from primaldual.column_generation import quiet_highs
 from primaldual.instance import Instance
 from primaldual.models.offline import offline_sparsity
-from primaldual.models.offline_parts import _floored_utilities
-from primaldual.solvers import highspy_version as _highspy_version
-from primaldual.solvers import SolveOutcome
+from primaldual.models.offline_parts import UTILITY_FLOOR
+from primaldual.schedule import Schedule
+from primaldual.solvers import SolveOutcome, _size_highs_threads, highspy_version
 
 INF = highspy.kHighsInf
+
+#: Capacity rows are written where the variables' upper bounds could exceed the capacity by more than this,
+#: the Pyomo model's test (``models/offline_parts.py``, ``_binding``).
+BINDING_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True, eq=False)
 class MatrixModel:
     """A linear program ``max cost x, row_lower <= A x <= row_upper, col_lower <= x <= col_upper`` with ``A``
-    in compressed sparse column form, and the index arrays needed to read a schedule back."""
+    in compressed sparse column form, and the index arrays that map columns back to the schedule.
+
+    ``jobs`` are the instance's job indices that have variables (position ``j``); ``slot_index[j, t]`` is the
+    position of (job j, slot t) among the ``unfinished``/``work_done`` columns (-1 before the arrival);
+    ``complete_index[j, t]`` that of ``complete`` (-1 before the earliest completion); ``placements[pool]``
+    the (job position, slot, server) of each worker (pool 0) or PS (pool 1) column, in column order."""
 
     cost: np.ndarray
     col_lower: np.ndarray
@@ -40,9 +56,11 @@ class MatrixModel:
     starts: np.ndarray
     indices: np.ndarray
     values: np.ndarray
-    admit: dict
-    workers: dict
-    parameter_servers: dict
+    jobs: np.ndarray
+    offsets: dict
+    slot_index: np.ndarray
+    complete_index: np.ndarray
+    placements: tuple
     objective_slack: float
 
     @property
@@ -54,145 +72,190 @@ class MatrixModel:
         return int(self.row_lower.shape[0])
 
 
-class _Builder:
+class _Triplets:
+    """Rows (with bounds) and coordinate terms, collected as whole arrays."""
+
     def __init__(self):
-        self.lower, self.upper, self.cost, self.integer = [], [], [], []
-        self.row_lower, self.row_upper = [], []
-        self.rows, self.cols, self.vals = [], [], []
-        self.n_cols = 0
         self.n_rows = 0
+        self.row_lower, self.row_upper, self.rows, self.cols, self.vals = [], [], [], [], []
 
-    def variables(self, count, lower, upper, integer, cost=0.0) -> np.ndarray:
-        index = np.arange(self.n_cols, self.n_cols + count)
-        self.n_cols += count
-        self.lower.append(np.broadcast_to(np.asarray(lower, dtype=float), (count,)))
-        self.upper.append(np.broadcast_to(np.asarray(upper, dtype=float), (count,)))
-        self.cost.append(np.broadcast_to(np.asarray(cost, dtype=float), (count,)))
-        self.integer.append(np.full(count, bool(integer)))
-        return index
-
-    def constraints(self, count, lower, upper) -> np.ndarray:
-        index = np.arange(self.n_rows, self.n_rows + count)
-        self.n_rows += count
-        self.row_lower.append(np.broadcast_to(np.asarray(lower, dtype=float), (count,)))
-        self.row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float), (count,)))
-        return index
+    def constraints(self, count, lower, upper) -> int:
+        """Append ``count`` rows; return the first one's index."""
+        first = self.n_rows
+        self.n_rows += int(count)
+        self.row_lower.append(np.broadcast_to(np.asarray(lower, dtype=float), (int(count),)))
+        self.row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float), (int(count),)))
+        return first
 
     def terms(self, rows, cols, values) -> None:
-        rows, cols = np.broadcast_arrays(np.asarray(rows), np.asarray(cols))
+        rows, cols, values = np.broadcast_arrays(np.asarray(rows), np.asarray(cols), np.asarray(values, dtype=float))
         self.rows.append(rows.ravel())
         self.cols.append(cols.ravel())
-        self.vals.append(np.broadcast_to(np.asarray(values, dtype=float), rows.shape).ravel())
+        self.vals.append(values.ravel())
+
+
+def _floored_costs(instance: Instance, jobs: np.ndarray, slot: np.ndarray, job_of: np.ndarray) -> tuple:
+    """``f_i(t - a_i)`` per completion column, with the Pyomo model's floor (``models/offline_parts.py``,
+    ``_floored_utilities``): values below :data:`UTILITY_FLOOR` x the largest count as 0, and the slack is the
+    sum over jobs of the largest floored value."""
+    arrival = instance.arrivals[jobs]
+    utility = np.zeros(slot.shape[0])
+    bounds = np.searchsorted(job_of, np.arange(jobs.shape[0] + 1))
+    for j, i in enumerate(jobs):  # one vectorised utility call per job: each job has its own function
+        part = slice(bounds[j], bounds[j + 1])
+        utility[part] = instance.jobs[int(i)].utility(slot[part] - arrival[j])
+    floor = UTILITY_FLOOR * (np.abs(utility).max() if utility.size else 0.0)
+    floored = (np.abs(utility) > 0) & (np.abs(utility) < floor)
+    largest = np.zeros(jobs.shape[0])
+    np.maximum.at(largest, job_of[floored], np.abs(utility[floored]))
+    utility[floored] = 0.0
+    return utility, float(largest.sum())
 
 
 def build_matrix_model(instance: Instance) -> MatrixModel:
     """The strong per-server model of ``instance`` as sparse arrays (see the module docstring)."""
     sparsity = offline_sparsity(instance)
-    jobs, horizon, cluster = sparsity.jobs, instance.horizon, instance.cluster
-    completion_slots = [(i, t) for i in jobs for t in range(sparsity.earliest_completion[i], horizon)]
-    utility, slack = _floored_utilities(instance, completion_slots)
-    b = _Builder()
-    admit, workers, parameter_servers = {}, {}, {}
-    capacity_terms = {"w": [], "s": []}  # per pool: (slot, server, job, column, fit) arrays
-    for i in jobs:
-        job = instance.jobs[i]
-        a, first = int(job.arrival), sparsity.earliest_completion[i]
-        n_slots, n_complete = horizon - a, horizon - first
-        work, chunks = float(instance.work_units[i]), float(job.chunks)
-        admit[i] = b.variables(1, 0, 1, True)[0]
-        complete = b.variables(n_complete, 0, 1, True, [utility[i, t] for t in range(first, horizon)])
-        unfinished = b.variables(n_slots, 0, 1, False)
-        placements = {}
-        for pool, fit in (("w", sparsity.worker_fit[i]), ("s", sparsity.ps_fit[i])):
-            servers = np.flatnonzero(fit)
-            cols = b.variables(n_slots * servers.size, 0, np.tile(fit[servers], n_slots), True).reshape(
-                n_slots, servers.size)
-            placements[pool] = (servers, cols)
-            capacity_terms[pool].append((np.arange(a, horizon), servers, i, cols, fit[servers]))
-        workers[i], parameter_servers[i] = placements["w"], placements["s"]
-        work_done = b.variables(n_slots, 0, INF, False)
-        w_cols, s_cols = placements["w"][1], placements["s"][1]
-        slot_rows = np.arange(n_slots)[:, None]
-        # unfinished[t] - unfinished[t+1] - complete[t] = 0
-        rows = b.constraints(n_slots, 0, 0)
-        b.terms(rows, unfinished, 1.0)
-        b.terms(rows[:-1], unfinished[1:], -1.0)
-        b.terms(rows[first - a:], complete, -1.0)
-        rows = b.constraints(1, 0, 0)  # admission: unfinished[a] = admit
-        b.terms(rows, [unfinished[0], admit[i]], [1.0, -1.0])
-        rows = b.constraints(1, 0, INF)  # work (2): sum workers - V admit >= 0
-        b.terms(rows[0], w_cols.ravel(), 1.0)
-        b.terms(rows, admit[i], -work)
-        rows = b.constraints(n_slots, -INF, 0)  # (3), (8): sum_h workers - N unfinished <= 0
-        b.terms(rows[:, None] + 0 * w_cols, w_cols, 1.0)
-        b.terms(rows, unfinished, -chunks)
-        rows = b.constraints(n_slots, -INF, 0)  # (6): b sum workers - B sum ps <= 0
-        b.terms(rows[:, None] + 0 * w_cols, w_cols, float(job.worker_bandwidth_gbps))
-        b.terms(rows[:, None] + 0 * s_cols, s_cols, -float(job.ps_bandwidth_gbps))
-        rows = b.constraints(n_slots, -INF, 0)  # (7): sum ps - sum workers <= 0
-        b.terms(rows[:, None] + 0 * s_cols, s_cols, 1.0)
-        b.terms(rows[:, None] + 0 * w_cols, w_cols, -1.0)
-        _strong_rows(b, i, a, first, horizon, work, unfinished, work_done, w_cols, admit[i], slot_rows)
-    for pool, capacity, demand_of in (("w", cluster.worker_capacity, "worker_demand"),
-                                      ("s", cluster.ps_capacity, "ps_demand")):
-        _capacity_rows(b, instance, capacity_terms[pool], np.asarray(capacity, dtype=float), demand_of)
-    return _finish(b, admit, workers, parameter_servers, slack)
+    jobs = np.asarray(sparsity.jobs, dtype=np.int64)
+    n_jobs, horizon = jobs.shape[0], instance.horizon
+    arrival = np.asarray(instance.arrivals, dtype=np.int64)[jobs]
+    first = np.array([sparsity.earliest_completion[int(i)] for i in jobs], dtype=np.int64).reshape(-1)
+    work = np.asarray(instance.work_units, dtype=float)[jobs]
+    specs = [instance.jobs[int(i)] for i in jobs]
+    chunks = np.array([s.chunks for s in specs], dtype=float)
+    b_worker = np.array([s.worker_bandwidth_gbps for s in specs], dtype=float)
+    b_ps = np.array([s.ps_bandwidth_gbps for s in specs], dtype=float)
+    slots = np.arange(horizon)
+    active = slots[None, :] >= arrival[:, None]  # (job, slot) pairs with unfinished/work_done columns
+    slot_job, slot_t = np.nonzero(active)
+    slot_index = np.full((n_jobs, horizon), -1, dtype=np.int64)
+    slot_index[slot_job, slot_t] = np.arange(slot_job.size)
+    completes = slots[None, :] >= first[:, None]
+    complete_job, complete_t = np.nonzero(completes)
+    complete_index = np.full((n_jobs, horizon), -1, dtype=np.int64)
+    complete_index[complete_job, complete_t] = np.arange(complete_job.size)
+    cluster = instance.cluster
+    fits = [np.array([sparsity.worker_fit[int(i)] for i in jobs]).reshape(n_jobs, cluster.n_worker_servers),
+            np.array([sparsity.ps_fit[int(i)] for i in jobs]).reshape(n_jobs, cluster.n_ps_servers)]
+    placements = tuple(np.nonzero(active[:, :, None] & (fit[:, None, :] > 0)) for fit in fits)
+
+    sizes = {"admit": n_jobs, "complete": complete_job.size, "unfinished": slot_job.size,
+             "work_done": slot_job.size, "workers": placements[0][0].size, "ps": placements[1][0].size}
+    offsets = dict(zip(sizes, np.cumsum([0] + list(sizes.values()))[:-1].tolist()))
+    n_cols = int(sum(sizes.values()))
+    cost = np.zeros(n_cols)
+    utility, slack = _floored_costs(instance, jobs, complete_t, complete_job)
+    cost[offsets["complete"]: offsets["complete"] + complete_job.size] = utility
+    upper = np.ones(n_cols)
+    upper[offsets["work_done"]: offsets["workers"]] = INF
+    for pool, (pj, pt, ph) in enumerate(placements):
+        start = offsets["workers" if pool == 0 else "ps"]
+        upper[start: start + pj.size] = fits[pool][pj, ph]
+    integer = np.ones(n_cols, dtype=bool)
+    integer[offsets["unfinished"]: offsets["workers"]] = False
+
+    model = _Triplets()
+    index = dict(jobs=jobs, arrival=arrival, first=first, work=work, chunks=chunks, b_worker=b_worker,
+                 b_ps=b_ps, slot_job=slot_job, slot_t=slot_t, slot_index=slot_index, complete_job=complete_job,
+                 complete_t=complete_t, placements=placements, offsets=offsets, horizon=horizon)
+    _job_rows(model, index)
+    for pool in (0, 1):
+        _capacity_rows(model, instance, index, fits[pool], pool)
+    starts, indices, values = _compress(model, n_cols)
+    return MatrixModel(cost, np.zeros(n_cols), upper, integer, _cat(model.row_lower), _cat(model.row_upper),
+                       starts, indices, values, jobs, offsets, slot_index, complete_index, placements, slack)
 
 
-def _strong_rows(b, i, a, first, horizon, work, unfinished, work_done, w_cols, admit, slot_rows) -> None:
-    """``work_done`` is the running sum of the workers; a job completing by t has done V_i by t."""
-    n_slots = horizon - a
-    rows = b.constraints(n_slots, 0, 0)  # work_done[t] - work_done[t-1] - sum_h workers[t] = 0
-    b.terms(rows, work_done, 1.0)
-    b.terms(rows[1:], work_done[:-1], -1.0)
-    b.terms(rows[:, None] + 0 * w_cols, w_cols, -1.0)
-    slots = np.arange(first, horizon - 1)  # at T-1 the cut is eq. (2) itself
-    rows = b.constraints(slots.size, 0, INF)  # work_done[t] - V admit + V unfinished[t+1] >= 0
-    b.terms(rows, work_done[slots - a], 1.0)
-    b.terms(rows, admit, -work)
-    b.terms(rows, unfinished[slots + 1 - a], work)
+def _job_rows(model: _Triplets, x: dict) -> None:
+    """Eqs. (2), (3), (6)-(8), completion and admission, and the strong cut, for every job at once."""
+    o, sj, st, q = x["offsets"], x["slot_job"], x["slot_t"], np.arange(x["slot_job"].size)
+    unfinished, work_done, admit = o["unfinished"] + q, o["work_done"] + q, o["admit"] + sj
+    has_next = st < x["horizon"] - 1  # (j, t+1) is q + 1: the slots of a job are consecutive
+    at_arrival = st == x["arrival"][sj]
+    (wj, wt, _), (pj, pt, _) = x["placements"]
+    w_cols = o["workers"] + np.arange(wj.size)
+    p_cols = o["ps"] + np.arange(pj.size)
+    w_q, p_q = x["slot_index"][wj, wt], x["slot_index"][pj, pt]
+    # unfinished[t] - unfinished[t+1] - complete[t] = 0
+    row = model.constraints(q.size, 0, 0)
+    model.terms(row + q, unfinished, 1.0)
+    model.terms(row + q[has_next], unfinished[has_next] + 1, -1.0)
+    model.terms(row + x["slot_index"][x["complete_job"], x["complete_t"]],
+                o["complete"] + np.arange(x["complete_job"].size), -1.0)
+    row = model.constraints(x["jobs"].size, 0, 0)  # admission: unfinished[a] = admit
+    model.terms(row + sj[at_arrival], unfinished[at_arrival], 1.0)
+    model.terms(row + np.arange(x["jobs"].size), o["admit"] + np.arange(x["jobs"].size), -1.0)
+    row = model.constraints(x["jobs"].size, 0, INF)  # work (2): sum workers - V admit >= 0
+    model.terms(row + wj, w_cols, 1.0)
+    model.terms(row + np.arange(x["jobs"].size), o["admit"] + np.arange(x["jobs"].size), -x["work"])
+    row = model.constraints(q.size, -INF, 0)  # (3), (8): sum_h workers - N unfinished <= 0
+    model.terms(row + w_q, w_cols, 1.0)
+    model.terms(row + q, unfinished, -x["chunks"][sj])
+    row = model.constraints(q.size, -INF, 0)  # (6): b sum workers - B sum ps <= 0
+    model.terms(row + w_q, w_cols, x["b_worker"][wj])
+    model.terms(row + p_q, p_cols, -x["b_ps"][pj])
+    row = model.constraints(q.size, -INF, 0)  # (7): sum ps - sum workers <= 0
+    model.terms(row + p_q, p_cols, 1.0)
+    model.terms(row + w_q, w_cols, -1.0)
+    # strong formulation: work_done[t] - work_done[t-1] - sum_h workers[t] = 0
+    row = model.constraints(q.size, 0, 0)
+    model.terms(row + q, work_done, 1.0)
+    model.terms(row + q[has_next] + 1, work_done[has_next], -1.0)
+    model.terms(row + w_q, w_cols, -1.0)
+    # and the cut work_done[t] - V admit + V unfinished[t+1] >= 0 for t in [first, T-1) (at T-1 it is (2))
+    cut = has_next & (st >= x["first"][sj])
+    row = model.constraints(np.count_nonzero(cut), 0, INF)
+    cut_rows = row + np.arange(np.count_nonzero(cut))
+    model.terms(cut_rows, work_done[cut], 1.0)
+    model.terms(cut_rows, admit[cut], -x["work"][sj[cut]])
+    model.terms(cut_rows, unfinished[cut] + 1, x["work"][sj[cut]])
 
 
-def _capacity_rows(b, instance, terms, capacity, demand_of) -> None:
-    """Eqs. (4)-(5), one row per (slot, server, resource) whose variables' bounds could exceed it, in the
-    Pyomo model's row test (``_binding``)."""
-    if not terms:
-        return
-    slot, server, job, col, fit = [], [], [], [], []
-    for slots, servers, i, cols, fits in terms:
-        slot.append(np.repeat(slots, servers.size))
-        server.append(np.tile(servers, slots.size))
-        job.append(np.full(cols.size, i))
-        col.append(cols.ravel())
-        fit.append(np.tile(fits, slots.size))
-    slot, server, job, col, fit = (np.concatenate(x) for x in (slot, server, job, col, fit))
-    demand = np.array([getattr(j, demand_of) for j in instance.jobs], dtype=float).reshape(instance.n_jobs, -1)
+def _capacity_rows(model: _Triplets, instance: Instance, x: dict, fit: np.ndarray, pool: int) -> None:
+    """Eqs. (4)-(5): one row per (slot, server, resource) where ``sum demand x upper bound`` over the jobs
+    present can exceed the capacity (the Pyomo model's row test)."""
+    cluster = instance.cluster
+    capacity = np.asarray(cluster.worker_capacity if pool == 0 else cluster.ps_capacity, dtype=float)
+    name = "worker_demand" if pool == 0 else "ps_demand"
+    demand = np.array([getattr(instance.jobs[int(i)], name) for i in x["jobs"]], dtype=float).reshape(
+        x["jobs"].size, cluster.n_resources)
+    present = (np.arange(x["horizon"])[None, :] >= x["arrival"][:, None]).astype(float)  # (job, slot)
+    # load[t, h, r] = sum_j present[j, t] fit[j, h] demand[j, r]
+    per_job = (fit[:, :, None] * demand[:, None, :]).reshape(x["jobs"].size, capacity.size)
+    load = (present.T @ per_job).reshape(x["horizon"], *capacity.shape)
+    binding = load > capacity[None] + BINDING_TOLERANCE
+    count = np.count_nonzero(binding)
+    row_of = np.full(binding.shape, -1, dtype=np.int64)
+    first = model.constraints(count, -INF, np.broadcast_to(capacity, binding.shape)[binding])
+    row_of[binding] = first + np.arange(count)
+    pj, pt, ph = x["placements"][pool]
+    cols = x["offsets"]["workers" if pool == 0 else "ps"] + np.arange(pj.size)
     for r in range(capacity.shape[1]):
-        used = demand[job, r] > 0
-        d = demand[job[used], r]
-        key = slot[used] * capacity.shape[0] + server[used]
-        load = np.bincount(key, weights=d * fit[used], minlength=instance.horizon * capacity.shape[0])
-        cap = np.tile(capacity[:, r], instance.horizon)
-        binding = np.flatnonzero(load > cap + 1e-9)
-        rows = b.constraints(binding.size, -INF, cap[binding])
-        row_of = np.full(load.shape[0], -1)
-        row_of[binding] = rows
-        keep = row_of[key] >= 0
-        b.terms(row_of[key][keep], col[used][keep], d[keep])
+        rows = row_of[pt, ph, r]
+        keep = (rows >= 0) & (demand[pj, r] > 0)
+        model.terms(rows[keep], cols[keep], demand[pj[keep], r])
 
 
-def _finish(b, admit, workers, parameter_servers, slack) -> MatrixModel:
-    rows, cols, vals = (np.concatenate(x) if x else np.zeros(0) for x in (b.rows, b.cols, b.vals))
-    order = np.lexsort((rows, cols))
-    rows, cols, vals = rows[order].astype(np.int32), cols[order], vals[order]
-    starts = np.searchsorted(cols, np.arange(b.n_cols + 1)).astype(np.int32)
-    cat = lambda parts, dtype=float: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)  # noqa
-    return MatrixModel(cat(b.cost), cat(b.lower), cat(b.upper), cat(b.integer, bool), cat(b.row_lower),
-                       cat(b.row_upper), starts, rows, vals, admit, workers, parameter_servers, float(slack))
+def _cat(parts, dtype=float) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
 
 
-def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, threads) -> tuple:
-    """Solve with highspy; return (:class:`~primaldual.solvers.SolveOutcome`, column values or None)."""
+def _compress(model: _Triplets, n_cols: int) -> tuple:
+    """Coordinate triplets to compressed sparse columns: one stable sort by column."""
+    rows, cols, vals = _cat(model.rows, np.int64), _cat(model.cols, np.int64), _cat(model.vals)
+    order = np.argsort(cols, kind="stable")
+    starts = np.zeros(n_cols + 1, dtype=np.int32)
+    np.cumsum(np.bincount(cols, minlength=n_cols), out=starts[1:])
+    return starts, rows[order].astype(np.int32), vals[order]
+
+
+def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, threads, start=None,
+                       on_incumbent=None) -> tuple:
+    """Solve with highspy; return (:class:`~primaldual.solvers.SolveOutcome`, column values or None).
+
+    ``start`` (column values, :func:`start_vector`) is handed to HiGHS as a MIP start with ``setSolution``.
+    ``on_incumbent(values, objective, bound)``, if given, is called with each improving MIP solution."""
+    from primaldual.column_generation import quiet_highs
+
     highs = quiet_highs()
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = model.n_variables, model.n_constraints
@@ -202,18 +265,35 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = model.starts, model.indices, model.values
     lp.sense_ = highspy.ObjSense.kMaximize
     if not relax:
-        lp.integrality_ = [highspy.HighsVarType.kInteger if v else highspy.HighsVarType.kContinuous
-                           for v in model.integer]
+        lp.integrality_ = np.where(model.integer, highspy.HighsVarType.kInteger,
+                                   highspy.HighsVarType.kContinuous).tolist()
     highs.passModel(lp)
-    if time_limit is not None:
-        highs.setOptionValue("time_limit", float(time_limit))
-    if mip_gap is not None:
-        highs.setOptionValue("mip_rel_gap", float(mip_gap))
-    if threads is not None:
-        highs.setOptionValue("threads", int(threads))
+    for option, value in (("time_limit", time_limit), ("mip_rel_gap", mip_gap), ("threads", threads)):
+        if value is not None:
+            highs.setOptionValue(option, int(value) if option == "threads" else float(value))
+    if start is not None and not relax:
+        solution = highspy.HighsSolution()
+        solution.col_value = np.asarray(start, dtype=float).tolist()
+        solution.value_valid = True
+        highs.setSolution(solution)
+    if on_incumbent is not None and not relax and hasattr(highs, "cbMipImprovingSolution"):
+        def improving(event) -> None:
+            values = np.asarray(event.data_out.mip_solution, dtype=float)
+            bound = float(event.data_out.mip_dual_bound)
+            try:
+                on_incumbent(values, float(model.cost @ values), bound if np.isfinite(bound) else None)
+            except Exception:  # a failing observer must not abort the solve
+                pass
+
+        highs.cbMipImprovingSolution += improving
+    _size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
     started = time.perf_counter()
     highs.run()
     seconds = time.perf_counter() - started
+    return _outcome(highs, model, relax, seconds)
+
+
+def _outcome(highs, model: MatrixModel, relax: bool, seconds: float) -> tuple:
     status_name = highs.modelStatusToString(highs.getModelStatus())
     status = {highspy.HighsModelStatus.kOptimal: "optimal", highspy.HighsModelStatus.kInfeasible: "infeasible",
               highspy.HighsModelStatus.kTimeLimit: "time_limit"}.get(highs.getModelStatus(), "other_limit")
@@ -228,27 +308,50 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
         if status == "optimal" and bound is None:
             bound = objective
     outcome = SolveOutcome(termination=status_name, has_solution=has_solution, objective=objective, bound=bound,
-                           seconds=seconds, solver="highs", version=_highspy_version(), status=status,
+                           seconds=seconds, solver="highs", version=highspy_version(), status=status,
                            solver_seconds=seconds)
     return outcome, values
 
 
+def start_vector(model: MatrixModel, instance: Instance, start: Schedule) -> np.ndarray:
+    """The column values of a feasible schedule (the MIP start): 1 for its admitted jobs' ``admit``,
+    completion slot and ``unfinished`` slots up to it, its placements, and their running sums."""
+    x = np.zeros(model.n_variables)
+    o = model.offsets
+    position = {int(i): j for j, i in enumerate(model.jobs)}
+    counts = [np.zeros((model.jobs.size, instance.horizon, n)) for n in
+              (instance.cluster.n_worker_servers, instance.cluster.n_ps_servers)]
+    for i, assignment in start.assignments.items():
+        completion = assignment.completion_slot()
+        j = position.get(int(i))
+        if j is None or completion is None or model.complete_index[j, completion] < 0:
+            continue  # not admitted in the model's terms; a verified start has no such job
+        x[o["admit"] + j] = 1.0
+        x[o["complete"] + model.complete_index[j, completion]] = 1.0
+        live = model.slot_index[j, : completion + 1]
+        x[o["unfinished"] + live[live >= 0]] = 1.0
+        counts[0][j], counts[1][j] = assignment.workers, assignment.parameter_servers
+        running = np.cumsum(assignment.workers_per_slot)
+        mine = model.slot_index[j] >= 0
+        x[o["work_done"] + model.slot_index[j][mine]] = running[mine]
+    for pool, key in ((0, "workers"), (1, "ps")):
+        pj, pt, ph = model.placements[pool]
+        x[o[key]: o[key] + pj.size] = counts[pool][pj, pt, ph]
+    return x
+
+
 def matrix_assignments(model: MatrixModel, values: np.ndarray, instance: Instance) -> dict:
     """Per admitted job, the (T, H) worker and (T, K) PS counts of a solution, rounded to integers."""
-    out = {}
-    cluster = instance.cluster
-    for i, column in model.admit.items():
-        if values[column] <= 0.5:
-            continue
-        arrays = []
-        for (servers, cols), n_servers in ((model.workers[i], cluster.n_worker_servers),
-                                           (model.parameter_servers[i], cluster.n_ps_servers)):
-            array = np.zeros((instance.horizon, n_servers), dtype=np.int64)
-            a = instance.horizon - cols.shape[0]
-            array[a:, servers] = np.rint(values[cols]).astype(np.int64)
-            arrays.append(array)
-        out[i] = (arrays[0], arrays[1])
-    return out
+    o = model.offsets
+    admitted = values[o["admit"]: o["admit"] + model.jobs.size] > 0.5
+    arrays = []
+    for pool, (key, n) in enumerate((("workers", instance.cluster.n_worker_servers),
+                                     ("ps", instance.cluster.n_ps_servers))):
+        pj, pt, ph = model.placements[pool]
+        counts = np.zeros((model.jobs.size, instance.horizon, n), dtype=np.int64)
+        counts[pj, pt, ph] = np.rint(values[o[key]: o[key] + pj.size]).astype(np.int64)
+        arrays.append(counts)
+    return {int(model.jobs[j]): (arrays[0][j], arrays[1][j]) for j in np.flatnonzero(admitted)}
 
 
-__all__ = ["MatrixModel", "build_matrix_model", "matrix_assignments", "solve_matrix_model"]
+__all__ = ["MatrixModel", "build_matrix_model", "matrix_assignments", "solve_matrix_model", "start_vector"]

@@ -119,6 +119,7 @@ def _certify(instance, raw, start, start_utility, trivial_bound, relaxation, not
     built = raw.get("built") or {}
     solve_seconds = float(outcome.seconds if outcome is not None else raw.get("solve_seconds", raw.get("elapsed", 0.0)))
     _limit_notes(raw, notes)
+    notes.extend(raw.get("notes", ()))
     if outcome is not None and outcome.message:
         notes.append(outcome.message)
     # The model counts utilities below its floor as 0 (models/offline.py): its optimum may fall short of OPT
@@ -140,8 +141,9 @@ def _certify(instance, raw, start, start_utility, trivial_bound, relaxation, not
                               trivial_bound, notes, fields)
     if memory and result.status in ("error", "killed", "time_limit_no_incumbent"):
         result = replace(result, status="memory_limit")
-    if raw.get("builder"):
-        result = replace(result, details={**result.details, "builder": raw["builder"]})
+    if raw.get("builder") or raw.get("details"):
+        extra = {**raw.get("details", {}), **({"builder": raw["builder"]} if raw.get("builder") else {})}
+        result = replace(result, details={**result.details, **extra})
     return result
 
 

@@ -27,6 +27,15 @@ def make_instance(jobs, horizon, worker_capacity, ps_capacity, resources=("gpu",
     )
 
 
+def run(capsys, *argv):
+    """Run the CLI in this process; return (exit code, stdout, stderr)."""
+    from primaldual.cli import main
+
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
 def require_solver(name: str) -> None:
     """Skip (with the reason) when a backend is absent here; CI installs CBC and GLPK from Debian."""
     if not solver_available(name):

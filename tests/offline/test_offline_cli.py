@@ -5,7 +5,7 @@ import json
 import pytest
 
 import primaldual.offline as offline
-from primaldual.cli import main
+from offline_helpers import run
 from primaldual.files import load_instance, load_schedule, save_instance, save_schedule
 from primaldual.generate import generate
 from primaldual.schedule import JobSchedule, Schedule
@@ -18,12 +18,6 @@ def instance_file(tmp_path):
     path = tmp_path / "instance.json"
     save_instance(generate("small", 1), path)
     return path
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_solve_writes_a_verified_optimal_schedule(capsys, tmp_path, instance_file):

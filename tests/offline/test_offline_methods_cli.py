@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from primaldual.cli import main
+from offline_helpers import run
 from primaldual.files import load_instance, load_schedule, save_instance
 from primaldual.generate import generate
 from primaldual.verify import verify
@@ -15,12 +15,6 @@ def tiny_file(tmp_path):
     path = tmp_path / "tiny.json"
     save_instance(generate("tiny", 7), path)
     return path
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_method_cg_json_keys_and_a_verified_schedule(capsys, tmp_path, tiny_file):
