@@ -43,25 +43,44 @@ def _same_up_to_scale(costs: np.ndarray) -> bool:
     return bool(np.all(np.abs(ratios - ratios[:, :1]) <= 1e-12 * ratios[:, :1]))
 
 
-def robust_shares(costs, tail: float = 0.0) -> np.ndarray:
+def robust_shares(costs, tail: float = 0.0, normalise: bool = True) -> np.ndarray:
     """Shares ``x >= 0``, ``sum x = 1``, minimising the mean (``tail = 0``) or the CVaR at level ``tail`` of
-    ``max_i costs[s, i] x_i`` over the scenario rows ``s`` of ``costs`` (> 0, shape (S, n))."""
+    ``max_i costs[s, i] x_i`` over the scenario rows ``s`` of ``costs`` (> 0, shape (S, n)), each row first
+    divided by its median unless ``normalise`` is false."""
     costs = np.asarray(costs, dtype=float)
     if costs.ndim != 2 or costs.shape[0] < 1 or np.any(~np.isfinite(costs)) or np.any(costs <= 0):
         raise ValueError("costs: must be a non-empty (scenarios, workers) array of finite values > 0")
     if not 0.0 <= tail < 1.0:
         raise ValueError(f"tail: must be in [0, 1), got {tail}")
-    costs = costs / np.median(costs, axis=1, keepdims=True)
+    if normalise:
+        costs = costs / np.median(costs, axis=1, keepdims=True)
     if _same_up_to_scale(costs):
         inverse = 1.0 / costs[0]
         return inverse / inverse.sum()
     return _solve_lp(costs, tail)
 
 
-def _solve_lp(costs: np.ndarray, tail: float) -> np.ndarray:
+def new_highs():
+    """A silent HiGHS solver (its banner, printed once per process on stdout, would break ``--json``)."""
     import highspy
 
     from primaldual.solvers import _size_highs_threads
+
+    _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process (see primaldual/solvers.py)
+    if _BANNER_SHOWN:
+        highs = highspy.Highs()
+    else:
+        from primaldual.learned_prices import _stdout_silenced
+
+        with _stdout_silenced():
+            highs = highspy.Highs()
+        _BANNER_SHOWN.append(True)
+    highs.setOptionValue("output_flag", False)
+    return highs
+
+
+def _solve_lp(costs: np.ndarray, tail: float) -> np.ndarray:
+    import highspy
 
     scenarios, n = costs.shape
     cvar = tail > 0.0
@@ -79,38 +98,30 @@ def _solve_lp(costs: np.ndarray, tail: float) -> np.ndarray:
     upper[:n] = 1.0
     if cvar:
         lower[eta] = -highspy.kHighsInf
-    starts, indices, values = [], [], []
-    for s in range(scenarios):  # tau_s - c[s, i] x_i >= 0
-        for i in range(n):
-            starts.append(len(indices))
-            indices += [tau0 + s, i]
-            values += [1.0, -costs[s, i]]
+    # Row (s, i): tau_s - c[s, i] x_i >= 0; then, for the CVaR, u_s - tau_s + eta >= 0; last, sum_i x_i = 1.
+    pairs = np.stack([tau0 + np.repeat(np.arange(scenarios), n), np.tile(np.arange(n), scenarios)], axis=1)
+    blocks_index = [pairs.ravel()]
+    blocks_value = [np.stack([np.ones(scenarios * n), -costs.ravel()], axis=1).ravel()]
+    widths = [np.full(scenarios * n, 2)]
     if cvar:
-        for s in range(scenarios):  # u_s - tau_s + eta >= 0
-            starts.append(len(indices))
-            indices += [u0 + s, tau0 + s, eta]
-            values += [1.0, -1.0, 1.0]
-    starts.append(len(indices))
-    indices += list(range(n))
-    values += [1.0] * n
+        blocks_index.append(np.stack([u0 + np.arange(scenarios), tau0 + np.arange(scenarios),
+                                      np.full(scenarios, eta)], axis=1).ravel())
+        blocks_value.append(np.tile([1.0, -1.0, 1.0], scenarios))
+        widths.append(np.full(scenarios, 3))
+    blocks_index.append(np.arange(n))
+    blocks_value.append(np.ones(n))
+    widths.append(np.array([n]))
+    indices = np.concatenate(blocks_index).astype(np.int32)
+    values = np.concatenate(blocks_value)
+    starts = np.concatenate([[0], np.cumsum(np.concatenate(widths))[:-1]]).astype(np.int32)
     rows = len(starts)
     row_lower = np.zeros(rows)
     row_upper = np.full(rows, highspy.kHighsInf)
     row_lower[-1] = row_upper[-1] = 1.0
-    _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process (see primaldual/solvers.py)
-    if _BANNER_SHOWN:
-        highs = highspy.Highs()
-    else:
-        from primaldual.learned_prices import _stdout_silenced
-
-        with _stdout_silenced():  # the banner of the first solver would break --json output
-            highs = highspy.Highs()
-        _BANNER_SHOWN.append(True)
-    highs.setOptionValue("output_flag", False)
+    highs = new_highs()
     highs.addCols(columns, objective, lower, upper, 0, np.array([], dtype=np.int32), np.array([], dtype=np.int32),
                   np.array([]))
-    highs.addRows(rows, row_lower, row_upper, len(indices), np.array(starts, dtype=np.int32),
-                  np.array(indices, dtype=np.int32), np.array(values))
+    highs.addRows(rows, row_lower, row_upper, len(indices), starts, indices, values)
     highs.run()
     if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         # x = equal shares is feasible and the objective is bounded below by 0: anything else is a solver failure.
@@ -119,39 +130,97 @@ def _solve_lp(costs: np.ndarray, tail: float) -> np.ndarray:
     return shares / shares.sum()
 
 
-class RobustPredictor:
-    """The robust rule in the predictor interface: predicts "speeds" equal to the optimal shares over
-    scenarios built from the last measured per-sample cost vectors (module docstring).
+class _ScenarioPredictor:
+    """Shares minimising the expected iteration time over scenarios ``forecast * multipliers[s]`` (the last
+    ``window`` multiplier rows, each divided by its median), solved warm by :class:`.robust_lp.ScenarioLp`;
+    published as "speeds" so that the CPU rule rounds them (module docstring)."""
 
-    ``scenarios = "levels"`` (``robust``) takes the last ``window`` cost vectors themselves: a worker that was
-    slow in some of them gets less work in every iteration. ``scenarios = "changes"`` (``robust_changes``)
-    applies the last ``window`` per-worker relative changes ``c^{s} / c^{s-1}`` to the latest costs: the
-    current state, perturbed as much as it moved recently, which hedges against noise around a level that
-    drifts.
-    """
+    def __init__(self, n_workers: int, window: int):
+        from primaldual.lbbsp.robust_lp import ScenarioLp
 
-    name = "robust"
-
-    def __init__(self, n_workers: int, window: int = 5, tail: float = 0.0, scenarios: str = "levels"):
-        if scenarios not in ("levels", "changes"):
-            raise ValueError(f"scenarios: must be 'levels' or 'changes', got {scenarios!r}")
-        self.costs: deque = deque(maxlen=window + (scenarios == "changes"))
-        self.tail, self.scenarios = tail, scenarios
+        self.multipliers: deque = deque(maxlen=window)
+        self.program = ScenarioLp(n_workers, window)
         self.shares = None
 
-    def observe(self, speed, exogenous=None) -> None:
-        self.costs.append(1.0 / np.asarray(speed, dtype=float))
-        costs = np.array(self.costs)
-        if self.scenarios == "changes":
-            costs = costs[-1:] * (costs[1:] / costs[:-1]) if len(costs) > 1 else costs
-        self.shares = np.maximum(robust_shares(costs, self.tail), _FLOOR_SHARE)
+    def _push(self, multipliers: np.ndarray) -> None:
+        multipliers = multipliers / np.median(multipliers)
+        self.multipliers.append(multipliers)
+        self.program.push(multipliers)
+
+    def _solve(self, forecast: np.ndarray) -> None:
+        if not self.multipliers or _same_up_to_scale(np.array(self.multipliers)):
+            # One scenario up to scale: the unique optimum is proportional to 1 / cost (closed form, so that
+            # solver tolerances cannot move a rounding tie of the proportional rule).
+            inverse = 1.0 / (forecast * (self.multipliers[-1] if self.multipliers else 1.0))
+            shares = inverse / inverse.sum()
+        else:
+            shares = self.program.solve(forecast)
+        self.shares = np.maximum(shares, _FLOOR_SHARE)
 
     def predict(self) -> np.ndarray | None:
         return None if self.shares is None else self.shares.copy()
 
 
-class RobustChangesPredictor(RobustPredictor):
+class RobustPredictor(_ScenarioPredictor):
+    """``robust``: the scenarios are the last ``window`` measured cost vectors themselves; a worker that was
+    slow in some of them gets less work in every iteration."""
+
+    name = "robust"
+
+    def __init__(self, n_workers: int, window: int = 5):
+        super().__init__(n_workers, window)
+        self.ones = np.ones(n_workers)
+
+    def observe(self, speed, exogenous=None) -> None:
+        self._push(1.0 / np.asarray(speed, dtype=float))
+        self._solve(self.ones)
+
+
+class RobustAroundPredictor(_ScenarioPredictor):
+    """``robust_around``: the robust rule around a point predictor. The scenarios are the base predictor's
+    latest cost forecast times its last ``window`` relative errors ``c^s / c_hat^s`` (per worker), so the
+    split hedges as much as that predictor has recently been wrong."""
+
+    name = "robust_around"
+
+    def __init__(self, n_workers: int, base, window: int = 20):
+        super().__init__(n_workers, window)
+        self.base, self.forecast = base, None
+
+    def observe(self, speed, exogenous=None) -> None:
+        cost = 1.0 / np.asarray(speed, dtype=float)
+        if self.forecast is not None:
+            self._push(cost / self.forecast)
+        self.base.observe(speed, exogenous)
+        guess = self.base.predict()
+        self.forecast = None if guess is None else 1.0 / guess
+        if self.forecast is not None:
+            self._solve(self.forecast)
+
+
+class RobustChangesPredictor(RobustAroundPredictor):
+    """``robust_changes``: the robust rule around the last value: the latest costs perturbed by the last
+    ``window`` per-worker relative changes ``c^s / c^{s-1}``."""
+
     name = "robust_changes"
 
-    def __init__(self, n_workers: int, window: int = 10, tail: float = 0.0):
-        super().__init__(n_workers, window, tail, "changes")
+    def __init__(self, n_workers: int, window: int = 10):
+        from primaldual.lbbsp.predictors import LastValuePredictor
+
+        super().__init__(n_workers, LastValuePredictor(n_workers), window)
+
+
+class EqualPredictor:
+    """Equal "speeds", i.e. BSP's equal split (``equal``): when no rule beat it on the recent past (i.i.d.
+    noise), ``select`` falls back to it rather than chase noise."""
+
+    name = "equal"
+
+    def __init__(self, n_workers: int):
+        self.n_workers = n_workers
+
+    def observe(self, speed, exogenous=None) -> None:
+        pass
+
+    def predict(self) -> np.ndarray:
+        return np.ones(self.n_workers)

@@ -83,12 +83,13 @@ class ValidatedPredictor:
     name = "select"
 
     def __init__(self, n_workers: int, window: int = 40, robust: bool = True, absolute: bool = True):
-        from primaldual.lbbsp.robust import RobustChangesPredictor, RobustPredictor
+        from primaldual.lbbsp.robust import EqualPredictor, RobustAroundPredictor, RobustChangesPredictor, RobustPredictor
 
         self.members = [LastValuePredictor(n_workers), EwmaPredictor(n_workers, 0.5),
                         EwmaPredictor(n_workers, 0.2), StateArxPredictor(n_workers)]
         if robust:
-            self.members += [RobustPredictor(n_workers, 5), RobustChangesPredictor(n_workers, 10)]
+            self.members += [RobustPredictor(n_workers, 5), RobustChangesPredictor(n_workers, 10),
+                             RobustAroundPredictor(n_workers, StateArxPredictor(n_workers), 40), EqualPredictor(n_workers)]
         self.absolute = absolute
         self.scores = [deque(maxlen=window) for _ in self.members]
         self.predictions = [None] * len(self.members)
