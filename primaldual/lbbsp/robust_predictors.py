@@ -82,9 +82,15 @@ def makespan_ratio(predicted: np.ndarray, speed: np.ndarray) -> float:
 class ValidatedPredictor:
     name = "select"
 
-    def __init__(self, n_workers: int, window: int = 40):
+    def __init__(self, n_workers: int, window: int = 40, robust: bool = True, absolute: bool = True):
+        from primaldual.lbbsp.robust import EqualPredictor, RobustAroundPredictor, RobustChangesPredictor, RobustPredictor
+
         self.members = [LastValuePredictor(n_workers), EwmaPredictor(n_workers, 0.5),
                         EwmaPredictor(n_workers, 0.2), StateArxPredictor(n_workers)]
+        if robust:
+            self.members += [RobustPredictor(n_workers, 5), RobustChangesPredictor(n_workers, 10),
+                             RobustAroundPredictor(n_workers, StateArxPredictor(n_workers), 40), EqualPredictor(n_workers)]
+        self.absolute = absolute
         self.scores = [deque(maxlen=window) for _ in self.members]
         self.predictions = [None] * len(self.members)
         self.chosen = 1  # EWMA 0.5 until there is a score to compare
@@ -93,7 +99,10 @@ class ValidatedPredictor:
         speed = np.asarray(speed, dtype=float)
         for index, member in enumerate(self.members):
             if self.predictions[index] is not None:
-                self.scores[index].append(makespan_ratio(self.predictions[index], speed))
+                ratio = makespan_ratio(self.predictions[index], speed)
+                # The optimum's makespan is proportional to 1 / sum(speed): scoring absolute makespans
+                # weighs each past iteration by its length, as the mean iteration time does.
+                self.scores[index].append(ratio / speed.sum() if self.absolute else ratio)
             member.observe(speed, exogenous)
             self.predictions[index] = member.predict()
         if all(self.scores):

@@ -158,13 +158,17 @@ def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0
     standard deviation (ddof = 1, maximum sqrt(n) = 3.16), and a CoV near the maximum means one worker takes
     almost all the time: spread comes from *slow* workers. Hence times are slowdowns only ([design]):
 
-        times[t, i] = 1 + a_t * w[t, i] / max_j w[t, j],    w = exp(concentration * z),
+        times[t, i] = 1 + a_t * u[t, i] ** k_t,    u[t, i] = w[t, i] / max_j w[t, j],    w = exp(concentration * z),
 
     where ``z[t]`` is a stationary AR(1) process per worker (lag-1 correlation ``persistence``: stragglers
-    persist, as in the PAI traces) and ``a_t >= 0`` is found by bisection so that the sample CoV of iteration
-    t equals the row's value. The CoV of these times increases with ``a_t`` towards ``sd(w) / mean(w)``;
-    a target above that limit gets the limit (``achieved_cov`` reports what was achieved).
-    ``max_iterations`` keeps only the first iterations of the row (quick runs).
+    persist, as in the PAI traces). The CoV of these times increases with the scale ``a_t`` towards the limit
+    ``CoV(u ** k_t)``, which increases with the sharpness ``k_t`` towards sqrt(n) (one worker takes all the
+    time). ``k_t >= 1`` is the smallest sharpness whose limit lies at least halfway from the target to sqrt(n)
+    (bisection), and then ``a_t`` is set by bisection so that the sample CoV equals the target. Without the
+    sharpening a target near the limit needs an unbounded scale: the bisection's bracket (a_t up to e^20) then
+    set the time scale of those iterations, and the ratios between the non-dominant workers (factors of 10 to
+    1000 moving at every iteration) came from the AR(1) draws, not from the table. Every target below sqrt(n)
+    is met (``achieved_cov`` reports what was achieved). ``max_iterations`` keeps only the first iterations.
     """
     table = load_cov_table() if table is None else table
     if not 0 <= job < table.shape[0]:
@@ -178,23 +182,32 @@ def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0
     innovation = np.sqrt(1.0 - persistence ** 2)
     for t in range(1, target.size):
         z[t] = persistence * z[t - 1] + innovation * rng.normal(size=workers)
-    weight = np.exp(concentration * (z - z.max(axis=1, keepdims=True)))   # max 1 per iteration
-
-    def sample_cov(scale: np.ndarray) -> np.ndarray:
-        times = 1.0 + scale[:, None] * weight
-        return times.std(axis=1, ddof=1) / times.mean(axis=1)
-
-    # Bisection on log(a): the CoV is increasing in a (a bigger common slowdown of the same shape).
-    low, high = np.full(target.size, -20.0), np.full(target.size, 20.0)
-    for _ in range(80):
-        middle = 0.5 * (low + high)
-        below = sample_cov(np.exp(middle)) < target
-        low, high = np.where(below, middle, low), np.where(below, high, middle)
-    scale = np.where(target > 0, np.exp(0.5 * (low + high)), 0.0)
+    log_weight = concentration * (z - z.max(axis=1, keepdims=True))   # <= 0, max 0 per iteration
+    target = np.minimum(target, np.sqrt(workers) * (1.0 - 1e-9))
+    sharpness = np.exp(_bisect(lambda log_k: _cov(np.exp(np.exp(log_k)[:, None] * log_weight)),
+                               0.5 * (target + np.sqrt(workers)), 0.0, np.log(1e4), target.size))
+    sharpness = np.where(_cov(np.exp(log_weight)) >= 0.5 * (target + np.sqrt(workers)), 1.0, sharpness)
+    weight = np.exp(sharpness[:, None] * log_weight)
+    log_scale = _bisect(lambda log_a: _cov(1.0 + np.exp(log_a)[:, None] * weight), target, -20.0, 20.0, target.size)
+    scale = np.where(target > 0, np.exp(log_scale), 0.0)
     return WorkerTrace(f"cov:job_{job:02d}", 1.0 + scale[:, None] * weight, np.arange(target.size),
                        np.arange(workers))
 
 
+def _cov(times: np.ndarray) -> np.ndarray:
+    return times.std(axis=1, ddof=1) / times.mean(axis=1)
+
+
+def _bisect(function, target: np.ndarray, low: float, high: float, size: int) -> np.ndarray:
+    """Per-row bisection for ``function(parameter) = target``, ``function`` increasing in the parameter."""
+    low, high = np.full(size, low), np.full(size, high)
+    for _ in range(80):
+        middle = 0.5 * (low + high)
+        below = function(middle) < target
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    return 0.5 * (low + high)
+
+
 def achieved_cov(trace: WorkerTrace) -> np.ndarray:
     """Per-iteration coefficient of variation (sample standard deviation / mean, as the CoV table) of a trace."""
-    return trace.times.std(axis=1, ddof=1) / trace.times.mean(axis=1)
+    return _cov(trace.times)
