@@ -113,6 +113,7 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         self.constants = compute_constants(instance, eta=self.eta, rule=self.rule)
         self.standalone = standalone_utilities(instance)
         self.ledger = Ledger(instance)
+        self.empty_ledger = Ledger(instance)  # never filled: the earliest block of a job alone
         self.learner = FloorLearner(instance, self.standalone, self.window)
         self.floor = zero_floor(cluster.n_resources)
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
@@ -156,10 +157,16 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         self._offer(slot)
 
     def _offer(self, slot: int) -> None:
-        """Offer pending jobs, in arrival order, the subroutine at the current prices: a new job at once, a
+        """Offer pending jobs, densest first, the subroutine at the current prices: a new job at once, a
         job offered before once ``reoffer_every`` slots have passed or its remaining work fell by a quarter
         (between those, its payoff moves little: prices only fall when reservations are released)."""
         still = []
+        if len(self.pending) > 1:
+            # Densest first: jobs offered in one slot have no order of arrival between them, and offering by
+            # index let a sparse job's block take the slots a denser job of the same batch needed.
+            density = self.present_values(slot, self.pending)[1]
+            self.pending = [self.pending[m] for m in sorted(range(len(self.pending)),
+                                                            key=lambda m: (-density[m], self.pending[m]))]
         for i in self.pending:
             if not can_finish(slot, int(self.remaining[i]), int(self.chunks[i]), self.instance.horizon):
                 continue  # can no longer finish: it earns nothing, so it stops competing
@@ -181,7 +188,20 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         if not result.admit:
             return False
         job = self.instance.jobs[i]
-        deadline = latest_deadline(job, result.completion_slot, self.instance.horizon, self.delta)
+        # The subroutine plans elastic per-slot counts without restart costs; a block is one fixed placement
+        # that pays one restart, so it cannot end before the earliest block on an empty cluster. The promise
+        # keeps (1 - delta) of the later of the two completions: from the plan's alone, a fast-decaying job's
+        # deadline left no room for any block when F > 0.
+        fastest = self.empty_ledger.find_block(i, remaining, slot, self.instance.horizon - 1, self.restart_cost,
+                                               late=False)
+        if fastest is None:
+            self.dual.see_unplaced(i)
+            return False  # no fixed placement finishes by the horizon: the job stays in the pending tier
+        planned = max(result.completion_slot, fastest.last)
+        deadline = latest_deadline(job, planned, self.instance.horizon, self.delta)
+        target = result.mu
+        if not self.provable:  # the plan's payoff less what the block's unavoidable delay costs the job
+            target -= float(job.utility(result.completion_slot - job.arrival) - job.utility(planned - job.arrival))
         block = self.ledger.find_block(i, remaining, slot, deadline, self.restart_cost, self.late)
         if block is None and self.repack:
             block = self._repack(slot, i, remaining, deadline)
@@ -190,9 +210,10 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
             return False
         cost = self._block_cost(block, worker_prices, ps_prices)
         payoff = float(job.utility(block.last - job.arrival)) - cost
-        if payoff <= 0 or payoff < (1.0 - self.delta) * result.mu:
+        if payoff <= 0 or payoff < (1.0 - self.delta) * target:
             # The reservation itself must pay, and keep (1 - delta) of the plan's payoff (OASiS-P's bound needs
-            # it; for OASiS-LR it keeps blocks that the plan's payoff flatters out of the ledger).
+            # it, against the subroutine's mu; for OASiS-LR it keeps blocks that the plan's payoff flatters out
+            # of the ledger).
             if i in self.ledger.reservations:  # placed by a re-pack: undo only this job's block
                 self.ledger.remove(i)
             self.dual.see_unplaced(i)

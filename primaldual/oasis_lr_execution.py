@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from primaldual.baselines.placement import FreeCapacity, grow
+from primaldual.baselines.placement import FreeCapacity, grow, trim
 from primaldual.ledger import WORK_EPSILON
 from primaldual.scheduler import Allocation, SlotState
 
@@ -60,6 +60,7 @@ class WorkConservingExecution:
         free = FreeCapacity(self.instance.cluster)
         free.worker -= self.ledger.worker_used[slot]
         free.ps -= self.ledger.ps_used[slot]
+        self._finish_blocks(slot, blocks, free)
         order, values = self._growth_order(slot, blocks)
         out = self._plan(slot, order, free.copy(), dict(blocks), stable=False)
         if self.restart_cost > 0 and order:
@@ -102,6 +103,24 @@ class WorkConservingExecution:
                 total += values[i] * done / float(self.work_left[i])
         return total
 
+    def _finish_blocks(self, slot: int, blocks: dict[int, Allocation], free: FreeCapacity) -> None:
+        """A block that holds more workers than its job needs to finish in this slot runs only those (restart
+        loss included: trimming changes the placement) and frees the rest for others in this slot. The job
+        completes in this slot either way, so its promise is untouched."""
+        for i, allocation in blocks.items():
+            left = float(self.work_left[i])
+            size = int(allocation.workers.sum())
+            if left <= WORK_EPSILON or size * (1.0 if self._kept(slot, i, allocation) else 1.0 - self.restart_cost) < left:
+                continue  # not its last slot
+            # A margin above the simulator's completion tolerance: the trimmed placement surely finishes the job.
+            need = math.ceil((left + 1e-7) / (1.0 - self.restart_cost))
+            if need < size:
+                job = self.instance.jobs[i]
+                trimmed = trim(job, allocation, need)
+                free.release(job, allocation)
+                free.take(job, trimmed)
+                blocks[i] = trimmed
+
     # ------------------------------------------------------------------------------------------- plans
 
     def _growth_order(self, slot: int, blocks: dict[int, Allocation]) -> tuple[list[int], dict[int, float]]:
@@ -112,15 +131,21 @@ class WorkConservingExecution:
             candidates += [i for i in self.pending if i not in blocks]
         if not candidates:
             return [], {}
+        value, density = self.present_values(slot, candidates)
+        order = [candidates[m] for m in sorted(range(len(candidates)), key=lambda m: (-density[m], candidates[m]))]
+        return order, dict(zip(candidates, value.tolist()))
+
+    def present_values(self, slot: int, candidates: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Each job's present value (``f_i`` at full speed from now, discounted for the risk of the slots still
+        to run, as RRH) and that value per remaining resource-time (remaining work times the dominant share of
+        one worker)."""
         jobs = np.array(candidates, dtype=np.int64)
         remaining = np.maximum(self.work_left[jobs], 1e-9)
         needed = np.maximum(-(-np.ceil(remaining - WORK_EPSILON) // self.chunks[jobs]), 1)
         value = np.array([float(self.instance.jobs[i].utility(slot + n - 1 - self.instance.jobs[i].arrival))
                           for i, n in zip(candidates, needed.tolist())])
-        value = value / (1.0 + self.discount_rate * needed)  # the risk of the slots still to run (as RRH)
-        density = value / (np.maximum(remaining, 1.0) * np.maximum(self.unit[jobs], 1e-12))
-        order = [candidates[m] for m in sorted(range(len(candidates)), key=lambda m: (-density[m], candidates[m]))]
-        return order, dict(zip(candidates, value.tolist()))
+        value = value / (1.0 + self.discount_rate * needed)
+        return value, value / (np.maximum(remaining, 1.0) * np.maximum(self.unit[jobs], 1e-12))
 
     def _plan(self, slot: int, order: list[int], free: FreeCapacity, out: dict[int, Allocation],
               stable: bool) -> dict[int, Allocation]:
