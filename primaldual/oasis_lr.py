@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from primaldual.baselines.placement import FreeCapacity, can_finish, dominant_share_unit, grow
+from primaldual.baselines.placement import can_finish, dominant_share_unit
 from primaldual.dual import best_schedule, unit_prices
 from primaldual.errors import InputError
 from primaldual.instance import Instance
@@ -55,12 +55,13 @@ from primaldual.ledger import (
     check_number as _check_number,
     latest_deadline,
 )
+from primaldual.oasis_lr_execution import WorkConservingExecution
 from primaldual.oasis_lr_report import DualRecord, certificate_terms
 from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
-from primaldual.scheduler import Allocation, OnlineScheduler, SlotState, register_scheduler
+from primaldual.scheduler import Allocation, OnlineScheduler, register_scheduler
 
 
-class OasisLrScheduler(OnlineScheduler):
+class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
     """OASiS-LR (module docstring). Parameters: ``delta`` (deadline slack, 0.2), ``window`` (slots of arrivals
     the floor learns from, 30), ``eta`` and ``rule`` (the price constants; ``eta = 0.25`` makes ``L^r`` the least
     value density itself, so the least valuable job never gets a promise on an empty cluster and runs in the
@@ -112,10 +113,12 @@ class OasisLrScheduler(OnlineScheduler):
         self.constants = compute_constants(instance, eta=self.eta, rule=self.rule)
         self.standalone = standalone_utilities(instance)
         self.ledger = Ledger(instance)
+        self.empty_ledger = Ledger(instance)  # never filled: the earliest block of a job alone
         self.learner = FloorLearner(instance, self.standalone, self.window)
         self.floor = zero_floor(cluster.n_resources)
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
         self.remaining = np.array(instance.work_units, dtype=np.int64)
+        self.work_left = self.remaining.astype(float)  # exact, fractional under restart costs
         worker_total, ps_total = cluster.worker_capacity.sum(axis=0), cluster.ps_capacity.sum(axis=0)
         self.unit = np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs])
         self.pending: list[int] = []
@@ -154,10 +157,16 @@ class OasisLrScheduler(OnlineScheduler):
         self._offer(slot)
 
     def _offer(self, slot: int) -> None:
-        """Offer pending jobs, in arrival order, the subroutine at the current prices: a new job at once, a
+        """Offer pending jobs, densest first, the subroutine at the current prices: a new job at once, a
         job offered before once ``reoffer_every`` slots have passed or its remaining work fell by a quarter
         (between those, its payoff moves little: prices only fall when reservations are released)."""
         still = []
+        if len(self.pending) > 1:
+            # Densest first: jobs offered in one slot have no order of arrival between them, and offering by
+            # index let a sparse job's block take the slots a denser job of the same batch needed.
+            density = self.present_values(slot, self.pending)[1]
+            self.pending = [self.pending[m] for m in sorted(range(len(self.pending)),
+                                                            key=lambda m: (-density[m], self.pending[m]))]
         for i in self.pending:
             if not can_finish(slot, int(self.remaining[i]), int(self.chunks[i]), self.instance.horizon):
                 continue  # can no longer finish: it earns nothing, so it stops competing
@@ -179,7 +188,20 @@ class OasisLrScheduler(OnlineScheduler):
         if not result.admit:
             return False
         job = self.instance.jobs[i]
-        deadline = latest_deadline(job, result.completion_slot, self.instance.horizon, self.delta)
+        # The subroutine plans elastic per-slot counts without restart costs; a block is one fixed placement
+        # that pays one restart, so it cannot end before the earliest block on an empty cluster. The promise
+        # keeps (1 - delta) of the later of the two completions: from the plan's alone, a fast-decaying job's
+        # deadline left no room for any block when F > 0.
+        fastest = self.empty_ledger.find_block(i, remaining, slot, self.instance.horizon - 1, self.restart_cost,
+                                               late=False)
+        if fastest is None:
+            self.dual.see_unplaced(i)
+            return False  # no fixed placement finishes by the horizon: the job stays in the pending tier
+        planned = max(result.completion_slot, fastest.last)
+        deadline = latest_deadline(job, planned, self.instance.horizon, self.delta)
+        target = result.mu
+        if not self.provable:  # the plan's payoff less what the block's unavoidable delay costs the job
+            target -= float(job.utility(result.completion_slot - job.arrival) - job.utility(planned - job.arrival))
         block = self.ledger.find_block(i, remaining, slot, deadline, self.restart_cost, self.late)
         if block is None and self.repack:
             block = self._repack(slot, i, remaining, deadline)
@@ -188,9 +210,10 @@ class OasisLrScheduler(OnlineScheduler):
             return False
         cost = self._block_cost(block, worker_prices, ps_prices)
         payoff = float(job.utility(block.last - job.arrival)) - cost
-        if payoff <= 0 or payoff < (1.0 - self.delta) * result.mu:
+        if payoff <= 0 or payoff < (1.0 - self.delta) * target:
             # The reservation itself must pay, and keep (1 - delta) of the plan's payoff (OASiS-P's bound needs
-            # it; for OASiS-LR it keeps blocks that the plan's payoff flatters out of the ledger).
+            # it, against the subroutine's mu; for OASiS-LR it keeps blocks that the plan's payoff flatters out
+            # of the ledger).
             if i in self.ledger.reservations:  # placed by a re-pack: undo only this job's block
                 self.ledger.remove(i)
             self.dual.see_unplaced(i)
@@ -238,38 +261,6 @@ class OasisLrScheduler(OnlineScheduler):
             self.dual.see_completion(i, slot)
         self.pending = [i for i in self.pending if i not in self.done]
 
-    def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
-        self.remaining = np.array(state.remaining_work, dtype=np.int64)
-        self.state_remaining = self.remaining.copy()
-        if self.instance.arrivals.size and slot not in self._arrival_slots():
-            self._offer(slot)  # the pending tier is re-offered every slot
-        self._trim(slot)
-        self._check_promises(slot)
-        out = {i: Allocation(r.workers.copy(), r.parameter_servers.copy())
-               for i, r in self.ledger.reservations.items() if r.covers(slot)}
-        free = FreeCapacity(self.instance.cluster)
-        free.worker -= self.ledger.worker_used[slot]
-        free.ps -= self.ledger.ps_used[slot]
-        for i in self._growth_order(slot, out):
-            self._grow(slot, i, free, out)
-        self._account(slot, out)
-        self.previous = {i: (slot, a) for i, a in out.items()}
-        return out
-
-    def _account(self, slot: int, out: dict[int, Allocation]) -> None:
-        """Apply this slot's work to the remaining work the way the simulator will (a changed placement loses
-        ``F``), so that arrivals in the next slot, which come before its ``allocate``, see current figures."""
-        fractional = self.state_remaining.astype(float)
-        for i, allocation in out.items():
-            workers = float(allocation.workers.sum())
-            previous = self.previous.get(i)
-            same = previous is not None and previous[0] == slot - 1 \
-                and np.array_equal(previous[1].workers, allocation.workers) \
-                and np.array_equal(previous[1].parameter_servers, allocation.parameter_servers)
-            fractional[i] -= workers * (1.0 if same else 1.0 - self.restart_cost)
-        # The ceiling of the simulator's own remaining work or more (the state's figure is itself a ceiling).
-        self.remaining = np.maximum(np.ceil(fractional - WORK_EPSILON), 0).astype(np.int64)
-
     def _arrival_slots(self) -> set[int]:
         if not hasattr(self, "_arrivals"):
             self._arrivals = set(int(a) for a in self.instance.arrivals)
@@ -291,10 +282,7 @@ class OasisLrScheduler(OnlineScheduler):
 
     def _ran_like(self, slot: int, i: int, r: Reservation) -> bool:
         """Whether job ``i`` ran with ``r``'s placement in the slot before (then no restart is due)."""
-        previous = self.previous.get(i)
-        return previous is not None and previous[0] == slot - 1 \
-            and np.array_equal(previous[1].workers, r.workers) \
-            and np.array_equal(previous[1].parameter_servers, r.parameter_servers)
+        return self._kept(slot, i, Allocation(r.workers, r.parameter_servers))
 
     def _check_promises(self, slot: int) -> None:
         for i, deadline in self.deadlines.items():
@@ -308,64 +296,6 @@ class OasisLrScheduler(OnlineScheduler):
             if r is None or r.last > deadline or r.supply(slot, self.restart_cost, running) < need - WORK_EPSILON:
                 raise PromiseBroken(f"{self.name}: slot {slot}, job {i}: the ledger no longer covers its "
                                     f"{need:g} worker-slots by its deadline {deadline}")
-
-    def _growth_order(self, slot: int, out: dict[int, Allocation]) -> list[int]:
-        """Admitted jobs outside their block and pending jobs (and, without restart costs, running blocks),
-        by present value per resource-time (ties: lower index)."""
-        candidates = [i for i in self.deadlines if i not in self.done and (i not in out or self.restart_cost == 0)]
-        if self.pending_tier:
-            candidates += [i for i in self.pending if i not in out]
-        if not candidates:
-            return []
-        jobs = np.array(candidates, dtype=np.int64)
-        remaining = np.maximum(self.remaining[jobs], 1)
-        needed = -(-remaining // self.chunks[jobs])
-        value = np.array([float(self.instance.jobs[i].utility(slot + n - 1 - self.instance.jobs[i].arrival))
-                          for i, n in zip(candidates, needed.tolist())])
-        value = value / (1.0 + self.discount_rate * needed)  # the risk of the slots still to run (as RRH)
-        density = value / (remaining * np.maximum(self.unit[jobs], 1e-12))
-        return [candidates[m] for m in sorted(range(len(candidates)), key=lambda m: (-density[m], candidates[m]))]
-
-    def _grow(self, slot: int, i: int, free: FreeCapacity, out: dict[int, Allocation]) -> None:
-        job = self.instance.jobs[i]
-        most = int(min(self.chunks[i], self.remaining[i]))
-        if most < 1:
-            return
-        if i in out:
-            if self.restart_cost == 0:
-                out[i] = grow(free, job, out[i], most, "first_fit")
-            elif i not in self.ledger.reservations or not self.ledger.reservations[i].covers(slot):
-                held = int(out[i].workers.sum())
-                more = int(grow(free.copy(), job, out[i], most, "first_fit").workers.sum())
-                if more - held > self.restart_cost * more:  # growing is a restart: worth it only if it pays
-                    out[i] = grow(free, job, out[i], most, "first_fit")
-            return
-        previous = self.previous.get(i)
-        # Without restart costs a fresh first-fit packs tighter than keeping old placements (no stickiness).
-        if self.restart_cost > 0 and previous is not None and previous[0] == slot - 1 and free.fits(job, previous[1]):
-            free.take(job, previous[1])  # the same placement again: no restart
-            held = int(previous[1].workers.sum())
-            grown = grow(free.copy(), job, previous[1], most, "first_fit")
-            more = int(grown.workers.sum())
-            # Growing is a change of placement: worth it only if the added workers beat the restart's loss.
-            if more - held > self.restart_cost * more:
-                out[i] = grow(free, job, previous[1], most, "first_fit")
-            else:
-                out[i] = previous[1]
-            return
-        reserved = self.ledger.reservations.get(i)
-        if self.restart_cost > 0 and reserved is not None:
-            # Run early on the block's own placement where it fits: the block then starts without a restart.
-            allocation = Allocation(reserved.workers.copy(), reserved.parameter_servers.copy())
-            if free.fits(job, allocation):
-                free.take(job, allocation)
-                out[i] = allocation
-                return
-        workers = free.max_workers(job, most)
-        if workers > 0:
-            allocation = free.place(job, workers, "first_fit")
-            if allocation is not None:
-                out[i] = allocation
 
     # ----------------------------------------------------------------------------------------- report
 
