@@ -11,6 +11,9 @@ increase ``Delta D_i = mu_i + sum c (p_new - p_old)`` (the online dual objective
 **Certificate.** After the run, :mod:`primaldual.certificate` recomputes every ``mu_i`` at the final prices
 and turns them into a certified interval ``[ALG, D]`` for the optimum (see that module).
 
+The prices are a strategy of the loop (:mod:`primaldual.price_strategy`): OASiS reads the exponential prices
+(``ExponentialPrices``), ``greedy`` none (``ZeroPrices``).
+
 **greedy** is the ablation "the same subroutine with all prices zero": a job is admitted iff it has a
 feasible schedule with positive utility, and gets the schedule of highest utility (earliest feasible
 completion); among schedules of equal utility it takes the one that holds the fewest resources, measured as

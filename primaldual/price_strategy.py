@@ -29,6 +29,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from primaldual.errors import InputError
 from primaldual.instance import Instance, Job
 from primaldual.learned_prices import FloorLearner, PriceFloor, zero_floor
 from primaldual.prices import PriceConstants, PriceState, standalone_utilities
@@ -124,6 +125,9 @@ class LearnedFloorPrices:
     certified = False
 
     def __init__(self, constants: PriceConstants, window: int = 30):
+        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+            raise InputError(f"window: must be an integer >= 1 (slots of arrivals the floor learns from), "
+                             f"got {window!r}")
         self.constants = constants
         self.window = int(window)
 

@@ -35,7 +35,7 @@ from primaldual.standalone import (  # noqa: F401 - re-exported
 # ------------------------------------------------------------------------------------------- price state
 
 
-def _price(lower, log_ratio: np.ndarray, used: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+def exponential_price(lower, log_ratio: np.ndarray, used: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     """``L^r (U^r/L^r)^(used / capacity)`` elementwise (``lower`` a number or an array over the resources);
     ``L^r`` where the capacity is 0 (unused by construction)."""
     positive = capacity > 0
@@ -73,7 +73,7 @@ class PoolState:
         if slots.size == 0 or self.prices is None:
             return 0.0
         old = self.prices[slots]
-        new = _price(self.lower, self.log_ratio, self.used[slots], self.capacity[slots])
+        new = exponential_price(self.lower, self.log_ratio, self.used[slots], self.capacity[slots])
         self.prices[slots] = new
         return float(((new - old) * self.capacity[slots]).sum())
 
@@ -139,6 +139,7 @@ __all__ = [
     "FIT_TOLERANCE",
     "PRICE_RULES",
     "density_lower_prices",
+    "exponential_price",
     "PriceConstants",
     "PoolState",
     "PriceState",

@@ -87,6 +87,12 @@ def test_learned_floor_prices_read_the_exponential_prices_plus_the_floor():
     np.testing.assert_array_equal(result.worker_prices, engine.state.worker_prices + prices.floor.worker)
 
 
+@pytest.mark.parametrize("window", [0, -3, 2.5, True, "30"])
+def test_learned_floor_refuses_a_bad_window(window):
+    with pytest.raises(InputError, match="^window: must be an integer >= 1"):
+        LearnedFloorPrices(compute_constants(generate("tiny", 0)), window=window)
+
+
 def test_learned_floor_is_oasis_while_the_floor_is_zero():
     """One job per slot far below capacity: the pooled LP is slack, its duals (the floor) are 0, and the
     floored prices are OASiS's exactly."""
