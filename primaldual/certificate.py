@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from primaldual.dual import best_schedule
 from primaldual.instance import Instance
 from primaldual.prices import PriceConstants, PriceState, json_number, standalone_utilities
@@ -37,16 +39,21 @@ CHECK_TOLERANCE = 1e-9
 class Certificate:
     """The dual bound of a finished OASiS run and the numerical checks of the theorem (module docstring)."""
 
-    mu_sum: float
     price_term: float
     initial_dual: float
     online_dual: float
     primal: float
-    mu_online: tuple[float, ...]
-    mu_final: tuple[float, ...]
+    #: Per job, in job order: ``mu_i`` when it arrived and at the final prices (read-only arrays).
+    mu_online: np.ndarray
+    mu_final: np.ndarray
     allocation_price_factor: float | None
     standalone_bound: float
     constants: PriceConstants
+
+    @property
+    def mu_sum(self) -> float:
+        """``sum_i mu_i^final``: the jobs' part of ``D``."""
+        return float(sum(self.mu_final))
 
     @property
     def dual_objective(self) -> float:
@@ -126,6 +133,12 @@ class Certificate:
         }
 
 
+def _frozen(values: list[float]) -> np.ndarray:
+    array = np.array(values, dtype=float)
+    array.setflags(write=False)
+    return array
+
+
 def final_mu(instance: Instance, state: PriceState) -> list[float]:
     """Every job's ``mu_i`` at the final prices over capacity-respecting schedules (module docstring)."""
     cluster = instance.cluster
@@ -147,16 +160,14 @@ def compute_certificate(instance: Instance, state: PriceState, decisions: dict[i
     mu_online = [decisions[i].mu if i in decisions else 0.0 for i in range(instance.n_jobs)]
     ratios = [d.allocation_price_ratio for d in decisions.values() if d.allocation_price_ratio is not None]
     price_term = state.price_term()
-    mu_sum = float(sum(mu_final))
     primal = float(sum(d.primal_increase for d in decisions.values()))
     return Certificate(
-        mu_sum=mu_sum,
         price_term=price_term,
         initial_dual=initial_dual,
         online_dual=float(sum(d.mu for d in decisions.values() if d.admitted)) + price_term,
         primal=primal,
-        mu_online=tuple(mu_online),
-        mu_final=tuple(mu_final),
+        mu_online=_frozen(mu_online),
+        mu_final=_frozen(mu_final),
         allocation_price_factor=max(ratios) if ratios else None,
         standalone_bound=float(standalone_utilities(instance).sum()),
         constants=constants,
