@@ -80,7 +80,8 @@ def _register_traces(commands) -> None:
 
     cov = _subcommand(commands, _cov, "cov", help="speedup distribution over the CoV table's 100 jobs",
         description="Replay one synthetic trace per job of the packaged CoV table and summarise the speedups.")
-    cov.add_argument("--jobs", type=int, default=100, help="first N jobs of the table (default 100)")
+    cov.add_argument("--jobs", type=int, default=100, help="number of jobs of the table (default 100)")
+    cov.add_argument("--first-job", type=int, default=0, help="first job (row) of the table (default 0)")
     cov.add_argument("--seed", type=int, default=0, help="seed of the synthetic traces (default 0)")
     cov.add_argument("--max-iterations", type=int, default=None,
                      help="replay only the first N iterations of each CoV row (default: the whole row)")
@@ -172,11 +173,14 @@ def _cov(args) -> int:
     from primaldual.lbbsp.replay import cov_distribution
 
     _check_seed(args.seed)
-    if not 1 <= args.jobs <= 100:
-        raise InputError(f"--jobs: must be in 1..100, got {args.jobs}")
+    if not 0 <= args.first_job <= 99:
+        raise InputError(f"--first-job: must be in 0..99, got {args.first_job}")
+    if not 1 <= args.jobs <= 100 - args.first_job:
+        raise InputError(f"--jobs: must be in 1..{100 - args.first_job} (rows after --first-job), got {args.jobs}")
     if args.max_iterations is not None and args.max_iterations < 2:
         raise InputError(f"--max-iterations: must be >= 2, got {args.max_iterations}")
-    result = cov_distribution(range(args.jobs), seed=args.seed, max_iterations=args.max_iterations)
+    jobs = range(args.first_job, args.first_job + args.jobs)
+    result = cov_distribution(jobs, seed=args.seed, max_iterations=args.max_iterations)
     if args.json:
         print_json(result)
         return 0
