@@ -22,9 +22,13 @@ slow would outweigh the others.
 Properties (tested in ``tests/lbbsp/test_lbbsp_robust.py``): when every scenario is the same cost vector up
 to a factor, the unique optimum is ``x proportional to 1/c``, i.e. the proportional rule on the measured
 speeds (returned in closed form, so that solver tolerances cannot move a rounding tie); the rule only reads
-the barriers already passed. :class:`RobustPredictor` exposes the rule through the predictor interface: its
-"speeds" are the optimal shares, so the CPU rule's integer rounding (``largest_remainder``: sum exactly X,
-bounds respected) turns them into batches.
+the barriers already passed. :class:`RobustPredictor` (``robust``, the last W cost vectors as scenarios),
+:class:`RobustChangesPredictor` (``robust_changes``, the last costs times recent relative changes) and
+:class:`RobustAroundPredictor` (any point predictor's forecast times its recent relative errors) expose the
+rule through the predictor interface. Their "speeds" are the optimal shares scaled to the total speed just
+measured, so the CPU rule's integer rounding (``largest_remainder``: sum exactly X, bounds respected) turns
+them into batches, and the ``select`` predictor (:mod:`.robust_predictors`) can choose them by past
+makespan.
 """
 
 from __future__ import annotations
