@@ -30,8 +30,7 @@ def register(subparsers) -> None:
     commands = parser.add_subparsers(dest="lbbsp_command", metavar="SUBCOMMAND")
     parser.set_defaults(handler=lambda args: _usage(parser))
 
-    simulate = commands.add_parser(
-        "simulate", help="BSP vs LB-BSP vs oracle on one scenario",
+    simulate = _subcommand(commands, _simulate, "simulate", help="BSP vs LB-BSP vs oracle on one scenario",
         description="Run BSP (equal batches), LB-BSP's CPU rule, LB-BSP's GPU stepper and an oracle that "
                     "knows the true speeds on the same random streams.")
     simulate.add_argument("--scenario", choices=tuple(SCENARIOS), default="gpu",
@@ -46,26 +45,22 @@ def register(subparsers) -> None:
                           help="speed predictor of the CPU rule (default rreg: regression on the CPU/memory readings)")
     simulate.add_argument("--target-samples", type=int, default=None,
                           help="report the time to process this many samples (default: all of the run)")
-    add_json_flag(simulate)
-    simulate.set_defaults(handler=_simulate)
 
-    aggregate = commands.add_parser(
-        "aggregate", help="weighted vs plain-mean gradient aggregation on real SGD",
+    aggregate = _subcommand(commands, _aggregate, "aggregate",
+                            help="weighted vs plain-mean gradient aggregation on real SGD",
         description="Train regression with the unequal batches LB-BSP chose on the cpu scenario and compare "
                     "with single-batch SGD on the union of the batches.")
     aggregate.add_argument("--kind", choices=KINDS, default="logistic", help="regression model (default logistic)")
     aggregate.add_argument("--iterations", type=int, default=100, help="SGD steps (default 100)")
     aggregate.add_argument("--seed", type=int, default=0, help="seed of the data and the sample order (default 0)")
-    add_json_flag(aggregate)
-    aggregate.set_defaults(handler=_aggregate)
     _register_traces(commands)
+    _register_generate(commands)
 
 
 def _register_traces(commands) -> None:
     from primaldual.lbbsp.replay import DEFAULT_PREDICTOR, REPLAY_PREDICTORS
 
-    replay = commands.add_parser(
-        "replay", help="BSP vs LB-BSP vs oracle on a recorded straggler trace",
+    replay = _subcommand(commands, _replay, "replay", help="BSP vs LB-BSP vs oracle on a recorded straggler trace",
         description="Replay per-worker mini-batch times (time law T_i(x) = a + (m_i - a) x / x0, see "
                     "docs/lbbsp-traces.md) through BSP, LB-BSP (CPU rule with each predictor, GPU stepper) "
                     "and the clairvoyant oracle.")
@@ -82,21 +77,17 @@ def _register_traces(commands) -> None:
                              "(default 0: linear law)")
     replay.add_argument("--seed", type=int, default=0, help="seed (NARX initialisation, CoV draws; default 0)")
     replay.add_argument("--output", help="also write per-iteration times of every method to this JSON file")
-    add_json_flag(replay)
-    replay.set_defaults(handler=_replay)
 
-    cov = commands.add_parser(
-        "cov", help="speedup distribution over the CoV table's 100 jobs",
+    cov = _subcommand(commands, _cov, "cov", help="speedup distribution over the CoV table's 100 jobs",
         description="Replay one synthetic trace per job of the packaged CoV table and summarise the speedups.")
-    cov.add_argument("--jobs", type=int, default=100, help="first N jobs of the table (default 100)")
+    cov.add_argument("--jobs", type=int, default=100, help="number of jobs of the table (default 100)")
+    cov.add_argument("--first-job", type=int, default=0, help="first job (row) of the table (default 0)")
     cov.add_argument("--seed", type=int, default=0, help="seed of the synthetic traces (default 0)")
     cov.add_argument("--max-iterations", type=int, default=None,
                      help="replay only the first N iterations of each CoV row (default: the whole row)")
-    add_json_flag(cov)
-    cov.set_defaults(handler=_cov)
 
-    train = commands.add_parser(
-        "train", help="real data-parallel SGD with K worker processes: BSP vs LB-BSP wall clock",
+    train = _subcommand(commands, _train, "train",
+                        help="real data-parallel SGD with K worker processes: BSP vs LB-BSP wall clock",
         description="Synchronous data-parallel softmax regression on scikit-learn's digits with K spawned "
                     "workers; stragglers sleep in proportion to their batch and a replayed trace slowdown.")
     train.add_argument("--workers", type=int, default=4, help="worker processes K (default 4)")
@@ -108,8 +99,43 @@ def _register_traces(commands) -> None:
     train.add_argument("--per-sample-seconds", type=float, default=0.002,
                        help="emulated compute seconds per sample at slowdown 1 (default 0.002)")
     train.add_argument("--seed", type=int, default=0, help="seed of the sample order (default 0)")
-    add_json_flag(train)
-    train.set_defaults(handler=_train)
+
+
+def _register_generate(commands) -> None:
+    from primaldual.lbbsp.generators import KINDS
+
+    generate = commands.add_parser(
+        "generate", help="write a generated straggler trace as a PAI-format CSV",
+        description="Write a trace for 'lbbsp replay --trace FILE': a recorded trace with amplified variability, "
+                    "a CoV-table job, or a generated kind (docs/lbbsp-traces.md).")
+    generate.add_argument("--kind", choices=(*KINDS, "cov"), required=True, help="what to generate")
+    generate.add_argument("--base", default="pai:job_1", help="trace amplified by --kind amplified (default pai:job_1)")
+    generate.add_argument("--factor", type=float, default=3.0,
+                          help="scale of the log deviations from each worker's median (amplified; default 3)")
+    generate.add_argument("--cov-job", type=int, default=50, help="CoV-table row (--kind cov; default 50)")
+    generate.add_argument("--workers", type=int, default=10, help="workers of a generated kind (default 10)")
+    generate.add_argument("--iterations", type=int, default=300, help="iterations of a generated kind (default 300)")
+    generate.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    generate.add_argument("--output", required=True, help="CSV file to write")
+    generate.set_defaults(handler=_generate)
+
+
+def _generate(args) -> int:
+    from primaldual.commands._common import check_output_path
+    from primaldual.lbbsp.generators import amplified, generated, write_pai
+    from primaldual.lbbsp.traces import cov_trace, load_trace
+
+    _check_seed(args.seed)
+    output = check_output_path(args.output, "--output")
+    if args.kind == "amplified":
+        trace = amplified(load_trace(args.base), args.factor, args.seed)
+    elif args.kind == "cov":
+        trace = cov_trace(args.cov_job, seed=args.seed)
+    else:
+        trace = generated(args.kind, args.workers, args.iterations, args.seed)
+    write_pai(trace, output)
+    print(f"wrote {trace.name}: {trace.n_workers} workers x {trace.n_iterations} iterations to {output}")
+    return 0
 
 
 def _replay(args) -> int:
@@ -147,11 +173,14 @@ def _cov(args) -> int:
     from primaldual.lbbsp.replay import cov_distribution
 
     _check_seed(args.seed)
-    if not 1 <= args.jobs <= 100:
-        raise InputError(f"--jobs: must be in 1..100, got {args.jobs}")
+    if not 0 <= args.first_job <= 99:
+        raise InputError(f"--first-job: must be in 0..99, got {args.first_job}")
+    if not 1 <= args.jobs <= 100 - args.first_job:
+        raise InputError(f"--jobs: must be in 1..{100 - args.first_job} (rows after --first-job), got {args.jobs}")
     if args.max_iterations is not None and args.max_iterations < 2:
         raise InputError(f"--max-iterations: must be >= 2, got {args.max_iterations}")
-    result = cov_distribution(range(args.jobs), seed=args.seed, max_iterations=args.max_iterations)
+    jobs = range(args.first_job, args.first_job + args.jobs)
+    result = cov_distribution(jobs, seed=args.seed, max_iterations=args.max_iterations)
     if args.json:
         print_json(result)
         return 0
@@ -190,6 +219,14 @@ def _train(args) -> int:
     print(f"time-to-target speedup {result['time_to_target_speedup']:.2f}x; largest per-iteration loss difference "
           f"{result['max_loss_difference_per_iteration']:.1e}")
     return 0
+
+
+def _subcommand(commands, handler, name: str, **texts):
+    """A subcommand with ``--json`` whose handler is ``handler`` (``texts``: argparse's help and description)."""
+    parser = commands.add_parser(name, **texts)
+    add_json_flag(parser)
+    parser.set_defaults(handler=handler)
+    return parser
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -55,8 +55,9 @@ def _training_speedup() -> float:
     return compare(4, 60, load_trace("pai:job_1"))["time_to_target_speedup"]
 
 
-# Measured values (replay: exact; see docs/lbbsp-traces.md). Tolerances cover numpy/BLAS differences only.
-_REPLAY = {1: (1.0557, 4.88), 2: (1.1065, 1.69), 3: (1.0539, 4.62)}
+# Measured values (replay: exact up to the LP solver; see docs/lbbsp-traces.md). Tolerances cover numpy/BLAS
+# and HiGHS differences only. Job 1's gap, 4.996%, is at the 5% bound.
+_REPLAY = {1: (1.0546, 5.00), 2: (1.1061, 1.73), 3: (1.0541, 4.60)}
 
 
 def expectations(include_training: bool = False) -> list[Expectation]:

@@ -299,6 +299,7 @@ def _fields(weights: NarxWeights) -> list[np.ndarray]:
 # Imported here, after the basic predictors it builds on exist (it imports them from this module).
 from primaldual.lbbsp.robust_predictors import (  # noqa: E402
     ReadingsRegressionPredictor, StateArxPredictor, ValidatedPredictor)
+from primaldual.lbbsp.robust import RobustChangesPredictor, RobustPredictor  # noqa: E402
 
 
 PREDICTORS = {
@@ -309,6 +310,8 @@ PREDICTORS = {
     "sarx": StateArxPredictor,
     "select": ValidatedPredictor,
     "rreg": ReadingsRegressionPredictor,
+    "robust": RobustPredictor,
+    "robust_changes": RobustChangesPredictor,
 }
 
 

@@ -41,7 +41,7 @@ from primaldual.lbbsp.time_laws import TimeLaws
 from primaldual.lbbsp.traces import WorkerTrace
 
 DEFAULT_PREDICTOR = "select"
-REPLAY_PREDICTORS = ("last", "ewma", "arx", "narx", "sarx", "select")
+REPLAY_PREDICTORS = ("last", "ewma", "arx", "narx", "sarx", "robust", "robust_changes", "select")
 BATCH_PER_WORKER = 64
 
 

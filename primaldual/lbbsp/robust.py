@@ -22,9 +22,13 @@ slow would outweigh the others.
 Properties (tested in ``tests/lbbsp/test_lbbsp_robust.py``): when every scenario is the same cost vector up
 to a factor, the unique optimum is ``x proportional to 1/c``, i.e. the proportional rule on the measured
 speeds (returned in closed form, so that solver tolerances cannot move a rounding tie); the rule only reads
-the barriers already passed. :class:`RobustPredictor` exposes the rule through the predictor interface: its
-"speeds" are the optimal shares, so the CPU rule's integer rounding (``largest_remainder``: sum exactly X,
-bounds respected) turns them into batches.
+the barriers already passed. :class:`RobustPredictor` (``robust``, the last W cost vectors as scenarios),
+:class:`RobustChangesPredictor` (``robust_changes``, the last costs times recent relative changes) and
+:class:`RobustAroundPredictor` (any point predictor's forecast times its recent relative errors) expose the
+rule through the predictor interface. Their "speeds" are the optimal shares scaled to the total speed just
+measured, so the CPU rule's integer rounding (``largest_remainder``: sum exactly X, bounds respected) turns
+them into batches, and the ``select`` predictor (:mod:`.robust_predictors`) can choose them by past
+makespan.
 """
 
 from __future__ import annotations
@@ -147,7 +151,7 @@ class _ScenarioPredictor:
         self.multipliers.append(multipliers)
         self.program.push(multipliers)
 
-    def _solve(self, forecast: np.ndarray) -> None:
+    def _solve(self, forecast: np.ndarray, speed: np.ndarray) -> None:
         if not self.multipliers or _same_up_to_scale(np.array(self.multipliers)):
             # One scenario up to scale: the unique optimum is proportional to 1 / cost (closed form, so that
             # solver tolerances cannot move a rounding tie of the proportional rule).
@@ -155,7 +159,9 @@ class _ScenarioPredictor:
             shares = inverse / inverse.sum()
         else:
             shares = self.program.solve(forecast)
-        self.shares = np.maximum(shares, _FLOOR_SHARE)
+        # Scaled to the total speed just measured: only the proportions matter to the CPU rule, and on
+        # constant speeds the "prediction" is then the speeds themselves, as for a point predictor.
+        self.shares = np.maximum(shares, _FLOOR_SHARE) * float(np.sum(speed))
 
     def predict(self) -> np.ndarray | None:
         return None if self.shares is None else self.shares.copy()
@@ -172,8 +178,9 @@ class RobustPredictor(_ScenarioPredictor):
         self.ones = np.ones(n_workers)
 
     def observe(self, speed, exogenous=None) -> None:
-        self._push(1.0 / np.asarray(speed, dtype=float))
-        self._solve(self.ones)
+        speed = np.asarray(speed, dtype=float)
+        self._push(1.0 / speed)
+        self._solve(self.ones, speed)
 
 
 class RobustAroundPredictor(_ScenarioPredictor):
@@ -188,14 +195,15 @@ class RobustAroundPredictor(_ScenarioPredictor):
         self.base, self.forecast = base, None
 
     def observe(self, speed, exogenous=None) -> None:
-        cost = 1.0 / np.asarray(speed, dtype=float)
+        speed = np.asarray(speed, dtype=float)
+        cost = 1.0 / speed
         if self.forecast is not None:
             self._push(cost / self.forecast)
         self.base.observe(speed, exogenous)
         guess = self.base.predict()
         self.forecast = None if guess is None else 1.0 / guess
         if self.forecast is not None:
-            self._solve(self.forecast)
+            self._solve(self.forecast, speed)
 
 
 class RobustChangesPredictor(RobustAroundPredictor):
