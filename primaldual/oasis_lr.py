@@ -188,6 +188,9 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         worker_prices, ps_prices = self.prices(slot)
         worker_free, ps_free = self.free(slot)
         remaining = int(self.remaining[i])
+        if self._cannot_pay(slot, i, remaining, worker_prices):
+            self.dual.see_offer(i, 0.0)  # mu = 0 exactly: the subroutine would find no positive payoff
+            return False
         result = best_schedule(self.instance, i, worker_prices, ps_prices, worker_free, ps_free,
                                work=remaining, start=slot)
         self.dual.see_offer(i, result.mu)
@@ -230,6 +233,18 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         self.dual.see_admission(i, result.mu, payoff, float(job.utility(block.last - job.arrival)),
                                 self.prices(slot), self.floor, slot)
         return True
+
+    def _cannot_pay(self, slot: int, i: int, remaining: int, worker_prices: np.ndarray) -> bool:
+        """Whether no schedule can have a positive payoff, so ``mu_i = 0`` without running the subroutine: the
+        utility of finishing at full speed from now bounds every schedule's, and each of the ``remaining``
+        worker-slots costs at least the cheapest worker price from now on (per resource, PSs ignored). Most
+        re-offers of the pending tier end here on ``paper``."""
+        job = self.instance.jobs[i]
+        finish = slot + -(-remaining // int(self.chunks[i])) - 1
+        if finish >= self.instance.horizon:
+            return True
+        cheapest = float(worker_prices[slot:].min(axis=(0, 1)) @ job.worker_demand)
+        return float(job.utility(finish - job.arrival)) - remaining * cheapest <= 0.0
 
     def _block_cost(self, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:
         job = self.instance.jobs[block.job]
