@@ -119,3 +119,29 @@ def test_reservation_supply_is_what_the_engine_checks():
     block = Reservation(0, np.array([2]), np.array([1]), 3, 5)
     assert block.supply(3, 0.1, running_since=False) == pytest.approx(3 * 2 - 0.2)
     assert block.supply(4, 0.1, running_since=True) == pytest.approx(2 * 2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
+    """Whenever the cheap bound says no schedule can pay, the subroutine itself finds mu = 0 (soundness of
+    ``_cannot_pay``), on 20-job ``small`` instances where the learned floor makes many offers unprofitable."""
+    from primaldual.dual import best_schedule
+
+    instance = generate("small", 300 + seed, jobs=20)
+    scheduler = make_scheduler("oasis-lr")
+    bound = scheduler._cannot_pay
+    skipped = []
+
+    def checked(slot, i, remaining, worker_prices):
+        if not bound(slot, i, remaining, worker_prices):
+            return False
+        free = scheduler.free(slot)
+        result = best_schedule(instance, i, worker_prices, scheduler.prices(slot)[1], free[0], free[1],
+                               work=remaining, start=slot)
+        assert result.mu == 0.0
+        skipped.append(i)
+        return True
+
+    scheduler._cannot_pay = checked
+    simulate(instance, scheduler, restart_cost=0.1)
+    assert skipped  # the bound does fire on these instances

@@ -2,7 +2,7 @@
 
 Sets: ``tiny``, ``small``, ``small20`` (``small`` with 20 jobs: heavy contention) and ``paper``, on seeds
 ``first..first + count - 1``. The default first seed, 100, is disjoint from the seeds the schedulers were
-designed and tuned on (OASiS-LR/P: ``small`` seeds 0-9; RRH's defaults: ``small`` seeds 0-19); pass
+designed and tuned on (OASiS-LR/P: ``small`` seeds 0-99, 20 jobs; RRH's defaults: ``small`` seeds 0-19); pass
 ``--first-seed 0`` only to reproduce the design figures. Every scheduler runs in the one simulator at each
 restart cost (default 0 and 0.1 slot). RRH runs in its three documented readings: ``rrh`` (present value,
 preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and ``rrh-np`` (non-preemptive).
@@ -112,7 +112,7 @@ def run_quality(sets, first_seed: int, count: int, restart_costs=(0.0, 0.1), tim
                 paper_count: int | None = None, names=SCHEDULERS) -> dict:
     """The figures of the module docstring as one dict."""
     labels = [label for label, _, _ in names]
-    out = {"first_seed": first_seed, "designed_on": {"oasis-lr/oasis-p": "small seeds 0-9 (10 and 20 jobs)",
+    out = {"first_seed": first_seed, "designed_on": {"oasis-lr/oasis-p": "small seeds 0-99 (20 jobs)",
                                                        "rrh": "small seeds 0-19 (10 and 20 jobs)"},
            "restart_costs": list(restart_costs), "sets": {}}
     for label in sets:
