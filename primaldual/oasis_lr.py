@@ -188,11 +188,12 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         worker_prices, ps_prices = self.prices(slot)
         worker_free, ps_free = self.free(slot)
         remaining = int(self.remaining[i])
-        if self._cannot_pay(slot, i, remaining, worker_prices):
+        cheapest = self._cheapest_cost(slot, i, remaining, worker_prices)
+        if self._cannot_pay(slot, i, remaining, cheapest):
             self.dual.see_offer(i, 0.0)  # mu = 0 exactly: the subroutine would find no positive payoff
             return False
         result = best_schedule(self.instance, i, worker_prices, ps_prices, worker_free, ps_free,
-                               work=remaining, start=slot)
+                               work=remaining, start=slot, cost_floor=cheapest)
         self.dual.see_offer(i, result.mu)
         if not result.admit:
             return False
@@ -234,17 +235,21 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
                                 self.prices(slot), self.floor, slot)
         return True
 
-    def _cannot_pay(self, slot: int, i: int, remaining: int, worker_prices: np.ndarray) -> bool:
+    def _cheapest_cost(self, slot: int, i: int, remaining: int, worker_prices: np.ndarray) -> float:
+        """A lower bound on the cost of every schedule of job ``i``'s ``remaining`` worker-slots from ``slot``:
+        each costs at least the cheapest worker price from then on (per resource; PSs ignored)."""
+        return remaining * float(worker_prices[slot:].min(axis=(0, 1)) @ self.instance.jobs[i].worker_demand)
+
+    def _cannot_pay(self, slot: int, i: int, remaining: int, cheapest: float) -> bool:
         """Whether no schedule can have a positive payoff, so ``mu_i = 0`` without running the subroutine: the
-        utility of finishing at full speed from now bounds every schedule's, and each of the ``remaining``
-        worker-slots costs at least the cheapest worker price from now on (per resource, PSs ignored). Most
-        re-offers of the pending tier end here on ``paper``."""
+        utility of finishing at full speed from now bounds every schedule's, and ``cheapest`` its cost. The
+        same bound stops the subroutine's search early (``cost_floor``): a job with ``mu = 0`` otherwise
+        searched to the horizon, which made OASiS-LR's offers several times slower than OASiS's on ``paper``."""
         job = self.instance.jobs[i]
         finish = slot + -(-remaining // int(self.chunks[i])) - 1
         if finish >= self.instance.horizon:
             return True
-        cheapest = float(worker_prices[slot:].min(axis=(0, 1)) @ job.worker_demand)
-        return float(job.utility(finish - job.arrival)) - remaining * cheapest <= 0.0
+        return float(job.utility(finish - job.arrival)) - cheapest <= 0.0
 
     def _block_cost(self, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:
         job = self.instance.jobs[block.job]

@@ -132,9 +132,10 @@ def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
     bound = scheduler._cannot_pay
     skipped = []
 
-    def checked(slot, i, remaining, worker_prices):
-        if not bound(slot, i, remaining, worker_prices):
+    def checked(slot, i, remaining, cheapest):
+        if not bound(slot, i, remaining, cheapest):
             return False
+        worker_prices = scheduler.prices(slot)[0]
         free = scheduler.free(slot)
         result = best_schedule(instance, i, worker_prices, scheduler.prices(slot)[1], free[0], free[1],
                                work=remaining, start=slot)
@@ -145,3 +146,29 @@ def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
     scheduler._cannot_pay = checked
     simulate(instance, scheduler, restart_cost=0.1)
     assert skipped  # the bound does fire on these instances
+
+
+@pytest.mark.parametrize("price", [0.05, 0.5, 5.0])
+def test_the_cost_floor_stops_the_subroutine_early_without_changing_mu(price):
+    """``best_schedule(..., cost_floor=C)`` with ``C`` a true lower bound on every schedule's cost (work times
+    the cheapest unit price) finds the same ``mu`` and, when ``mu > 0``, the same schedule, and searches no
+    more slots than without it."""
+    from primaldual.dual import best_schedule
+
+    instance = generate("small", 11, jobs=20)
+    cluster = instance.cluster
+    worker_prices = np.full((instance.horizon,) + cluster.worker_capacity.shape, price)
+    ps_prices = np.full((instance.horizon,) + cluster.ps_capacity.shape, price)
+    searched_less = 0
+    for i, job in enumerate(instance.jobs):
+        floor = instance.work_units[i] * float(price * job.worker_demand.sum())
+        plain = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity, cluster.ps_capacity)
+        cut = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity, cluster.ps_capacity,
+                            cost_floor=floor)
+        assert cut.mu == plain.mu
+        if plain.mu > 0:
+            assert cut.completion_slot == plain.completion_slot and cut.payoff == plain.payoff
+        searched = lambda r: int(np.isfinite(r.completion_costs).sum() + np.isinf(r.completion_costs).sum())
+        assert searched(cut) <= searched(plain)
+        searched_less += searched(cut) < searched(plain)
+    assert searched_less > 0 or price == 0.05
