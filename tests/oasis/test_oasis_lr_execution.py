@@ -172,3 +172,13 @@ def test_the_cost_floor_stops_the_subroutine_early_without_changing_mu(price):
         assert searched(cut) <= searched(plain)
         searched_less += searched(cut) < searched(plain)
     assert searched_less > 0 or price == 0.05
+
+
+def test_the_timing_of_oasis_lr_against_oasis_is_reported_from_one_process():
+    """``bench oasis --quality`` with the ``paper`` set records both runs' scheduler seconds and the offers'
+    median milliseconds (figures only: no wall-clock assertion)."""
+    from primaldual.commands.bench._oasis_quality import decision_times
+
+    timing = decision_times(generate("tiny", 5))
+    assert timing["offers"] >= 1 and timing["offer_ms_median"] >= 0.0
+    assert timing["ratio"] == pytest.approx(timing["oasis_lr_seconds"] / timing["oasis_seconds"])
