@@ -95,8 +95,9 @@ class WorkCover:
     """
 
     def __init__(self, work: int, max_workers: int, utility: np.ndarray, objective: str = "payoff",
-                 early_stop: bool = True):
+                 early_stop: bool = True, cost_floor: float = 0.0):
         _check_objective(objective)
+        self.cost_floor = float(cost_floor)  # a lower bound on every schedule's cost (0: none known)
         self.work = int(work)
         self.max_workers = int(max_workers)
         self.utility = np.asarray(utility, dtype=float)
@@ -160,7 +161,7 @@ class WorkCover:
             self.slots_done = s + 1
             if self.early_stop and s + 1 < n_slots:
                 # Later completions earn at most utility[s+1] (f non-increasing) and pay >= 0.
-                if self.objective == "payoff" and utility[s + 1] <= max(0.0, self._best_payoff):
+                if self.objective == "payoff" and utility[s + 1] - self.cost_floor <= max(0.0, self._best_payoff):
                     self.stopped = True
                 elif self.objective == "utility" and utility[s + 1] < self._best_utility:
                     self.stopped = True
@@ -247,12 +248,14 @@ def best_schedule(
     early_stop: bool = True,
     work: int | None = None,
     start: int | None = None,
+    cost_floor: float = 0.0,
 ) -> DualResult:
     """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)).
 
     ``work`` and ``start`` re-offer a job that has already progressed (OASiS-LR's pending tier): it still
     needs ``work`` worker-slots (default ``V_i``) from slot ``start`` on (default its arrival); its utility is
-    still counted from its arrival, ``f_i(t - a_i)``.
+    still counted from its arrival, ``f_i(t - a_i)``. ``cost_floor``, a lower bound on every schedule's cost
+    that the caller knows, lets the early stop end the search where utility no longer exceeds it.
 
     ``worker_prices`` (T, H, R) and ``ps_prices`` (T, K, R) are ``p_h^r(t)``, ``q_k^r(t)``; ``worker_free`` and
     ``ps_free`` are the amounts the job may use, shape (T, H, R)/(T, K, R) or (H, R)/(K, R) for the same in
@@ -283,7 +286,7 @@ def best_schedule(
 
     n_slots = horizon - arrival
     utility = np.asarray(job.utility(delay + np.arange(n_slots)), dtype=float)
-    cover = WorkCover(work, max_workers, utility, objective, early_stop)
+    cover = WorkCover(work, max_workers, utility, objective, early_stop, cost_floor)
     tables: list[tuple[int, int, SlotCosts]] = []
     start, size = 0, FIRST_BLOCK
     while start < n_slots:

@@ -10,8 +10,9 @@ the job's committed deadline therefore finishes the job by it whatever else happ
 The ledger keeps the amounts reserved per (slot, server, resource) in both pools, and
 :meth:`Ledger.find_block` finds, for a job's remaining work and deadline, the block that starts as late as
 possible (ties: more workers, i.e. fewer slots) and fits in what the other reservations leave free, in every
-slot of the block at once: the per-server minimum of the free amounts over the block's slots is computed for
-every candidate end slot with one sliding-window view (numpy), and servers are filled in order of most room.
+slot of the block at once: the units that fit per slot and server are counted once, their minimum over every
+window of the block's length is a running minimum of integer arrays (numpy), and servers are filled in order
+of most room.
 """
 
 from __future__ import annotations
@@ -143,18 +144,24 @@ class Ledger:
         most = int(min(job.chunks, math.ceil(remaining - WORK_EPSILON)))
         if most < 1 or deadline < earliest:
             return None
-        worker_free = self.worker_free()[earliest:deadline + 1]
-        ps_free = self.ps_free()[earliest:deadline + 1]
-        best = None  # (first, workers, window index, k)
+        # Units that fit per (slot, server), once: the slot-wise minimum over a window of these counts is the
+        # count that fits the window's minimum free amounts (floor and min commute), so each block length only
+        # takes a running minimum of small integer arrays.
+        worker_units = fit_counts(self.worker_free()[earliest:deadline + 1], job.worker_demand, most)
+        ps_units = fit_counts(self.ps_free()[earliest:deadline + 1], job.ps_demand,
+                              max(int(job.min_parameter_servers(most)), 1))
+        windows = _RunningMinimum(worker_units, ps_units)
+        best = None  # (key, first, workers, worker caps, PS caps, PSs, k)
         for workers in range(most, 0, -1):
             ps_needed = int(job.min_parameter_servers(workers))
             if ps_needed > workers:
                 continue
             k = block_length(remaining, workers, restart_cost)
-            if k > worker_free.shape[0] or (late and best is not None and deadline - k + 1 <= best[0]):
+            if k > worker_units.shape[0] or (late and best is not None and deadline - k + 1 <= best[0]):
                 continue  # a longer block cannot start later than the best one found
-            worker_caps = _window_caps(worker_free, k, job.worker_demand, workers)
-            ps_caps = _window_caps(ps_free, k, job.ps_demand, max(ps_needed, 1))
+            worker_min, ps_min = windows.of_length(k)
+            worker_caps = np.minimum(worker_min, workers)
+            ps_caps = np.minimum(ps_min, max(ps_needed, 1))
             fits = (worker_caps.sum(axis=1) >= workers) & (ps_caps.sum(axis=1) >= ps_needed)
             if not fits.any():
                 continue
@@ -206,11 +213,19 @@ class PriceCache:
         return self.prices, self.free
 
 
-def _window_caps(free: np.ndarray, length: int, demand: np.ndarray, limit: int) -> np.ndarray:
-    """Per window of ``length`` consecutive slots and per server, the units of ``demand`` that fit in every
-    slot of the window: ``fit_counts`` of the slot-wise minimum (shape (windows, servers))."""
-    windows = np.lib.stride_tricks.sliding_window_view(free, length, axis=0)  # (n, S, R, length)
-    return fit_counts(windows.min(axis=-1), demand, limit)
+class _RunningMinimum:
+    """Per window of ``k`` consecutive slots and per server, the least count over the window's slots, for
+    non-decreasing ``k``: each step from ``k`` to ``k + 1`` is one elementwise minimum of neighbours."""
+
+    def __init__(self, *counts: np.ndarray):
+        self.k = 1
+        self.current = list(counts)
+
+    def of_length(self, k: int) -> list[np.ndarray]:
+        while self.k < k:
+            self.current = [np.minimum(c[:-1], c[1:]) for c in self.current]
+            self.k += 1
+        return self.current
 
 
 def _fill(caps: np.ndarray, count: int) -> np.ndarray:

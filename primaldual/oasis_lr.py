@@ -7,17 +7,22 @@ Both keep the paper's dual subroutine (:mod:`primaldual.dual`) and its exponenti
    ledger holds, plus the learned shadow-price floor (:mod:`primaldual.learned_prices`, duals of a pooled
    knapsack LP over the last ``window`` slots' arrivals, updated at every arrival batch).
 2. **Admission with a promise.** A job is offered the subroutine for its remaining work from the current slot
-   (utility still counted from its arrival). If ``mu > 0`` it is admitted with a **deadline**: the latest slot
-   ``d`` with ``f_i(d - a_i) >= (1 - delta) f_i(planned completion - a_i)``, and a **reservation** in the ledger
-   (:mod:`primaldual.ledger`): one fixed placement over a block of consecutive slots, as late as possible,
-   ending by ``d``, long enough to cover the remaining work with one restart. The deadline is the promise.
+   (utility still counted from its arrival); jobs offered in the same slot go densest first (present value
+   per resource-time), since they have no order of arrival between them. If ``mu > 0`` it is admitted with
+   a **deadline**: the latest slot ``d`` with ``f_i(d - a_i) >= (1 - delta) f_i(c - a_i)``, where ``c`` is the
+   later of the plan's completion and the end of the earliest block on an empty cluster (the subroutine plans
+   elastic counts without restart costs; a block is one placement and pays one restart), and a
+   **reservation** in the ledger (:mod:`primaldual.ledger`): one fixed placement over a block of consecutive
+   slots, as late as possible, ending by ``d``, long enough to cover the remaining work with one restart.
+   The deadline is the promise.
 3. **Pending tier.** A job with ``mu <= 0`` (or no block that fits) is not dropped: it runs best-effort in
    free capacity and is re-offered every slot, until it is admitted or can no longer finish.
-4. **Work-conserving execution.** Each slot runs the reservations that cover it, then admitted jobs outside
-   their block and pending jobs grow into the free capacity in order of present value per resource-time
-   (``f_i`` at full speed from now, over remaining work times the dominant share of one worker). A job keeps
-   its previous slot's placement when it still fits (stable placements pay no restart cost). Reservations are
-   trimmed by the work done (a block starts later, or ends earlier once running).
+4. **Work-conserving execution** (:mod:`primaldual.oasis_lr_execution`). Each slot runs the reservations
+   that cover it (in a job's last slot only the workers that finish it), then admitted jobs outside their
+   block and pending jobs grow into the free capacity in order of present value per resource-time; under
+   restart costs the slot runs the better of a stable plan (placements kept) and a fresh one. Reservations
+   are trimmed by the work done at the end of every slot (a block starts later, or ends earlier once
+   running), so the next slot's arrivals see the room.
 
 **OASiS-LR** (``oasis-lr``) re-packs: when a newcomer with ``mu > 0`` finds no block, every reservation that has
 not started is re-placed, latest deadline first, each as late as possible before its own deadline, with the
@@ -59,6 +64,7 @@ from primaldual.oasis_lr_execution import WorkConservingExecution
 from primaldual.oasis_lr_report import DualRecord, certificate_terms
 from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
 from primaldual.scheduler import Allocation, OnlineScheduler, register_scheduler
+from primaldual.standalone import fastest_standalone_workers
 
 
 class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
@@ -113,7 +119,7 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         self.constants = compute_constants(instance, eta=self.eta, rule=self.rule)
         self.standalone = standalone_utilities(instance)
         self.ledger = Ledger(instance)
-        self.empty_ledger = Ledger(instance)  # never filled: the earliest block of a job alone
+        self.fastest_workers = np.array([fastest_standalone_workers(instance, i) for i in range(instance.n_jobs)])
         self.learner = FloorLearner(instance, self.standalone, self.window)
         self.floor = zero_floor(cluster.n_resources)
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
@@ -182,8 +188,12 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         worker_prices, ps_prices = self.prices(slot)
         worker_free, ps_free = self.free(slot)
         remaining = int(self.remaining[i])
+        cheapest = self._cheapest_cost(slot, i, remaining, worker_prices)
+        if self._cannot_pay(slot, i, remaining, cheapest):
+            self.dual.see_offer(i, 0.0)  # mu = 0 exactly: the subroutine would find no positive payoff
+            return False
         result = best_schedule(self.instance, i, worker_prices, ps_prices, worker_free, ps_free,
-                               work=remaining, start=slot)
+                               work=remaining, start=slot, cost_floor=cheapest)
         self.dual.see_offer(i, result.mu)
         if not result.admit:
             return False
@@ -192,12 +202,12 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         # that pays one restart, so it cannot end before the earliest block on an empty cluster. The promise
         # keeps (1 - delta) of the later of the two completions: from the plan's alone, a fast-decaying job's
         # deadline left no room for any block when F > 0.
-        fastest = self.empty_ledger.find_block(i, remaining, slot, self.instance.horizon - 1, self.restart_cost,
-                                               late=False)
-        if fastest is None:
+        workers = min(int(self.fastest_workers[i]), remaining)
+        if workers < 1:
             self.dual.see_unplaced(i)
-            return False  # no fixed placement finishes by the horizon: the job stays in the pending tier
-        planned = max(result.completion_slot, fastest.last)
+            return False
+        # The earliest block on an empty cluster: the most workers that fit, from now.
+        planned = max(result.completion_slot, slot + block_length(remaining, workers, self.restart_cost) - 1)
         deadline = latest_deadline(job, planned, self.instance.horizon, self.delta)
         target = result.mu
         if not self.provable:  # the plan's payoff less what the block's unavoidable delay costs the job
@@ -224,6 +234,22 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         self.dual.see_admission(i, result.mu, payoff, float(job.utility(block.last - job.arrival)),
                                 self.prices(slot), self.floor, slot)
         return True
+
+    def _cheapest_cost(self, slot: int, i: int, remaining: int, worker_prices: np.ndarray) -> float:
+        """A lower bound on the cost of every schedule of job ``i``'s ``remaining`` worker-slots from ``slot``:
+        each costs at least the cheapest worker price from then on (per resource; PSs ignored)."""
+        return remaining * float(worker_prices[slot:].min(axis=(0, 1)) @ self.instance.jobs[i].worker_demand)
+
+    def _cannot_pay(self, slot: int, i: int, remaining: int, cheapest: float) -> bool:
+        """Whether no schedule can have a positive payoff, so ``mu_i = 0`` without running the subroutine: the
+        utility of finishing at full speed from now bounds every schedule's, and ``cheapest`` its cost. The
+        same bound stops the subroutine's search early (``cost_floor``): a job with ``mu = 0`` otherwise
+        searched to the horizon, which made OASiS-LR's offers several times slower than OASiS's on ``paper``."""
+        job = self.instance.jobs[i]
+        finish = slot + -(-remaining // int(self.chunks[i])) - 1
+        if finish >= self.instance.horizon:
+            return True
+        return float(job.utility(finish - job.arrival)) - cheapest <= 0.0
 
     def _block_cost(self, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:
         job = self.instance.jobs[block.job]

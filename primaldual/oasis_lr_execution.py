@@ -70,6 +70,8 @@ class WorkConservingExecution:
                 out = stable
         self._account(slot, out)
         self.previous = {i: (slot, a) for i, a in out.items()}
+        if slot + 1 < self.instance.horizon:
+            self._trim(slot + 1)  # the next slot's arrivals are offered before its allocate: show them the room
         return out
 
     # ------------------------------------------------------------------------------------------ accounts

@@ -78,10 +78,12 @@ class DualRecord:
 def _mu_final(instance, worker_prices, ps_prices) -> np.ndarray:
     cluster = instance.cluster
     out = np.zeros(instance.n_jobs)
+    cheapest = worker_prices.min(axis=(0, 1))  # per resource: every worker-slot costs at least this
     for i in range(instance.n_jobs):
         if instance.can_finish[i]:
+            floor = float(instance.work_units[i] * (cheapest @ instance.jobs[i].worker_demand))
             out[i] = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity,
-                                   cluster.ps_capacity).mu
+                                   cluster.ps_capacity, cost_floor=floor).mu
     return out
 
 

@@ -358,7 +358,10 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
     schedule = Schedule(
         _assignments(instance, records, completed),
         meta={"generator": "primaldual.simulate", "scheduler": name,
-              "parameters": to_jsonable(dict(scheduler.parameters()))},
+              "parameters": to_jsonable(dict(scheduler.parameters())),
+              # The deadlines a scheduler committed to (OASiS-LR/P), for the Gantt view; absent otherwise.
+              **({"promised_deadlines": {str(i): int(d) for i, d in scheduler.promised_deadlines().items()}}
+                 if hasattr(scheduler, "promised_deadlines") else {})},
     )
     metrics = compute_metrics(
         instance, schedule, admitted=int(received.sum()), wasted_worker_slots=int(given[received & ~completed].sum()),

@@ -2,7 +2,7 @@
 
 Sets: ``tiny``, ``small``, ``small20`` (``small`` with 20 jobs: heavy contention) and ``paper``, on seeds
 ``first..first + count - 1``. The default first seed, 100, is disjoint from the seeds the schedulers were
-designed and tuned on (OASiS-LR/P: ``small`` seeds 0-9; RRH's defaults: ``small`` seeds 0-19); pass
+designed and tuned on (OASiS-LR/P: ``small`` seeds 0-99, 20 jobs; RRH's defaults: ``small`` seeds 0-19); pass
 ``--first-seed 0`` only to reproduce the design figures. Every scheduler runs in the one simulator at each
 restart cost (default 0 and 0.1 slot). RRH runs in its three documented readings: ``rrh`` (present value,
 preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and ``rrh-np`` (non-preemptive).
@@ -108,11 +108,36 @@ def _summarise(per_instance: list[dict], cost: str, labels: list[str]) -> dict:
     return rows
 
 
+def decision_times(instance) -> dict:
+    """OASiS and OASiS-LR on one instance in the same process: each run's scheduler seconds, their ratio, and
+    OASiS-LR's per-offer milliseconds (one ``_admit``: the subroutine, the deadline and the block)."""
+    import time
+
+    oasis = simulate(instance, make_scheduler("oasis"))
+    scheduler = make_scheduler("oasis-lr")
+    offers: list[float] = []
+    admit = scheduler._admit
+
+    def timed(slot, i):
+        began = time.perf_counter()
+        try:
+            return admit(slot, i)
+        finally:
+            offers.append(time.perf_counter() - began)
+
+    scheduler._admit = timed
+    lr = simulate(instance, scheduler)
+    return {"oasis_seconds": oasis.scheduler_seconds, "oasis_lr_seconds": lr.scheduler_seconds,
+            "ratio": lr.scheduler_seconds / max(oasis.scheduler_seconds, 1e-12), "offers": len(offers),
+            "offer_ms_median": 1e3 * statistics.median(offers) if offers else None,
+            "offer_ms_p90": 1e3 * float(np.percentile(offers, 90)) if offers else None}
+
+
 def run_quality(sets, first_seed: int, count: int, restart_costs=(0.0, 0.1), time_limit: float | None = 30.0,
                 paper_count: int | None = None, names=SCHEDULERS) -> dict:
     """The figures of the module docstring as one dict."""
     labels = [label for label, _, _ in names]
-    out = {"first_seed": first_seed, "designed_on": {"oasis-lr/oasis-p": "small seeds 0-9 (10 and 20 jobs)",
+    out = {"first_seed": first_seed, "designed_on": {"oasis-lr/oasis-p": "small seeds 0-99 (20 jobs)",
                                                        "rrh": "small seeds 0-19 (10 and 20 jobs)"},
            "restart_costs": list(restart_costs), "sets": {}}
     for label in sets:
@@ -122,6 +147,8 @@ def run_quality(sets, first_seed: int, count: int, restart_costs=(0.0, 0.1), tim
         limit = None if preset == "paper" else time_limit
         per_instance = [measure_instance(generate(preset, seed, jobs=jobs), restart_costs, limit, names)
                         for seed in seeds]
+        if preset == "paper":  # the runtime target: OASiS-LR against OASiS in the same process
+            out["paper_timing"] = decision_times(generate(preset, seeds[0]))
         out["sets"][label] = {
             "seeds": seeds,
             "opt_proven": int(sum(bool(m.get("opt_proven")) for m in per_instance)),
@@ -132,6 +159,11 @@ def run_quality(sets, first_seed: int, count: int, restart_costs=(0.0, 0.1), tim
 
 
 def print_quality(figures: dict) -> None:
+    timing = figures.get("paper_timing")
+    if timing:
+        print(f"paper seed {figures['first_seed']}: scheduler seconds oasis {timing['oasis_seconds']:.2f}, oasis-lr "
+              f"{timing['oasis_lr_seconds']:.2f} (x{timing['ratio']:.2f}); oasis-lr offers {timing['offers']}, "
+              f"median {timing['offer_ms_median']:.2f} ms, p90 {timing['offer_ms_p90']:.2f} ms")
     for label, data in figures["sets"].items():
         seeds = data["seeds"]
         print(f"{label}: seeds {seeds[0]}-{seeds[-1]} ({len(seeds)}); OPT proven on {data['opt_proven']}, "

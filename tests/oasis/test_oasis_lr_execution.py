@@ -1,0 +1,184 @@
+"""OASiS-LR's execution and offers (primaldual.oasis_lr_execution, primaldual.oasis_lr): hand-computed cases.
+
+Each case fails on the behaviour it replaced (named in its docstring).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from oasis_helpers import make_instance, make_job
+from primaldual.baselines.placement import FreeCapacity
+from primaldual.generate import generate
+from primaldual.ledger import Reservation
+from primaldual.scheduler import Allocation, make_scheduler
+from primaldual.simulate import simulate
+from primaldual.utility import Constant, LinearDecay
+from primaldual.verify import verify
+
+
+def one_server(jobs, gpus=4.0, horizon=8):
+    return make_instance(jobs, [[gpus, 0.0]], [[0.0, 8.0]], horizon=horizon)
+
+
+def test_a_block_runs_only_the_workers_that_finish_its_job_in_its_last_slot():
+    """A block of 4 workers whose job has 1.5 worker-slots left, F = 0.1: 2 workers supply 1.8 after the
+    restart that trimming is, so the block runs 2 and frees 2 (before: it held all 4 and the others waited)."""
+    instance = one_server([make_job(0, 8, 4, [1.0, 0.0], [0.0, 1.0], Constant(10.0))])
+    scheduler = make_scheduler("oasis-lr")
+    scheduler.start(instance)
+    scheduler.set_restart_cost(0.1)
+    placement = Allocation(np.array([4]), np.array([2]))
+    scheduler.previous = {0: (2, placement)}
+    scheduler.work_left = np.array([1.5])
+    blocks = {0: placement}
+    free = FreeCapacity(instance.cluster)
+    free.take(instance.jobs[0], placement)
+    scheduler._finish_blocks(3, blocks, free)
+    assert blocks[0].workers.tolist() == [2] and blocks[0].parameter_servers.tolist() == [1]
+    assert free.worker[0, 0] == pytest.approx(2.0)
+    # 3.7 worker-slots left: 4 kept workers are needed (a trim to 4 / 0.9 -> 5 would not be a trim).
+    scheduler.work_left = np.array([3.7])
+    blocks = {0: placement}
+    scheduler._finish_blocks(3, blocks, FreeCapacity(instance.cluster))
+    assert blocks[0] is placement
+
+
+def test_a_deadline_leaves_room_for_the_restart_of_a_block():
+    """8 worker-slots, N = 4, f = 10 (1 - d/4), F = 0.1. The restart-free plan completes in slot 1 (f = 7.5);
+    a block needs ceil(8/4 + 0.1) = 3 slots, so it cannot end before slot 2 (f = 5). The deadline keeps
+    (1 - delta) of f(2): slot 2, and the job gets its promise. Before, the deadline came from the plan alone,
+    (1 - delta) 7.5 = 6 > f(2), i.e. slot 1, and no block could ever meet it."""
+    instance = one_server([make_job(0, 8, 4, [1.0, 0.0], [0.0, 1.0], LinearDecay(10.0, 4.0))])
+    scheduler = make_scheduler("oasis-lr", eta=8.0, learned_floor=False)
+    result = simulate(instance, scheduler, restart_cost=0.1)
+    assert scheduler.deadlines == {0: 2}
+    assert result.promises == {"made": 1, "kept": 1, "broken": 0}
+    assert result.metrics.completion_slots == {0: 2}
+    assert result.schedule.meta["promised_deadlines"] == {"0": 2}
+
+
+def test_a_batch_is_offered_densest_first():
+    """Two jobs arrive together; the later index is 20x denser. It is offered first (before: index order)."""
+    jobs = [make_job(0, 4, 2, [1.0, 0.0], [0.0, 1.0], LinearDecay(2.0, 8.0)),
+            make_job(0, 4, 2, [1.0, 0.0], [0.0, 1.0], LinearDecay(40.0, 8.0))]
+    scheduler = make_scheduler("oasis-lr")
+    scheduler.start(one_server(jobs, gpus=2.0))
+    offered = []
+    scheduler._admit = lambda slot, i: offered.append(i) or False
+    scheduler.on_arrival(0, [0, 1])
+    assert offered == [1, 0]
+
+
+def test_the_next_slots_arrivals_see_the_room_that_work_done_freed():
+    """One server, 2 GPUs, T = 6. Job 0 (10 (1 - d/10), 4 worker-slots, N = 2) is promised slot 2 with a
+    block over slots 1..2; it runs 2 workers in slot 0 best-effort, so after slot 0 its block needs only slot
+    1. Job 1 (worth 10 whenever, 8 worker-slots, N = 2) arrives in slot 1, before that slot's allocate: it
+    sees slots 2..5 free and gets a promise (before, the ledger was trimmed only in allocate, job 1 saw 6
+    free worker-slots for its 8, had mu = 0 and no promise)."""
+    jobs = [make_job(0, 4, 2, [1.0, 0.0], [0.0, 1.0], LinearDecay(10.0, 10.0)),
+            make_job(1, 8, 2, [1.0, 0.0], [0.0, 1.0], Constant(10.0))]
+    instance = one_server(jobs, gpus=2.0, horizon=6)
+    scheduler = make_scheduler("oasis-lr", eta=8.0, learned_floor=False)
+    result = simulate(instance, scheduler)
+    assert scheduler.deadlines == {0: 2, 1: 5}
+    assert result.promises == {"made": 2, "kept": 2, "broken": 0}
+    assert result.metrics.completion_slots == {0: 1, 1: 5}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 100_000), cost=st.sampled_from([0.0, 0.05, 0.1, 0.2]))
+def test_no_promise_is_broken_under_heavy_contention(seed, cost):
+    """G1 on 20-job ``small`` instances (heavy contention, where re-packs and trims happen), with and without
+    restart costs; the schedule verifies and records the promised deadlines for the Gantt view."""
+    instance = generate("small", seed, jobs=20)
+    scheduler = make_scheduler("oasis-lr")
+    result = simulate(instance, scheduler, restart_cost=cost)
+    assert result.promises["broken"] == 0 and result.promises["kept"] == result.promises["made"]
+    assert verify(instance, result.schedule).feasible
+    assert result.schedule.meta["promised_deadlines"] == {str(i): d for i, d in scheduler.deadlines.items()}
+
+
+def test_stable_and_fresh_plans_are_both_kept_within_capacity():
+    """The slot's plan (stable or fresh) respects the capacity the blocks leave: every run verifies, and with
+    F = 0 the execution is the fresh plan (RRH's first fit in present-value order), as before restart costs."""
+    instance = generate("small", 7, jobs=20)
+    for cost in (0.0, 0.1):
+        result = simulate(instance, "oasis-lr", restart_cost=cost)
+        assert verify(instance, result.schedule).feasible
+    plain = simulate(instance, make_scheduler("oasis-lr", eta=1e-6))
+    assert plain.promises["made"] == 0
+    assert plain.utility == pytest.approx(simulate(instance, "rrh").utility)
+
+
+def test_reservation_supply_is_what_the_engine_checks():
+    """A kept block placement supplies its workers in full; a moved one loses F of them once."""
+    block = Reservation(0, np.array([2]), np.array([1]), 3, 5)
+    assert block.supply(3, 0.1, running_since=False) == pytest.approx(3 * 2 - 0.2)
+    assert block.supply(4, 0.1, running_since=True) == pytest.approx(2 * 2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
+    """Whenever the cheap bound says no schedule can pay, the subroutine itself finds mu = 0 (soundness of
+    ``_cannot_pay``), on 20-job ``small`` instances where the learned floor makes many offers unprofitable."""
+    from primaldual.dual import best_schedule
+
+    instance = generate("small", 300 + seed, jobs=20)
+    scheduler = make_scheduler("oasis-lr")
+    bound = scheduler._cannot_pay
+    skipped = []
+
+    def checked(slot, i, remaining, cheapest):
+        if not bound(slot, i, remaining, cheapest):
+            return False
+        worker_prices = scheduler.prices(slot)[0]
+        free = scheduler.free(slot)
+        result = best_schedule(instance, i, worker_prices, scheduler.prices(slot)[1], free[0], free[1],
+                               work=remaining, start=slot)
+        assert result.mu == 0.0
+        skipped.append(i)
+        return True
+
+    scheduler._cannot_pay = checked
+    simulate(instance, scheduler, restart_cost=0.1)
+    assert skipped  # the bound does fire on these instances
+
+
+@pytest.mark.parametrize("price", [0.05, 0.5, 5.0])
+def test_the_cost_floor_stops_the_subroutine_early_without_changing_mu(price):
+    """``best_schedule(..., cost_floor=C)`` with ``C`` a true lower bound on every schedule's cost (work times
+    the cheapest unit price) finds the same ``mu`` and, when ``mu > 0``, the same schedule, and searches no
+    more slots than without it."""
+    from primaldual.dual import best_schedule
+
+    instance = generate("small", 11, jobs=20)
+    cluster = instance.cluster
+    worker_prices = np.full((instance.horizon,) + cluster.worker_capacity.shape, price)
+    ps_prices = np.full((instance.horizon,) + cluster.ps_capacity.shape, price)
+    searched_less = 0
+    for i, job in enumerate(instance.jobs):
+        floor = instance.work_units[i] * float(price * job.worker_demand.sum())
+        plain = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity, cluster.ps_capacity)
+        cut = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity, cluster.ps_capacity,
+                            cost_floor=floor)
+        assert cut.mu == plain.mu
+        if plain.mu > 0:
+            assert cut.completion_slot == plain.completion_slot and cut.payoff == plain.payoff
+        searched = lambda r: int(np.isfinite(r.completion_costs).sum() + np.isinf(r.completion_costs).sum())
+        assert searched(cut) <= searched(plain)
+        searched_less += searched(cut) < searched(plain)
+    assert searched_less > 0 or price == 0.05
+
+
+def test_the_timing_of_oasis_lr_against_oasis_is_reported_from_one_process():
+    """``bench oasis --quality`` with the ``paper`` set records both runs' scheduler seconds and the offers'
+    median milliseconds (figures only: no wall-clock assertion)."""
+    from primaldual.commands.bench._oasis_quality import decision_times
+
+    timing = decision_times(generate("tiny", 5))
+    assert timing["offers"] >= 1 and timing["offer_ms_median"] >= 0.0
+    assert timing["ratio"] == pytest.approx(timing["oasis_lr_seconds"] / timing["oasis_seconds"])
