@@ -11,6 +11,7 @@ COMMANDS = [
     ["generate"], ["solve"], ["run"], ["verify"], ["compare"], ["ratio"], ["plot"], ["plot", "schedule"],
     ["reproduce"], ["schedulers"], ["bench", "offline"], ["bench", "oasis"], ["bench", "lbbsp"],
     ["lbbsp", "simulate"], ["lbbsp", "replay"], ["lbbsp", "cov"], ["lbbsp", "train"], ["lbbsp", "aggregate"],
+    ["lbbsp", "generate"],
 ]
 
 
@@ -20,3 +21,11 @@ def test_help_prints_and_exits_zero(command, capsys):
         main([*command, "--help"])
     assert done.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+def test_ratio_help_names_the_default_schedulers(capsys):
+    from primaldual.sweep import DEFAULT_SCHEDULERS
+
+    with pytest.raises(SystemExit):
+        main(["ratio", "--help"])
+    assert f"(default: {','.join(DEFAULT_SCHEDULERS)})" in " ".join(capsys.readouterr().out.split())
