@@ -83,6 +83,12 @@ def _seed(instance: Instance, cells: Cells, master: RestrictedMaster, deadline, 
     return best, best_utility, utilities, oasis_prices, oasis_bound
 
 
+def _branching_is_pointless(lp_value, best_utility: float) -> bool:
+    """Whether the master's LP value does not exceed the incumbent: a 0-1 solution over the master's columns
+    is worth at most the LP value, so price-and-branch cannot find a better schedule."""
+    return lp_value is not None and lp_value <= best_utility + LP_TOLERANCE * max(1.0, best_utility)
+
+
 def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> tuple:
     """The pooled LP relaxation's value (an upper bound on OPT) and its duals as the first prices: their
     columns enter the master and, priced, they give a Lagrangian bound and the first stability centre.
@@ -139,9 +145,14 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     notify("phase", "generating columns")
     cg_until = None if deadline is None else time.time() + share * max(0.0, deadline - time.time())
     rounds, lp_value, converged, alpha = 0, None, False, SMOOTHING
+    extended = False
     while True:
         if cg_until is not None and time.time() > cg_until:
-            break
+            if extended or not _branching_is_pointless(lp_value, best_utility) or deadline is None:
+                break
+            # Price-and-branch cannot beat the incumbent: its share of the time goes to the bound instead.
+            cg_until, extended = deadline - MIN_BRANCH_SECONDS, True
+            continue
         optimal, value, duals, mu = master.solve_lp(None if cg_until is None else max(0.1, cg_until - time.time()))
         if not optimal:
             break  # a simplex stopped early has neither a master value nor usable duals
@@ -176,7 +187,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     left = None if deadline is None else deadline - time.time()
     if integer and left is not None and left < MIN_BRANCH_SECONDS:
         mip_status = f"not run: {max(left, 0.0):.1f} s left"
-    elif integer and lp_value is not None and lp_value <= best_utility + LP_TOLERANCE * max(1.0, best_utility):
+    elif integer and _branching_is_pointless(lp_value, best_utility):
         # A 0-1 solution over the master's columns is worth at most the master's LP value.
         mip_status = "not run: the master LP does not exceed the incumbent"
     elif integer:
