@@ -196,7 +196,8 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
     its counts on servers (:func:`place_pooled`). Returns ``outcome`` (the pooled solve's
     :class:`~primaldual.solvers.SolveOutcome`), ``assignments`` (per-server counts, None unless every slot
     packed), ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed
-first fit, a feasible schedule), ``note`` (what happened, for the result's message), ``build_seconds``, sizes and slack."""
+    first fit, a feasible schedule), ``note`` (what happened, for the result's message), ``build_seconds``,
+    sizes and slack."""
     import time
 
     from primaldual.models.offline import build_offline_model, model_size
@@ -252,5 +253,5 @@ def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int 
     return float(outcome.bound) + model.objective_slack, prices[0], prices[1]
 
 
-__all__ = ["START_SCHEDULERS", "best_online_schedule", "pack_slot", "place_pooled", "pooled_counts", "pooled_lp_prices", "seed_pooled",
-           "solve_pooled_and_place"]
+__all__ = ["START_SCHEDULERS", "best_online_schedule", "pack_slot", "place_pooled", "pooled_counts", "pooled_lp_prices",
+           "seed_pooled", "solve_pooled_and_place"]

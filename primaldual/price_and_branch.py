@@ -207,8 +207,8 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     return {
         "bound": bound, "lp_value": lp_value, "assignments": _assignments(best), "objective": best_utility,
         "rounds": rounds, "columns": len(master.columns), "rows": master.n_rows, "converged": converged,
-        "seeds": seeds, "seed_seconds": seed_seconds, "pooled_seconds": pooled_seconds, "cg_seconds": cg_seconds, "mip_seconds": mip_seconds,
-        "mip_status": mip_status,
+        "seeds": seeds, "seed_seconds": seed_seconds, "pooled_seconds": pooled_seconds, "cg_seconds": cg_seconds,
+        "mip_seconds": mip_seconds, "mip_status": mip_status,
     }
 
 
