@@ -83,10 +83,18 @@ def _seed(instance: Instance, cells: Cells, master: RestrictedMaster, deadline, 
     return best, best_utility, utilities, oasis_prices, oasis_bound
 
 
-def _branching_is_pointless(lp_value, best_utility: float) -> bool:
-    """Whether the master's LP value does not exceed the incumbent: a 0-1 solution over the master's columns
-    is worth at most the LP value, so price-and-branch cannot find a better schedule."""
-    return lp_value is not None and lp_value <= best_utility + LP_TOLERANCE * max(1.0, best_utility)
+#: Price-and-branch is skipped when the most it can gain is below this share of the gap to the bound.
+BRANCH_GAIN_SHARE = 0.01
+
+
+def _branching_is_pointless(lp_value, best_utility: float, bound: float) -> bool:
+    """Whether the master's LP value exceeds the incumbent by less than :data:`BRANCH_GAIN_SHARE` of the gap
+    (or not at all): a 0-1 solution over the master's columns is worth at most the LP value, so
+    price-and-branch could close almost none of the gap, and the time is better spent on the bound."""
+    if lp_value is None:
+        return False
+    gap = max(0.0, bound - best_utility) if bound < float("inf") else 0.0
+    return lp_value - best_utility <= max(LP_TOLERANCE * max(1.0, best_utility), BRANCH_GAIN_SHARE * gap)
 
 
 def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> tuple:
@@ -148,7 +156,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     extended = False
     while True:
         if cg_until is not None and time.time() > cg_until:
-            if extended or not _branching_is_pointless(lp_value, best_utility) or deadline is None:
+            if extended or not _branching_is_pointless(lp_value, best_utility, bound) or deadline is None:
                 break
             # Price-and-branch cannot beat the incumbent: its share of the time goes to the bound instead.
             cg_until, extended = deadline - MIN_BRANCH_SECONDS, True
@@ -187,9 +195,9 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     left = None if deadline is None else deadline - time.time()
     if integer and left is not None and left < MIN_BRANCH_SECONDS:
         mip_status = f"not run: {max(left, 0.0):.1f} s left"
-    elif integer and _branching_is_pointless(lp_value, best_utility):
+    elif integer and _branching_is_pointless(lp_value, best_utility, bound):
         # A 0-1 solution over the master's columns is worth at most the master's LP value.
-        mip_status = "not run: the master LP does not exceed the incumbent"
+        mip_status = "not run: the master LP exceeds the incumbent by under 1% of the gap"
     elif integer:
         notify("phase", "solving the price-and-branch program")
         mip_started = time.time()
