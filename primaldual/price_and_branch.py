@@ -163,6 +163,8 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
             continue
         optimal, value, duals, mu = master.solve_lp(None if cg_until is None else max(0.1, cg_until - time.time()))
         if not optimal:
+            if not extended and cg_until is not None and time.time() >= cg_until:
+                continue  # stopped at the share's end: the check above may hand it the branching time
             break  # a simplex stopped early has neither a master value nor usable duals
         lp_value = value
         if bound - lp_value <= LP_TOLERANCE * max(1.0, abs(bound)):
