@@ -238,7 +238,9 @@ class RestrictedMaster:
 
     def solve_lp(self, time_limit: float | None) -> tuple[bool, float, np.ndarray, np.ndarray]:
         """Solve the LP; return (optimal, value, cell prices over all cells (>= 0), job duals ``mu``)."""
-        self.highs.setOptionValue("time_limit", float(time_limit) if time_limit else highspy.kHighsInf)
+        # HiGHS checks time_limit against its run clock, which adds up over every run of this object.
+        self.highs.setOptionValue("time_limit", self.highs.getRunTime() + float(time_limit) if time_limit
+                                  else highspy.kHighsInf)
         self.highs.run()
         optimal = self.highs.getModelStatus() == highspy.HighsModelStatus.kOptimal
         solution = self.highs.getSolution()

@@ -372,7 +372,8 @@ def solve_offline(
 
 
 __all__ = [
-    "AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "METHODS", "resolve_builder", "placement_count", "resolve_method",
+    "AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "METHODS", "POOLED_SHARE", "resolve_builder",
+    "placement_count", "resolve_method",
     "DEFAULT_HIGHS_GAP", "OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "default_grace", "solve_offline",
     "write_model",
 ]

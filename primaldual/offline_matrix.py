@@ -45,7 +45,8 @@ class MatrixModel:
     ``jobs`` are the instance's job indices that have variables (position ``j``); ``slot_index[j, t]`` is the
     position of (job j, slot t) among the ``unfinished``/``work_done`` columns (-1 before the arrival);
     ``complete_index[j, t]`` that of ``complete`` (-1 before the earliest completion); ``placements[pool]``
-    the (job position, slot, server) of each worker (pool 0) or PS (pool 1) column, in column order."""
+    the (job position, slot, server) of each worker (pool 0) or PS (pool 1) column, in column order;
+    ``capacity_rows[pool][t, h, r]`` the row of capacity cell (t, h, r) of eqs. (4)-(5), -1 if it has none."""
 
     cost: np.ndarray
     col_lower: np.ndarray
@@ -62,6 +63,7 @@ class MatrixModel:
     complete_index: np.ndarray
     placements: tuple
     objective_slack: float
+    capacity_rows: tuple = ()
 
     @property
     def n_variables(self) -> int:
@@ -112,8 +114,12 @@ def _floored_costs(instance: Instance, jobs: np.ndarray, slot: np.ndarray, job_o
     return utility, float(largest.sum())
 
 
-def build_matrix_model(instance: Instance) -> MatrixModel:
-    """The strong per-server model of ``instance`` as sparse arrays (see the module docstring)."""
+def build_matrix_model(instance: Instance, pooled: bool = False) -> MatrixModel:
+    """The strong per-server model of ``instance`` as sparse arrays (see the module docstring).
+
+    ``pooled=True``: the pooled model of :mod:`primaldual.models.offline` instead, which is this model on a
+    cluster of one server per pool whose capacity is the pool's total, where job i may run
+    ``min(N_i, sum_h fit_ih)`` workers (and PSs) per slot."""
     sparsity = offline_sparsity(instance)
     jobs = np.asarray(sparsity.jobs, dtype=np.int64)
     n_jobs, horizon = jobs.shape[0], instance.horizon
@@ -136,6 +142,10 @@ def build_matrix_model(instance: Instance) -> MatrixModel:
     cluster = instance.cluster
     fits = [np.array([sparsity.worker_fit[int(i)] for i in jobs]).reshape(n_jobs, cluster.n_worker_servers),
             np.array([sparsity.ps_fit[int(i)] for i in jobs]).reshape(n_jobs, cluster.n_ps_servers)]
+    capacities = [np.asarray(cluster.worker_capacity, dtype=float), np.asarray(cluster.ps_capacity, dtype=float)]
+    if pooled:
+        fits = [np.minimum(chunks.astype(np.int64), fit.sum(axis=1))[:, None] for fit in fits]
+        capacities = [capacity.sum(axis=0, keepdims=True) for capacity in capacities]
     placements = tuple(np.nonzero(active[:, :, None] & (fit[:, None, :] > 0)) for fit in fits)
 
     sizes = {"admit": n_jobs, "complete": complete_job.size, "unfinished": slot_job.size,
@@ -158,11 +168,12 @@ def build_matrix_model(instance: Instance) -> MatrixModel:
                  b_ps=b_ps, slot_job=slot_job, slot_t=slot_t, slot_index=slot_index, complete_job=complete_job,
                  complete_t=complete_t, placements=placements, offsets=offsets, horizon=horizon)
     _job_rows(model, index)
-    for pool in (0, 1):
-        _capacity_rows(model, instance, index, fits[pool], pool)
+    capacity_rows = tuple(_capacity_rows(model, instance, index, fits[pool], capacities[pool], pool)
+                          for pool in (0, 1))
     starts, indices, values = _compress(model, n_cols)
     return MatrixModel(cost, np.zeros(n_cols), upper, integer, _cat(model.row_lower), _cat(model.row_upper),
-                       starts, indices, values, jobs, offsets, slot_index, complete_index, placements, slack)
+                       starts, indices, values, jobs, offsets, slot_index, complete_index, placements, slack,
+                       capacity_rows)
 
 
 def _job_rows(model: _Triplets, x: dict) -> None:
@@ -210,11 +221,12 @@ def _job_rows(model: _Triplets, x: dict) -> None:
     model.terms(cut_rows, unfinished[cut] + 1, x["work"][sj[cut]])
 
 
-def _capacity_rows(model: _Triplets, instance: Instance, x: dict, fit: np.ndarray, pool: int) -> None:
+def _capacity_rows(model: _Triplets, instance: Instance, x: dict, fit: np.ndarray, capacity: np.ndarray,
+                   pool: int) -> np.ndarray:
     """Eqs. (4)-(5): one row per (slot, server, resource) where ``sum demand x upper bound`` over the jobs
-    present can exceed the capacity (the Pyomo model's row test)."""
+    present can exceed the capacity (the Pyomo model's row test). Returns the (T, H, R) row of each cell,
+    -1 where there is none."""
     cluster = instance.cluster
-    capacity = np.asarray(cluster.worker_capacity if pool == 0 else cluster.ps_capacity, dtype=float)
     name = "worker_demand" if pool == 0 else "ps_demand"
     demand = np.array([getattr(instance.jobs[int(i)], name) for i in x["jobs"]], dtype=float).reshape(
         x["jobs"].size, cluster.n_resources)
@@ -233,6 +245,7 @@ def _capacity_rows(model: _Triplets, instance: Instance, x: dict, fit: np.ndarra
         rows = row_of[pt, ph, r]
         keep = (rows >= 0) & (demand[pj, r] > 0)
         model.terms(rows[keep], cols[keep], demand[pj[keep], r])
+    return row_of
 
 
 def _cat(parts, dtype=float) -> np.ndarray:
@@ -249,8 +262,9 @@ def _compress(model: _Triplets, n_cols: int) -> tuple:
 
 
 def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, threads, start=None,
-                       on_incumbent=None) -> tuple:
-    """Solve with highspy; return (:class:`~primaldual.solvers.SolveOutcome`, column values or None).
+                       on_incumbent=None, with_duals: bool = False) -> tuple:
+    """Solve with highspy; return (:class:`~primaldual.solvers.SolveOutcome`, column values or None), and
+    with ``with_duals`` the row duals of a relaxation solved to optimality (None otherwise) third.
 
     ``start`` (column values, :func:`start_vector`) is handed to HiGHS as a MIP start with ``setSolution``.
     ``on_incumbent(values, objective, bound)``, if given, is called with each improving MIP solution."""
@@ -290,7 +304,11 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
     started = time.perf_counter()
     highs.run()
     seconds = time.perf_counter() - started
-    return _outcome(highs, model, relax, seconds)
+    outcome, values = _outcome(highs, model, relax, seconds)
+    if with_duals:
+        solved = relax and outcome.status == "optimal"
+        return outcome, values, np.asarray(highs.getSolution().row_dual, dtype=float) if solved else None
+    return outcome, values
 
 
 def _outcome(highs, model: MatrixModel, relax: bool, seconds: float) -> tuple:

@@ -196,7 +196,8 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
     its counts on servers (:func:`place_pooled`). Returns ``outcome`` (the pooled solve's
     :class:`~primaldual.solvers.SolveOutcome`), ``assignments`` (per-server counts, None unless every slot
     packed), ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed
-first fit, a feasible schedule), ``note`` (what happened, for the result's message), ``build_seconds``, sizes and slack."""
+    first fit, a feasible schedule), ``note`` (what happened, for the result's message), ``build_seconds``,
+    sizes and slack."""
     import time
 
     from primaldual.models.offline import build_offline_model, model_size
@@ -227,5 +228,30 @@ first fit, a feasible schedule), ``note`` (what happened, for the result's messa
             "objective_slack": float(model.objective_slack)}
 
 
-__all__ = ["START_SCHEDULERS", "best_online_schedule", "pack_slot", "place_pooled", "pooled_counts", "seed_pooled",
-           "solve_pooled_and_place"]
+def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int | None = None):
+    """The LP relaxation of the pooled model (matrix path), an upper bound on OPT, and its capacity duals as
+    prices over the cells of :class:`primaldual.column_generation.Cells` (every server of a pool at its pool's
+    price for that slot and resource). Returns (bound including the utility floor's slack, worker prices
+    (T, H, R), PS prices (T, K, R)), or None when the LP is not solved to optimality within ``time_limit``.
+
+    Any prices >= 0 give a Lagrangian bound of (14)-(18); these give one at most the pooled LP value (pricing
+    over whole integral schedules is more restricted than the LP's fractional ones), so they are a good
+    starting point for column generation."""
+    from primaldual.offline_matrix import build_matrix_model, solve_matrix_model
+
+    model = build_matrix_model(instance, pooled=True)
+    outcome, _, duals = solve_matrix_model(model, relax=True, time_limit=time_limit, mip_gap=None,
+                                           threads=threads, with_duals=True)
+    if duals is None or outcome.bound is None:
+        return None
+    duals = np.maximum(duals, 0.0)  # a maximisation's <= rows: prices are the nonnegative duals
+    prices = []
+    for pool, n_servers in ((0, instance.cluster.n_worker_servers), (1, instance.cluster.n_ps_servers)):
+        rows = model.capacity_rows[pool][:, 0, :]  # (T, R): the one pooled server
+        per_slot = np.where(rows >= 0, duals[np.maximum(rows, 0)], 0.0)
+        prices.append(np.repeat(per_slot[:, None, :], n_servers, axis=1))
+    return float(outcome.bound) + model.objective_slack, prices[0], prices[1]
+
+
+__all__ = ["START_SCHEDULERS", "best_online_schedule", "pack_slot", "place_pooled", "pooled_counts", "pooled_lp_prices",
+           "seed_pooled", "solve_pooled_and_place"]

@@ -299,7 +299,8 @@ def _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, commo
     else:
         status = "optimal" if _proven(objective, bound) else "feasible"
     details = {key: raw[key] for key in ("rounds", "columns", "rows", "converged", "lp_value", "seeds",
-                                         "seed_seconds", "cg_seconds", "mip_seconds", "mip_status") if key in raw}
+                                         "seed_seconds", "pooled_seconds", "cg_seconds", "mip_seconds", "mip_status")
+               if key in raw}
     if raw.get("rounds") is not None:
         notes.append(f"column generation: {raw['rounds']} rounds, {raw.get('columns')} columns, "
                      f"{'converged' if raw.get('converged') else 'stopped at the time limit'}; price-and-branch "

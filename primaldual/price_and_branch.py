@@ -40,6 +40,9 @@ MIN_BRANCH_SECONDS = 2.0
 #: Price-and-branch's time limit when the call has none (a 0-1 program over thousands of columns may not finish).
 UNLIMITED_BRANCH_SECONDS = 120.0
 
+#: Share of the time left (after seeding) the pooled LP relaxation may take (:func:`_pooled_start`).
+POOLED_LP_SHARE = 0.4
+
 #: Seeding stops once this share of the time limit is spent (each scheduler run is not interruptible).
 SEEDING_SHARE = 0.25
 
@@ -80,6 +83,48 @@ def _seed(instance: Instance, cells: Cells, master: RestrictedMaster, deadline, 
     return best, best_utility, utilities, oasis_prices, oasis_bound
 
 
+#: Price-and-branch is skipped when the most it can gain is below this share of the gap to the bound.
+BRANCH_GAIN_SHARE = 0.01
+
+
+def _branching_is_pointless(lp_value, best_utility: float, bound: float) -> bool:
+    """Whether the master's LP value exceeds the incumbent by less than :data:`BRANCH_GAIN_SHARE` of the gap
+    (or not at all): a 0-1 solution over the master's columns is worth at most the LP value, so
+    price-and-branch could close almost none of the gap, and the time is better spent on the bound."""
+    if lp_value is None:
+        return False
+    gap = max(0.0, bound - best_utility) if bound < float("inf") else 0.0
+    return lp_value - best_utility <= max(LP_TOLERANCE * max(1.0, best_utility), BRANCH_GAIN_SHARE * gap)
+
+
+def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> tuple:
+    """The pooled LP relaxation's value (an upper bound on OPT) and its duals as the first prices: their
+    columns enter the master and, priced, they give a Lagrangian bound and the first stability centre.
+    Returns (best bound, centre or None, best Lagrangian bound); skipped when the LP does not finish within
+    :data:`POOLED_LP_SHARE` of the time left."""
+    from primaldual.offline_pooled import pooled_lp_prices
+
+    if deadline is not None and time.time() >= deadline:
+        return bound, None, float("inf")
+    left = None if deadline is None else max(0.1, POOLED_LP_SHARE * (deadline - time.time()))
+    pooled = pooled_lp_prices(instance, left, threads)
+    if pooled is None:
+        return bound, None, float("inf")
+    pooled_bound, worker_prices, ps_prices = pooled
+    if pooled_bound < bound:
+        bound = pooled_bound
+        notify("bound", {"bound": bound, "source": "pooled LP relaxation"})
+    point = np.concatenate([worker_prices.ravel(), ps_prices.ravel()])
+    priced = price_all(cells, master.jobs, point, deadline)
+    if not priced.complete:
+        return bound, None, float("inf")
+    master.add(priced.columns)
+    if priced.bound < bound:
+        bound = priced.bound
+        notify("bound", {"bound": bound, "source": "pricing at the pooled LP's duals"})
+    return bound, point, priced.bound
+
+
 def column_generation_solve(instance: Instance, jobs, *, deadline: float | None = None, notify=None,
                             threads: int | None = None, integer: bool = True,
                             share: float = COLUMN_GENERATION_SHARE) -> dict:
@@ -101,14 +146,25 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     bound = float("inf") if bound is None else bound
     if bound < float("inf"):
         notify("bound", {"bound": bound, "source": "oasis certificate"})
+    notify("phase", "solving the pooled LP relaxation")
+    pooled_started = time.time()
+    bound, centre, best_lagrangian = _pooled_start(instance, cells, master, bound, deadline, threads, notify)
+    pooled_seconds = time.time() - pooled_started
     notify("phase", "generating columns")
     cg_until = None if deadline is None else time.time() + share * max(0.0, deadline - time.time())
     rounds, lp_value, converged, alpha = 0, None, False, SMOOTHING
+    extended = False
     while True:
         if cg_until is not None and time.time() > cg_until:
-            break
+            if extended or not _branching_is_pointless(lp_value, best_utility, bound) or deadline is None:
+                break
+            # Price-and-branch cannot beat the incumbent: its share of the time goes to the bound instead.
+            cg_until, extended = deadline - MIN_BRANCH_SECONDS, True
+            continue
         optimal, value, duals, mu = master.solve_lp(None if cg_until is None else max(0.1, cg_until - time.time()))
         if not optimal:
+            if not extended and cg_until is not None and time.time() >= cg_until:
+                continue  # stopped at the share's end: the check above may hand it the branching time
             break  # a simplex stopped early has neither a master value nor usable duals
         lp_value = value
         if bound - lp_value <= LP_TOLERANCE * max(1.0, abs(bound)):
@@ -119,8 +175,10 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
         if not priced.complete:
             break
         rounds += 1
+        if priced.bound < best_lagrangian:
+            best_lagrangian, centre = priced.bound, point
         if priced.bound < bound:
-            bound, centre = priced.bound, point
+            bound = priced.bound
             notify("bound", {"bound": bound, "source": f"round {rounds}"})
         entering = [c for c in priced.columns if reduced_cost(c, duals, mu) > REDUCED_COST_TOLERANCE]
         added = master.add(entering)
@@ -134,11 +192,14 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
             alpha = 0.0  # a mis-pricing: price at the master's duals next round
         else:
             alpha = SMOOTHING
-    cg_seconds = time.time() - started - seed_seconds
+    cg_seconds = time.time() - started - seed_seconds - pooled_seconds
     mip_status, mip_seconds = "not run", 0.0
     left = None if deadline is None else deadline - time.time()
     if integer and left is not None and left < MIN_BRANCH_SECONDS:
         mip_status = f"not run: {max(left, 0.0):.1f} s left"
+    elif integer and _branching_is_pointless(lp_value, best_utility, bound):
+        # A 0-1 solution over the master's columns is worth at most the master's LP value.
+        mip_status = "not run: the master LP exceeds the incumbent by under 1% of the gap"
     elif integer:
         notify("phase", "solving the price-and-branch program")
         mip_started = time.time()
@@ -156,8 +217,8 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     return {
         "bound": bound, "lp_value": lp_value, "assignments": _assignments(best), "objective": best_utility,
         "rounds": rounds, "columns": len(master.columns), "rows": master.n_rows, "converged": converged,
-        "seeds": seeds, "seed_seconds": seed_seconds, "cg_seconds": cg_seconds, "mip_seconds": mip_seconds,
-        "mip_status": mip_status,
+        "seeds": seeds, "seed_seconds": seed_seconds, "pooled_seconds": pooled_seconds, "cg_seconds": cg_seconds,
+        "mip_seconds": mip_seconds, "mip_status": mip_status,
     }
 
 

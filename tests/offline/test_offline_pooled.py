@@ -101,3 +101,42 @@ def test_pack_slot_decides_exactly_where_first_fit_fails():
     placed = pack_slot(units, demand, fit, capacity)
     assert placed is not None and np.array_equal(placed.sum(axis=1), units)
     assert np.all(placed.T @ demand <= capacity + 1e-9) and np.all(placed <= fit)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=100_000), jobs=st.integers(min_value=1, max_value=6))
+def test_pooled_matrix_model_equals_the_pyomo_pooled_model(seed, jobs):
+    from primaldual.models.offline import build_offline_model, model_size
+    from primaldual.offline_matrix import build_matrix_model, solve_matrix_model
+    from primaldual.solvers import solve_model
+
+    instance = generate("tiny", seed, jobs=jobs)
+    matrix = build_matrix_model(instance, pooled=True)
+    assert (matrix.n_variables, matrix.n_constraints) == model_size(build_offline_model(instance, pooled=True))
+    if matrix.n_variables == 0:
+        return
+    for relax in (True, False):
+        by_matrix, _ = solve_matrix_model(matrix, relax=relax, time_limit=None, mip_gap=1e-9, threads=None)
+        by_pyomo = solve_model(build_offline_model(instance, pooled=True, relax=relax), solver="highs", mip_gap=1e-9)
+        assert by_matrix.status == by_pyomo.status == "optimal"
+        assert by_matrix.objective == pytest.approx(by_pyomo.objective, rel=1e-7, abs=1e-9)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=100_000), jobs=st.integers(min_value=1, max_value=6))
+def test_pooled_lp_prices_bound_opt_and_price_below_the_pooled_lp(seed, jobs):
+    from primaldual.column_generation import Cells, price_all
+    from primaldual.models.offline import schedulable_jobs
+    from primaldual.offline_pooled import pooled_lp_prices
+
+    instance = generate("tiny", seed, jobs=jobs)
+    jobs_with_variables = schedulable_jobs(instance)
+    if not jobs_with_variables:
+        return
+    optimum = solve_offline(instance).objective
+    bound, worker_prices, ps_prices = pooled_lp_prices(instance, None)
+    assert bound >= optimum - 1e-7
+    assert np.all(worker_prices >= 0) and np.all(ps_prices >= 0)
+    cells = Cells(instance)
+    priced = price_all(cells, jobs_with_variables, np.concatenate([worker_prices.ravel(), ps_prices.ravel()]))
+    assert optimum - 1e-7 <= priced.bound <= bound + 1e-6 * max(1.0, bound)
