@@ -198,9 +198,10 @@ class Instance:
         """``f_i(shortest_duration_i - 1)``: the most job i can earn."""
         return float(self.jobs[i].utility(self.shortest_duration[i] - 1))
 
-    @property
+    @cached_property
     def pools(self) -> tuple[Pool, Pool]:
-        """The worker pool and the PS pool (:func:`primaldual.pool.cluster_pools`)."""
+        """The worker pool and the PS pool (:func:`primaldual.pool.cluster_pools`), built once: the simulator
+        and the metrics read them per slot."""
         return cluster_pools(self.cluster)
 
     def worker_demand_matrix(self) -> np.ndarray:

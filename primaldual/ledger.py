@@ -24,7 +24,7 @@ import numpy as np
 
 from primaldual.errors import InputError
 from primaldual.instance import Instance
-from primaldual.prices import fit_counts
+from primaldual.prices import exponential_price, fit_counts
 
 #: Reservations are exact in units, like the dual subroutine's fills (:data:`primaldual.prices.FIT_TOLERANCE`).
 WORK_EPSILON = 1e-9
@@ -206,9 +206,7 @@ class PriceCache:
         )):
             for first, last in ranges:
                 rows = slice(first, last + 1)
-                share = np.divide(used[rows], capacity[None], out=np.zeros(used[rows].shape),
-                                  where=capacity[None] > 0)
-                self.prices[pool][rows] = lower * np.exp(theta * share) + floor
+                self.prices[pool][rows] = exponential_price(lower, theta, used[rows], capacity[None]) + floor
                 self.free[pool][rows] = capacity[None] - used[rows]
         return self.prices, self.free
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.instance import Instance
+from primaldual.baselines.placement import FIT_TOLERANCE
 from primaldual.models.offline import offline_sparsity
 from primaldual.schedule import Schedule
 
@@ -31,20 +32,22 @@ START_SCHEDULERS = ("fifo", "greedy", "drf", "rrh", "oasis")
 #: Seconds the exact packing program of one slot may take; past it the slot counts as not packed.
 PACKING_SECONDS = 2.0
 
-#: Absolute capacity slack, the verifier's tolerance.
-CAPACITY_TOLERANCE = 1e-9
+#: Absolute capacity slack: the online placements' (ten times tighter than the verifier's), so that every
+#: placed slot passes :func:`primaldual.verify.verify`.
+CAPACITY_TOLERANCE = FIT_TOLERANCE
 
 
 def best_online_schedule(instance: Instance) -> tuple[Schedule | None, float]:
-    """The best verified schedule of :data:`START_SCHEDULERS` on ``instance`` and its utility: a MIP start."""
+    """The best verified schedule of :data:`START_SCHEDULERS` on ``instance`` and its utility: a MIP start
+    ((None, None) if none verifies)."""
     from primaldual.simulate import simulate
     from primaldual.verify import verify
 
-    best, best_utility = None, -1.0
+    best, best_utility = None, None
     for name in START_SCHEDULERS:
         schedule = simulate(instance, name).schedule
         report = verify(instance, schedule)
-        if report.feasible and report.utility > best_utility:
+        if report.feasible and (best_utility is None or report.utility > best_utility):
             best, best_utility = schedule, float(report.utility)
     return best, best_utility
 
@@ -117,7 +120,13 @@ def pack_slot(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: 
     if np.any(units > fit.sum(axis=1)):
         return None
     placed = _first_fit(units, demand, fit, capacity)
-    return placed if placed is not None else _exact(units, demand, fit, capacity)
+    if placed is None:
+        placed = _exact(units, demand, fit, capacity)
+    # The exact program's counts are rounded from HiGHS's solution, which honours capacity only to HiGHS's own
+    # feasibility tolerance: a placement is accepted only if it holds at ours.
+    if placed is None or np.any(placed.T @ demand > capacity + CAPACITY_TOLERANCE):
+        return None
+    return placed
 
 
 def place_pooled(instance: Instance, counts: dict) -> tuple[dict | None, int | None]:
@@ -210,9 +219,10 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
         seed_pooled(model, instance, start)
     outcome = solve_model(model, solver="highs", time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                           warmstart=start is not None)
-    assignments, note, partial = None, None, None
+    assignments, note, partial, counts = None, None, None, None
     if outcome.status == "optimal" and outcome.has_solution:
-        assignments, slot = place_pooled(instance, pooled_counts(model, instance))
+        counts = pooled_counts(model, instance)
+        assignments, slot = place_pooled(instance, counts)
         note = ("the pooled ILP's optimum was placed on servers slot by slot: it is feasible for the per-server "
                 "ILP, hence optimal" if assignments is not None else
                 f"the pooled ILP's optimum does not pack on the servers in slot {slot}: solving the per-server "
@@ -220,7 +230,7 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
     else:
         note = f"the pooled ILP was not proven optimal ({outcome.status}): solving the per-server ILP"
     if assignments is None and outcome.has_solution:
-        partial = _place_what_fits(instance, pooled_counts(model, instance))
+        partial = _place_what_fits(instance, counts if counts is not None else pooled_counts(model, instance))
     n_variables, n_constraints = model_size(model)
     return {"outcome": outcome, "assignments": assignments, "note": note, "build_seconds": build_seconds,
             "partial": partial,

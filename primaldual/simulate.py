@@ -279,12 +279,10 @@ class _Restarts:
         return supplied
 
 
-def _promises(scheduler, completion_slot: np.ndarray) -> dict | None:
+def _promises(deadlines: dict | None, completion_slot: np.ndarray) -> dict | None:
     """``{made, kept, broken}`` from the scheduler's ``promised_deadlines()`` and the simulator's completions."""
-    hook = getattr(scheduler, "promised_deadlines", None)
-    if hook is None:
+    if deadlines is None:
         return None
-    deadlines = hook()
     kept = sum(1 for i, d in deadlines.items() if 0 <= completion_slot[int(i)] <= int(d))
     return {"made": len(deadlines), "kept": kept, "broken": len(deadlines) - kept}
 
@@ -345,8 +343,8 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
         remaining[jobs] -= restarts.work(t, jobs, workers, parameter_servers)
         given[jobs] += per_job_workers
         received[jobs] = True
-        for load, counts, demand in zip(loads, (workers, parameter_servers), checker.demands):
-            load += counts.sum(axis=1) @ demand[jobs]
+        for load, per_job, demand in zip(loads, (per_job_workers, parameter_servers.sum(axis=1)), checker.demands):
+            load += per_job @ demand[jobs]
         for m, i in enumerate(jobs.tolist()):
             records.setdefault(i, []).append((t, workers[m], parameter_servers[m]))
         finished = jobs[(remaining[jobs] <= WORK_TOLERANCE) & ~completed[jobs]]
@@ -355,14 +353,13 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
             completion_slot[finished] = t
             clock.call(scheduler.on_completion, t, [int(i) for i in finished])
 
-    schedule = Schedule(
-        _assignments(instance, records, completed),
-        meta={"generator": "primaldual.simulate", "scheduler": name,
-              "parameters": to_jsonable(dict(scheduler.parameters())),
-              # The deadlines a scheduler committed to (OASiS-LR/P), for the Gantt view; absent otherwise.
-              **({"promised_deadlines": {str(i): int(d) for i, d in scheduler.promised_deadlines().items()}}
-                 if hasattr(scheduler, "promised_deadlines") else {})},
-    )
+    # The deadlines a scheduler committed to (OASiS-LR/P): counted as promises, and drawn by the Gantt view.
+    deadlines = scheduler.promised_deadlines() if hasattr(scheduler, "promised_deadlines") else None
+    meta = {"generator": "primaldual.simulate", "scheduler": name,
+            "parameters": to_jsonable(dict(scheduler.parameters()))}
+    if deadlines is not None:
+        meta["promised_deadlines"] = {str(i): int(d) for i, d in deadlines.items()}
+    schedule = Schedule(_assignments(instance, records, completed), meta=meta)
     metrics = compute_metrics(
         instance, schedule, admitted=int(received.sum()), wasted_worker_slots=int(given[received & ~completed].sum()),
         worker_load=loads[0], ps_load=loads[1], scheduler_seconds=clock.seconds,
@@ -372,7 +369,7 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
     return SimulationResult(
         scheduler=name, schedule=schedule, metrics=metrics, parameters=dict(scheduler.parameters()),
         report=dict(scheduler.report()), received=tuple(int(i) for i in np.flatnonzero(received)),
-        scheduler_seconds=clock.seconds, promises=_promises(scheduler, completion_slot), restart_cost=restart_cost,
+        scheduler_seconds=clock.seconds, promises=_promises(deadlines, completion_slot), restart_cost=restart_cost,
     )
 
 
