@@ -37,6 +37,7 @@ import highspy
 import numpy as np
 
 from primaldual.dual import best_schedule
+from primaldual.highs_backend import quiet_highs
 from primaldual.instance import Instance
 from primaldual.schedule import JobSchedule, Schedule
 
@@ -136,25 +137,6 @@ def _identical(capacity: np.ndarray) -> list[np.ndarray]:
     _, inverse = np.unique(capacity, axis=0, return_inverse=True)
     inverse = np.asarray(inverse).ravel()
     return [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1) if np.count_nonzero(inverse == g) > 1]
-
-
-def quiet_highs() -> "highspy.Highs":
-    """A HiGHS object that prints nothing: its constructor writes a banner on the process's stdout (file
-    descriptor 1), which would break ``--json`` output, so fd 1 points to /dev/null while it runs."""
-    import os
-    import sys
-
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as sink:
-            os.dup2(sink.fileno(), 1)
-            highs = highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-    highs.setOptionValue("output_flag", False)
-    return highs
 
 
 class RestrictedMaster:

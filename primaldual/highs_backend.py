@@ -134,3 +134,24 @@ def _size_highs_threads(threads: int | None) -> None:
     if reset is not None:
         reset(True)
     _highs_threads[0] = threads
+
+
+def quiet_highs() -> "highspy.Highs":
+    """A HiGHS object that prints nothing: its constructor writes a banner on the process's stdout (file
+    descriptor 1), which would break ``--json`` output, so fd 1 points to /dev/null while it runs."""
+    import os
+    import sys
+
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as sink:
+            os.dup2(sink.fileno(), 1)
+            highs = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    highs.setOptionValue("output_flag", False)
+    return highs

@@ -18,9 +18,6 @@ exponential price (``floor``). They are the "learned" part of the prices: the a-
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,21 +47,6 @@ def zero_floor(n_resources: int) -> PriceFloor:
     return PriceFloor(np.zeros(n_resources), np.zeros(n_resources))
 
 
-@contextlib.contextmanager
-def _stdout_silenced():
-    """HiGHS prints its banner on stdout (file descriptor 1) the first time a solver is built; ``--json``
-    output must stay one JSON object, so the descriptor points at /dev/null meanwhile."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
 def pooled_demands(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
     """``V_i w_i^r`` (I, R) and ``V_i (b_i/B_i) s_i^r`` (I, R): each job's resource-slots in each pool."""
     work = np.asarray(instance.work_units, dtype=float)[:, None]
@@ -85,12 +67,11 @@ def solve_floor(values: np.ndarray, worker_use: np.ndarray, ps_use: np.ndarray, 
            [(1, r) for r in range(n_resources) if ps_capacity[r] > 0]
     matrix = np.array([(worker_use if pool == 0 else ps_use)[:, r] for pool, r in rows]).reshape(len(rows), n)
     caps = np.array([(worker_capacity if pool == 0 else ps_capacity)[r] for pool, r in rows])
+    from primaldual.highs_backend import quiet_highs
     from primaldual.solvers import _size_highs_threads
 
     _size_highs_threads(None)  # the default thread count; resets HiGHS's scheduler if a solve used another
-    with _stdout_silenced():
-        highs = highspy.Highs()
-    highs.setOptionValue("output_flag", False)
+    highs = quiet_highs()
     # No "threads" option: HiGHS keeps one thread scheduler per process (see _size_highs_threads above).
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, len(rows)

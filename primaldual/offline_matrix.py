@@ -268,7 +268,7 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
 
     ``start`` (column values, :func:`start_vector`) is handed to HiGHS as a MIP start with ``setSolution``.
     ``on_incumbent(values, objective, bound)``, if given, is called with each improving MIP solution."""
-    from primaldual.column_generation import quiet_highs
+    from primaldual.highs_backend import quiet_highs
 
     highs = quiet_highs()
     lp = highspy.HighsLp()

@@ -76,7 +76,7 @@ def _exact(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: np.
     units_j`` and ``sum_j d_jr n_jh <= c_hr``. Returns the counts, or None if infeasible or not decided."""
     import highspy
 
-    from primaldual.column_generation import quiet_highs
+    from primaldual.highs_backend import quiet_highs
     from primaldual.solvers import _size_highs_threads
 
     jobs, servers = np.nonzero(fit > 0)

@@ -39,7 +39,6 @@ import numpy as np
 
 # A worker the LP gives nothing still gets min_batch from the CPU rule, which needs speeds > 0.
 _FLOOR_SHARE = 1e-9
-_BANNER_SHOWN: list = []
 
 
 def _same_up_to_scale(costs: np.ndarray) -> bool:
@@ -65,22 +64,12 @@ def robust_shares(costs, tail: float = 0.0, normalise: bool = True) -> np.ndarra
 
 
 def new_highs():
-    """A silent HiGHS solver (its banner, printed once per process on stdout, would break ``--json``)."""
-    import highspy
-
+    """A silent HiGHS solver (:func:`primaldual.highs_backend.quiet_highs`) on the default thread scheduler."""
+    from primaldual.highs_backend import quiet_highs
     from primaldual.solvers import _size_highs_threads
 
     _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process (see primaldual/solvers.py)
-    if _BANNER_SHOWN:
-        highs = highspy.Highs()
-    else:
-        from primaldual.learned_prices import _stdout_silenced
-
-        with _stdout_silenced():
-            highs = highspy.Highs()
-        _BANNER_SHOWN.append(True)
-    highs.setOptionValue("output_flag", False)
-    return highs
+    return quiet_highs()
 
 
 def _solve_lp(costs: np.ndarray, tail: float) -> np.ndarray:
