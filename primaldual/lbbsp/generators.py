@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.errors import InputError
-from primaldual.lbbsp.traces import WorkerTrace
+from primaldual.lbbsp.traces import PAI_HEADER, WorkerTrace
 
 KINDS = ("amplified", "persistent", "mid_run", "several", "iid")
 
@@ -69,7 +69,7 @@ def generated(kind: str, workers: int = 10, iterations: int = 300, seed: int = 0
 
 def write_pai(trace: WorkerTrace, path) -> None:
     """Write ``trace`` as a PAI CSV (``,worker,gpu,time,batch_time_norm``; ``gpu`` is written as 100)."""
-    lines = [",worker,gpu,time,batch_time_norm"]
+    lines = [",".join(PAI_HEADER)]
     row = 0
     for t in range(trace.n_iterations):
         for i in range(trace.n_workers):
