@@ -60,6 +60,7 @@ from primaldual.ledger import (
     check_number as _check_number,
     latest_deadline,
 )
+from primaldual.oasis_lr_admission import check_immediate_blocks, first_block_slot
 from primaldual.oasis_lr_execution import WorkConservingExecution
 from primaldual.oasis_lr_report import DualRecord, certificate_terms
 from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
@@ -75,15 +76,19 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
     ``learned_floor`` (True), ``pending`` (True: the pending tier), ``repack`` (True for ``oasis-lr``),
     ``late`` (True: blocks as late as possible; False: as early), ``discount_rate`` (0.02: the execution
     order's risk discount, RRH's), ``reoffer_every`` (3: slots between re-offers of a pending job whose work
-    has not fallen by a quarter; 1 re-offers every slot at about 1.5x the runtime on ``paper``)."""
+    has not fallen by a quarter; 1 re-offers every slot at about 1.5x the runtime on ``paper``),
+    ``immediate_blocks`` (False for ``oasis-lr``, True for ``oasis-p``: whether a promise may rest on a block that
+    must start in the slot of the offer; :mod:`primaldual.oasis_lr_admission`)."""
 
     name = "oasis-lr"
     provable = False
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.25, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
-                 late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3):
+                 late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3,
+                 immediate_blocks: bool | None = None):
         self.late = bool(late)
+        self.immediate_blocks = check_immediate_blocks(immediate_blocks, self.provable)
         self.reoffer_every = _check_number("reoffer_every", reoffer_every, 1, 10**6, integer=True)
         self.discount_rate = _check_number("discount_rate", discount_rate, 0.0, 1e6)
         self.delta = _check_number("delta", delta, 0.0, 0.99)
@@ -106,7 +111,7 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         out = {"delta": self.delta, "window": self.window, "eta": self.eta, "rule": self.rule,
                "late": self.late, "discount_rate": self.discount_rate, "reoffer_every": self.reoffer_every,
                "learned_floor": self.learned_floor, "pending": self.pending_tier, "repack": self.repack,
-               "restart_cost": self.restart_cost}
+               "restart_cost": self.restart_cost, "immediate_blocks": self.immediate_blocks}
         if hasattr(self, "constants"):
             out["constants"] = self.constants.to_dict()
         return out
@@ -212,9 +217,10 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         target = result.mu
         if not self.provable:  # the plan's payoff less what the block's unavoidable delay costs the job
             target -= float(job.utility(result.completion_slot - job.arrival) - job.utility(planned - job.arrival))
-        block = self.ledger.find_block(i, remaining, slot, deadline, self.restart_cost, self.late)
+        earliest = first_block_slot(self, slot)
+        block = self.ledger.find_block(i, remaining, earliest, deadline, self.restart_cost, self.late)
         if block is None and self.repack:
-            block = self._repack(slot, i, remaining, deadline)
+            block = self._repack(slot, i, remaining, deadline, earliest)
         if block is None:
             self.dual.see_unplaced(i)
             return False
@@ -257,7 +263,7 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         return float((unit_prices(worker_prices[window], job.worker_demand) @ block.workers).sum()
                      + (unit_prices(ps_prices[window], job.ps_demand) @ block.parameter_servers).sum())
 
-    def _repack(self, slot: int, i: int, remaining: int, deadline: int) -> Reservation | None:
+    def _repack(self, slot: int, i: int, remaining: int, deadline: int, earliest: int) -> Reservation | None:
         """Re-place every block that has not started, and job ``i``'s, latest deadline first (module
         docstring); adopt the new ledger only if every one of them fits."""
         self.repacks[0] += 1
@@ -270,7 +276,7 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         limits = {j: self.deadlines[j] for j in movable}
         limits[i] = deadline
         for j in sorted(work, key=lambda j: (-limits[j], j)):
-            block = trial.find_block(j, work[j], slot, limits[j], self.restart_cost)
+            block = trial.find_block(j, work[j], earliest if j == i else slot, limits[j], self.restart_cost)
             if block is None:
                 return None
             trial.add(block)

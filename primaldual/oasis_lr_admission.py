@@ -1,0 +1,45 @@
+"""OASiS-LR's admission rule against immediate blocks: a promise must leave the present slot to the density order.
+
+**The rule.** With ``immediate_blocks = False`` (the ``oasis-lr`` default) a job offered in slot ``t`` is promised
+only if its reservation can start at ``t + 1`` or later: :meth:`primaldual.ledger.Ledger.find_block` (and the
+re-pack's placement of the newcomer) search from :func:`first_block_slot`. A job whose only blocks start at
+``t`` stays in the pending tier: it runs now in the order of present value per resource-time, like every
+pending job, and is re-offered in a later slot, when its deadline is recomputed from that slot.
+
+**Why** (``proofs/oasis-lr.md``, "Where the utility goes"). A block is placed as late as possible, so one that
+must start in the slot of the offer has no slack at all: the promise is then a commitment to run the job at a
+fixed width from now to its deadline, and for that whole time the execution serves it before every
+unpromised job, however dense (:mod:`primaldual.oasis_lr_execution`). It buys the job nothing in the present
+slot, where the density order would serve it anyway if it were dense enough, and it takes the slots a denser
+job arriving during the block needs. On the design seeds (20-job ``small``, seeds 0-99) the instances where
+OASiS-LR lost most against RRH were of this kind: a low-density job promised a block starting at its arrival,
+and a job two to five times denser arriving one slot later and missing its utility (seeds 9 and 78: 0.76 and
+0.71 of RRH's utility). A block that starts later leaves the present to the density order and only claims
+slots that the ledger's later arrivals can still see as reserved when they are offered.
+
+The rule only refuses admissions, so the promise invariant (``proofs/oasis-lr.md`` G1) is untouched.
+``oasis-p`` keeps ``immediate_blocks = True``: its bound (G3) and its behaviour are those of the paper-faithful
+variant, unchanged.
+"""
+
+from __future__ import annotations
+
+from primaldual.errors import InputError
+
+
+def check_immediate_blocks(value, provable: bool) -> bool:
+    """The ``immediate_blocks`` parameter: its default is True for the provable variant, False otherwise."""
+    if value is None:
+        return bool(provable)
+    if not isinstance(value, bool):
+        raise InputError(f"immediate_blocks: must be true or false, got {value!r}")
+    return value
+
+
+def first_block_slot(scheduler, slot: int) -> int:
+    """The first slot a promise offered in ``slot`` may reserve: ``slot`` itself only if immediate blocks are
+    allowed (module docstring)."""
+    return slot if scheduler.immediate_blocks else slot + 1
+
+
+__all__ = ["check_immediate_blocks", "first_block_slot"]
