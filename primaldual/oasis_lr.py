@@ -62,13 +62,14 @@ from primaldual.ledger import (
 )
 from primaldual.oasis_lr_admission import check_immediate_blocks, first_block_slot
 from primaldual.oasis_lr_execution import WorkConservingExecution
+from primaldual.oasis_lr_order import UrgencyOrder, check_order
 from primaldual.oasis_lr_report import DualRecord, certificate_terms
 from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
 from primaldual.scheduler import Allocation, OnlineScheduler, register_scheduler
 from primaldual.standalone import fastest_standalone_workers
 
 
-class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
+class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
     """OASiS-LR (module docstring). Parameters: ``delta`` (deadline slack, 0.2), ``window`` (slots of arrivals
     the floor learns from, 30), ``eta`` and ``rule`` (the price constants; ``eta = 0.25`` makes ``L^r`` the least
     value density itself, so the least valuable job never gets a promise on an empty cluster and runs in the
@@ -78,7 +79,8 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
     order's risk discount, RRH's), ``reoffer_every`` (3: slots between re-offers of a pending job whose work
     has not fallen by a quarter; 1 re-offers every slot at about 1.5x the runtime on ``paper``),
     ``immediate_blocks`` (False for ``oasis-lr``, True for ``oasis-p``: whether a promise may rest on a block that
-    must start in the slot of the offer; :mod:`primaldual.oasis_lr_admission`)."""
+    must start in the slot of the offer; :mod:`primaldual.oasis_lr_admission`), ``order`` (``urgency`` for
+    ``oasis-lr``, ``density`` for ``oasis-p``: the execution order, :mod:`primaldual.oasis_lr_order`)."""
 
     name = "oasis-lr"
     provable = False
@@ -86,9 +88,10 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.25, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
                  late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3,
-                 immediate_blocks: bool | None = None):
+                 immediate_blocks: bool | None = None, order: str | None = None):
         self.late = bool(late)
         self.immediate_blocks = check_immediate_blocks(immediate_blocks, self.provable)
+        self.order = check_order(order, self.provable)
         self.reoffer_every = _check_number("reoffer_every", reoffer_every, 1, 10**6, integer=True)
         self.discount_rate = _check_number("discount_rate", discount_rate, 0.0, 1e6)
         self.delta = _check_number("delta", delta, 0.0, 0.99)
@@ -111,7 +114,7 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         out = {"delta": self.delta, "window": self.window, "eta": self.eta, "rule": self.rule,
                "late": self.late, "discount_rate": self.discount_rate, "reoffer_every": self.reoffer_every,
                "learned_floor": self.learned_floor, "pending": self.pending_tier, "repack": self.repack,
-               "restart_cost": self.restart_cost, "immediate_blocks": self.immediate_blocks}
+               "restart_cost": self.restart_cost, "immediate_blocks": self.immediate_blocks, "order": self.order}
         if hasattr(self, "constants"):
             out["constants"] = self.constants.to_dict()
         return out

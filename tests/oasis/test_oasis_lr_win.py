@@ -1,7 +1,9 @@
-"""OASiS-LR's admission rule against immediate blocks (primaldual.oasis_lr_admission).
+"""OASiS-LR's admission rule against immediate blocks (primaldual.oasis_lr_admission) and its urgency order
+(primaldual.oasis_lr_order).
 
-A promise of ``oasis-lr`` rests on a block that starts after the slot of its offer; ``oasis-p`` keeps the old
-rule. Each test names what it checks in ``proofs/oasis-lr.md``.
+A promise of ``oasis-lr`` rests on a block that starts after the slot of its offer, and free capacity goes
+first to the jobs with the most present value plus one slot's delay cost per resource-time; ``oasis-p`` keeps
+the old rules. Each test names what it checks in ``proofs/oasis-lr.md``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from primaldual.errors import InputError
 from primaldual.generate import generate
 from primaldual.scheduler import make_scheduler
 from primaldual.simulate import simulate
-from primaldual.utility import LinearDecay
+from primaldual.oasis_lr_order import urgency_keys
+from primaldual.utility import Constant, LinearDecay
 from primaldual.verify import verify
 
 
@@ -48,6 +51,10 @@ def test_an_immediate_block_no_longer_shuts_out_a_denser_arrival():
 
 def test_oasis_p_keeps_immediate_blocks_and_the_parameter_is_checked():
     assert make_scheduler("oasis-p").parameters()["immediate_blocks"] is True
+    assert make_scheduler("oasis-p").parameters()["order"] == "density"
+    assert make_scheduler("oasis-lr").parameters()["order"] == "urgency"
+    with pytest.raises(InputError, match="order"):
+        make_scheduler("oasis-lr", order="fastest")
     assert make_scheduler("oasis-lr").parameters()["immediate_blocks"] is False
     assert make_scheduler("oasis-lr", immediate_blocks=True).parameters()["immediate_blocks"] is True
     with pytest.raises(InputError, match="immediate_blocks"):
@@ -93,8 +100,49 @@ def test_oasis_p_is_unchanged_by_the_rule(seed):
     default = make_scheduler("oasis-p")
     admissions = _recording_admissions(default)
     a = simulate(instance, default, restart_cost=0.1)
-    b = simulate(instance, make_scheduler("oasis-p", immediate_blocks=True), restart_cost=0.1)
+    b = simulate(instance, make_scheduler("oasis-p", immediate_blocks=True, order="density"), restart_cost=0.1)
     assert a.utility == b.utility and a.metrics.completion_slots == b.metrics.completion_slots
     assert a.promises == b.promises
     if seed == 0:
         assert any(first == slot for slot, first in admissions)
+
+
+def _flat_and_decaying():
+    """One server with 1 GPU, both jobs at t = 0, N = 1. Job 0: 2 worker-slots, f = 100 whatever the delay
+    (density 50 per worker-slot). Job 1: 1 worker-slot, f = 40 (1 - d/2): 40, 20, 0 (density 40)."""
+    flat = make_job(0, 2, 1, [1.0, 0.0], [0.0, 1.0], Constant(100.0))
+    decaying = make_job(0, 1, 1, [1.0, 0.0], [0.0, 1.0], LinearDecay(40.0, 2.0))
+    return make_instance([flat, decaying], [[1.0, 0.0]], [[0.0, 4.0]], horizon=6)
+
+
+def test_the_urgency_order_serves_the_job_that_loses_by_waiting_first():
+    """Hand-computed, no restart cost. Density order: the flat job first (slots 0-1, 100), the other in slot 2
+    (f(2) = 0): 100. Urgency keys (r = 0.02, u the same for both): flat 100 / 1.04 / 2 + 0 = 48.1 per unit,
+    decaying 40 / 1.02 + (40 - 20) = 59.2: it goes first (slot 0, 40), the flat job in slots 1-2 (100): 140.
+    Neither job is promised (the decaying one is the least dense; the flat one's block would be immediate)."""
+    instance = _flat_and_decaying()
+    density = simulate(instance, make_scheduler("oasis-lr", order="density"))
+    assert density.metrics.completion_slots == {0: 1, 1: 2} and density.utility == pytest.approx(100.0)
+    urgency = simulate(instance, make_scheduler("oasis-lr"))
+    assert urgency.metrics.completion_slots == {0: 2, 1: 0} and urgency.utility == pytest.approx(140.0)
+    assert verify(instance, urgency.schedule).feasible
+
+
+def test_urgency_keys_by_hand_with_restarts_and_the_horizon():
+    """k_i = (f(c) / (1 + r d) + f(c) - f(c + 1)) / (W u), d = ceil(W / N + F) unless the job ran in the slot
+    before; f = 0 from the horizon on, so a job whose next slot of delay misses the horizon is urgent by its
+    whole value."""
+    instance = _flat_and_decaying()
+    scheduler = make_scheduler("oasis-lr")
+    scheduler.start(instance)
+    unit = scheduler.unit
+    assert unit[0] == unit[1] > 0
+    keys = urgency_keys(scheduler, 0, [0, 1])
+    assert keys[0] * unit[0] == pytest.approx(100.0 / 1.04 / 2)
+    assert keys[1] * unit[1] == pytest.approx(40.0 / 1.02 + 20.0)
+    scheduler.set_restart_cost(0.1)  # d: ceil(2 + 0.1) = 3 and ceil(1 + 0.1) = 2
+    keys = urgency_keys(scheduler, 0, [0, 1])
+    assert keys[0] * unit[0] == pytest.approx(100.0 / 1.06 / 2)
+    assert keys[1] * unit[1] == pytest.approx(20.0 / 1.04 + 20.0)
+    keys = urgency_keys(scheduler, 3, [0])  # d = 3, completion 5 = T - 1: one more slot misses the horizon
+    assert keys[0] * unit[0] == pytest.approx((100.0 / 1.06 + 100.0) / 2)
