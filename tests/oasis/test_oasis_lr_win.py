@@ -146,3 +146,17 @@ def test_urgency_keys_by_hand_with_restarts_and_the_horizon():
     assert keys[1] * unit[1] == pytest.approx(20.0 / 1.04 + 20.0)
     keys = urgency_keys(scheduler, 3, [0])  # d = 3, completion 5 = T - 1: one more slot misses the horizon
     assert keys[0] * unit[0] == pytest.approx((100.0 / 1.06 + 100.0) / 2)
+
+
+def test_quality_bench_reports_oasis_lr_over_each_baseline_with_its_spread():
+    """``lr_over`` of ``bench oasis --quality``: totals 9 / 5 = 1.8, per instance 1 to 2 (the instance where the
+    baseline earned nothing is left out of the spread); 9 / 6 = 1.5; None when the baseline earned nothing."""
+    import numpy as np
+
+    from primaldual.commands.bench._oasis_quality import SCHEDULERS, _ratio_spread
+
+    assert _ratio_spread(np.array([4.0, 3.0, 2.0]), np.array([2.0, 3.0, 0.0])) == (1.8, 1.0, 2.0)
+    assert _ratio_spread(np.array([6.0, 3.0]), np.array([3.0, 3.0])) == (1.5, 1.0, 2.0)
+    assert _ratio_spread(np.array([1.0]), np.array([0.0])) == (None, None, None)
+    labels = {label for label, _, _ in SCHEDULERS}
+    assert {"oasis-lr", "oasis-lr-density", "rrh", "rrh-full", "rrh-np", "greedy", "drf", "fifo", "dorm"} <= labels

@@ -1,18 +1,22 @@
 """``primaldual bench oasis --quality``: utility of OASiS, OASiS-LR, OASiS-P against the baselines (issue 10).
 
 Sets: ``tiny``, ``small``, ``small20`` (``small`` with 20 jobs: heavy contention) and ``paper``, on seeds
-``first..first + count - 1``. The default first seed, 100, is disjoint from the seeds the schedulers were
-designed and tuned on (OASiS-LR/P: ``small`` seeds 0-99, 20 jobs; RRH's defaults: ``small`` seeds 0-19); pass
-``--first-seed 0`` only to reproduce the design figures. Every scheduler runs in the one simulator at each
+``first..first + count - 1``. Pick a first seed disjoint from the seeds the schedulers were designed and
+tuned on (OASiS-LR/P: ``small`` seeds 0-99 with 10 and 20 jobs, ``tiny`` seeds 0-39; RRH's defaults: ``small``
+seeds 0-19), and from the sets already reported (100+, 500-519, 700-715, 900-939); pass ``--first-seed 0`` only
+to reproduce the design figures. Every scheduler runs in the one simulator at each
 restart cost (default 0 and 0.1 slot). RRH runs in its three documented readings: ``rrh`` (present value,
-preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and ``rrh-np`` (non-preemptive).
+preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and ``rrh-np`` (non-preemptive);
+``oasis-lr-density`` is OASiS-LR with the rules it had before its urgency order and its refusal of immediate
+blocks (``order=density, immediate_blocks=true``), the ablation of both.
 
 OPT is the offline optimum without restart costs (``solve_offline``, HiGHS, a time limit per instance): an
 upper bound on every run with or without restart costs. Where the solver does not prove optimality (or for
 ``paper``, where it is not attempted), the ratio uses the best upper bound available: the ILP bound, or the
 smallest certificate an OASiS variant reports, so ``OPT/ALG`` is then an upper estimate. Reported per set and
 restart cost: mean utility per scheduler, its total against RRH's and the per-instance spread of that ratio,
-mean ``OPT/ALG``, promises broken (must be 0) and jobs abandoned, and the scheduler's own runtime.
+mean ``OPT/ALG``, promises broken (must be 0) and jobs abandoned, the scheduler's own runtime, and OASiS-LR's
+total utility over the scheduler's (``lr_over``) with the per-instance spread of that ratio.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from primaldual.verify import verify
 SCHEDULERS = (
     ("oasis", "oasis", {}),
     ("oasis-lr", "oasis-lr", {}),
+    ("oasis-lr-density", "oasis-lr", {"order": "density", "immediate_blocks": True}),
     ("oasis-p", "oasis-p", {}),
     ("rrh", "rrh", {}),
     ("rrh-full", "rrh", {"risk_weight": 0.8}),
@@ -38,6 +43,7 @@ SCHEDULERS = (
     ("greedy", "greedy", {}),
     ("drf", "drf", {}),
     ("fifo", "fifo", {}),
+    ("dorm", "dorm", {}),
 )
 
 #: (label, preset, jobs): the sets of the issue's targets.
@@ -86,7 +92,7 @@ def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> d
 
 def _summarise(per_instance: list[dict], cost: str, labels: list[str]) -> dict:
     utilities = {label: np.array([m["runs"][cost][label]["utility"] for m in per_instance]) for label in labels}
-    rrh = utilities["rrh"]
+    rrh, lr = utilities["rrh"], utilities.get("oasis-lr")
     opt = np.array([m.get("opt", np.nan) for m in per_instance])
     rows = {}
     for label in labels:
@@ -94,6 +100,7 @@ def _summarise(per_instance: list[dict], cost: str, labels: list[str]) -> dict:
         ratio = np.divide(u, rrh, out=np.full(u.shape, np.nan), where=rrh > 0)
         opt_ratio = np.divide(opt, u, out=np.full(u.shape, np.inf), where=u > 0)
         promises = [m["runs"][cost][label]["promises"] for m in per_instance]
+        over = _ratio_spread(lr, u) if lr is not None else (None, None, None)
         rows[label] = {
             "mean_utility": float(u.mean()),
             "vs_rrh_total": float(u.sum() / rrh.sum()) if rrh.sum() > 0 else None,
@@ -104,8 +111,19 @@ def _summarise(per_instance: list[dict], cost: str, labels: list[str]) -> dict:
             "promises_broken": None if promises[0] is None else int(sum(p["broken"] for p in promises)),
             "promises_made": None if promises[0] is None else int(sum(p["made"] for p in promises)),
             "seconds_median": statistics.median(m["runs"][cost][label]["seconds"] for m in per_instance),
+            "lr_over": over[0], "lr_over_min": over[1], "lr_over_max": over[2],
         }
     return rows
+
+
+def _ratio_spread(numerator: np.ndarray, denominator: np.ndarray) -> tuple:
+    """Total of ``numerator`` over total of ``denominator``, and the least and largest per-instance ratio
+    (instances where the denominator earned nothing left out of the spread)."""
+    if denominator.sum() <= 0:
+        return None, None, None
+    ok = denominator > 0
+    per = numerator[ok] / denominator[ok]
+    return float(numerator.sum() / denominator.sum()), json_number(per.min()), json_number(per.max())
 
 
 def decision_times(instance) -> dict:
@@ -137,7 +155,7 @@ def run_quality(sets, first_seed: int, count: int, restart_costs=(0.0, 0.1), tim
                 paper_count: int | None = None, names=SCHEDULERS) -> dict:
     """The figures of the module docstring as one dict."""
     labels = [label for label, _, _ in names]
-    out = {"first_seed": first_seed, "designed_on": {"oasis-lr/oasis-p": "small seeds 0-99 (20 jobs)",
+    out = {"first_seed": first_seed, "designed_on": {"oasis-lr/oasis-p": "small seeds 0-99 (10 and 20 jobs), tiny 0-39",
                                                        "rrh": "small seeds 0-19 (10 and 20 jobs)"},
            "restart_costs": list(restart_costs), "sets": {}}
     for label in sets:
@@ -170,14 +188,15 @@ def print_quality(figures: dict) -> None:
               f"else the best upper bound (OPT without restart costs bounds every run)")
         for cost, rows in data["by_restart_cost"].items():
             print(f"  restart cost {cost}:")
-            print(f"    {'scheduler':10s} {'mean util':>10s} {'vs rrh':>7s} {'spread':>13s} {'OPT/ALG':>8s} "
-                  f"{'abandoned':>9s} {'broken':>7s} {'median s':>9s}")
+            print(f"    {'scheduler':16s} {'mean util':>10s} {'vs rrh':>7s} {'spread':>13s} {'OPT/ALG':>8s} "
+                  f"{'abandoned':>9s} {'broken':>7s} {'median s':>9s} {'lr over':>7s} {'spread':>13s}")
             for name, row in rows.items():
                 broken = "-" if row["promises_broken"] is None else str(row["promises_broken"])
                 ratio = "inf" if row["mean_opt_over_alg"] is None else f"{row['mean_opt_over_alg']:.3f}"
-                print(f"    {name:10s} {row['mean_utility']:10.2f} {row['vs_rrh_total']:7.3f} "
+                over = "-" if row["lr_over"] is None else f"{row['lr_over']:7.3f} [{row['lr_over_min']:.2f}, {row['lr_over_max']:.2f}]"
+                print(f"    {name:16s} {row['mean_utility']:10.2f} {row['vs_rrh_total']:7.3f} "
                       f"[{row['vs_rrh_min']:.2f}, {row['vs_rrh_max']:.2f}] {ratio:>8s} "
-                      f"{row['abandoned']:9d} {broken:>7s} {row['seconds_median']:9.3f}")
+                      f"{row['abandoned']:9d} {broken:>7s} {row['seconds_median']:9.3f} {over}")
 
 
 __all__ = ["SCHEDULERS", "SETS", "measure_instance", "print_quality", "run_quality"]
