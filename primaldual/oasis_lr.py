@@ -27,7 +27,9 @@ Both keep the paper's dual subroutine (:mod:`primaldual.dual`) and its exponenti
 **OASiS-LR** (``oasis-lr``) re-packs: when a newcomer with ``mu > 0`` finds no block, every reservation that has
 not started is re-placed, latest deadline first, each as late as possible before its own deadline, with the
 newcomer among them; if any fails the old ledger is kept. Moves cost nothing (a block that has not started
-restarts anyway and its budget includes that restart).
+restarts anyway and its budget includes that restart). Two rules of OASiS-LR only: a promise's block must start
+after the slot of its offer (:mod:`primaldual.oasis_lr_admission`), and free capacity goes first to the jobs
+with the most present value plus one slot's delay cost per resource-time (:mod:`primaldual.oasis_lr_order`).
 
 **OASiS-P** (``oasis-p``) never moves a reservation (only releases its slots) and admits only if the block's own
 payoff at the admission prices is ``>= (1 - delta) mu_i``; this is what its worst-case bound
