@@ -233,6 +233,14 @@ class DualResult(Offer):
     tie_break_cost: float = 0.0
 
 
+def least_worker_prices(worker_prices: np.ndarray) -> np.ndarray:
+    """``least[t, r] = min over slots t' >= t and worker servers h of p_h^r(t')``, shape (T, R): a schedule of
+    ``V`` worker-slots from slot ``t`` on costs at least ``V least[t] @ w_i`` (the cost floor of
+    :func:`best_schedule`). Row ``t`` reads only the prices of slots ``>= t``."""
+    per_slot = np.asarray(worker_prices, dtype=float).min(axis=1)
+    return np.minimum.accumulate(per_slot[::-1], axis=0)[::-1]
+
+
 #: Slots of placement tables computed at a time, so that an early stop also saves the tables of later slots.
 FIRST_BLOCK = 8
 
@@ -248,14 +256,20 @@ def best_schedule(
     early_stop: bool = True,
     work: int | None = None,
     start: int | None = None,
-    cost_floor: float = 0.0,
+    cost_floor: bool | np.ndarray = False,
 ) -> DualResult:
     """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)).
 
     ``work`` and ``start`` re-offer a job that has already progressed (OASiS-LR's pending tier): it still
     needs ``work`` worker-slots (default ``V_i``) from slot ``start`` on (default its arrival); its utility is
-    still counted from its arrival, ``f_i(t - a_i)``. ``cost_floor``, a lower bound on every schedule's cost
-    that the caller knows, lets the early stop end the search where utility no longer exceeds it.
+    still counted from its arrival, ``f_i(t - a_i)``.
+
+    ``cost_floor`` (True, or the table :func:`least_worker_prices` of ``worker_prices``, to share it between
+    jobs offered at the same prices) bounds every schedule's cost from below by ``work`` times the cheapest
+    worker price per resource from the window's first slot on (PSs ignored): the search then stops where utility
+    no longer exceeds ``max(0, best payoff) + floor``, and is not run at all when finishing at full speed cannot
+    pay it. ``mu`` and, when ``mu > 0``, the schedule are unchanged; a job with ``mu = 0`` may come back with no
+    schedule (``feasible`` False). Only the payoff objective uses it.
 
     ``worker_prices`` (T, H, R) and ``ps_prices`` (T, K, R) are ``p_h^r(t)``, ``q_k^r(t)``; ``worker_free`` and
     ``ps_free`` are the amounts the job may use, shape (T, H, R)/(T, K, R) or (H, R)/(K, R) for the same in
@@ -286,7 +300,14 @@ def best_schedule(
 
     n_slots = horizon - arrival
     utility = np.asarray(job.utility(delay + np.arange(n_slots)), dtype=float)
-    cover = WorkCover(work, max_workers, utility, objective, early_stop, cost_floor)
+    floor = 0.0
+    if objective == "payoff" and early_stop and cost_floor is not False:
+        least = least_worker_prices(worker_prices) if cost_floor is True else cost_floor
+        floor = work * float(least[arrival] @ job.worker_demand)
+        fastest = -(-work // max_workers) - 1  # the earliest completion, at full speed from the first slot
+        if fastest >= n_slots or utility[fastest] - floor <= 0.0:
+            return infeasible()  # no schedule pays: mu = 0 without searching
+    cover = WorkCover(work, max_workers, utility, objective, early_stop, floor)
     tables: list[tuple[int, int, SlotCosts]] = []
     start, size = 0, FIRST_BLOCK
     while start < n_slots:
@@ -349,5 +370,6 @@ __all__ = [
     "best_schedule",
     "cheapest_fill",
     "cover_work",
+    "least_worker_prices",
     "slot_costs",
 ]

@@ -188,6 +188,8 @@ class PriceCache:
         self.prices = (np.zeros(shape_w), np.zeros(shape_ps))
         self.free = (np.zeros(shape_w), np.zeros(shape_ps))
         self.seen = None  # nothing computed yet
+        self._slot_least = np.zeros((shape_w[0], shape_w[2]))  # per slot and resource, the least worker price
+        self._least = None  # its suffix minimum (least_worker_prices), until the next change
 
     def valid(self, ledger: "Ledger", floor, slot: int) -> bool:
         return ledger is self.ledger and floor is self.floor and slot >= self.slot
@@ -208,7 +210,17 @@ class PriceCache:
                 rows = slice(first, last + 1)
                 self.prices[pool][rows] = exponential_price(lower, theta, used[rows], capacity[None]) + floor
                 self.free[pool][rows] = capacity[None] - used[rows]
+                if pool == 0:
+                    self._slot_least[rows] = self.prices[0][rows].min(axis=1)
+                    self._least = None
         return self.prices, self.free
+
+    def least_worker_prices(self) -> np.ndarray:
+        """:func:`primaldual.dual.least_worker_prices` of the current worker prices (valid from ``slot`` on:
+        row ``t`` reads slots ``>= t`` only), recomputed only after a change."""
+        if self._least is None:
+            self._least = np.minimum.accumulate(self._slot_least[::-1], axis=0)[::-1]
+        return self._least
 
 
 class _RunningMinimum:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.dual import best_schedule
+from primaldual.certificate import final_mu
 from primaldual.prices import json_number
 
 #: Relative slack of the numerical checks.
@@ -75,25 +75,13 @@ class DualRecord:
         self.completions[i] = slot
 
 
-def _mu_final(instance, worker_prices, ps_prices) -> np.ndarray:
-    cluster = instance.cluster
-    out = np.zeros(instance.n_jobs)
-    cheapest = worker_prices.min(axis=(0, 1))  # per resource: every worker-slot costs at least this
-    for i in range(instance.n_jobs):
-        if instance.can_finish[i]:
-            floor = float(instance.work_units[i] * (cheapest @ instance.jobs[i].worker_demand))
-            out[i] = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity,
-                                   cluster.ps_capacity, cost_floor=floor).mu
-    return out
-
-
 def certificate_terms(scheduler, provable: bool) -> dict:
     """G2 and G3 of the module docstring for a finished run of ``scheduler`` (an ``OasisLrScheduler``)."""
     record: DualRecord = scheduler.dual
     instance, constants = record.instance, record.constants
     worker_prices = record.worker_max + record.floor_worker
     ps_prices = record.ps_max + record.floor_ps
-    mu_final = _mu_final(instance, worker_prices, ps_prices)
+    mu_final = final_mu(instance, worker_prices, ps_prices)
     price_term = float((worker_prices * record.worker_capacity).sum() + (ps_prices * record.ps_capacity).sum())
     dual_objective = float(mu_final.sum()) + price_term
     standalone = float(scheduler.standalone.sum())
