@@ -144,9 +144,9 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         """Cell prices ``(T, H, R)`` and ``(T, K, R)``: exponential of the reserved amounts + floor, current from
         ``slot`` on (:class:`primaldual.ledger.PriceCache`)."""
         cache = getattr(self, "_price_cache", None)
-        if cache is None or not cache.valid(self.ledger, self.floor, slot):
+        if cache is None or not cache.valid(self.ledger, slot):
             cache = self._price_cache = PriceCache(self.ledger, self.constants, self.floor, slot)
-        return cache.update(slot)[0]
+        return cache.update(slot, self.floor)[0]
 
     def free(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
         """The ledger's free amounts, current from ``slot`` on (cached with the prices)."""

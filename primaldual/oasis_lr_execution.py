@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from primaldual.baselines.placement import FreeCapacity, grow, trim
+from primaldual.baselines.placement import UNBOUNDED, FreeCapacity, grow, spread, trim, units_that_fit
 from primaldual.ledger import WORK_EPSILON
 from primaldual.scheduler import Allocation, SlotState
 
@@ -140,14 +140,24 @@ class WorkConservingExecution:
     def present_values(self, slot: int, candidates: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """Each job's present value (``f_i`` at full speed from now, discounted for the risk of the slots still
         to run, as RRH) and that value per remaining resource-time (remaining work times the dominant share of
-        one worker)."""
-        jobs = np.array(candidates, dtype=np.int64)
-        remaining = np.maximum(self.work_left[jobs], 1e-9)
-        needed = np.maximum(-(-np.ceil(remaining - WORK_EPSILON) // self.chunks[jobs]), 1)
-        value = np.array([float(self.instance.jobs[i].utility(slot + n - 1 - self.instance.jobs[i].arrival))
-                          for i, n in zip(candidates, needed.tolist())])
-        value = value / (1.0 + self.discount_rate * needed)
-        return value, value / (np.maximum(remaining, 1.0) * np.maximum(self.unit[jobs], 1e-12))
+        one worker). Kept for the slot: the pending jobs are ranked when offered and again for execution, and a
+        job's figures change only with its remaining work."""
+        known = getattr(self, "_present", None)
+        if known is None or known[0] != slot:
+            known = self._present = (slot, {})
+        cache = known[1]
+        missing = [i for i in dict.fromkeys(candidates) if cache.get(i, (None,))[0] != self.work_left[i]]
+        if missing:
+            jobs = np.array(missing, dtype=np.int64)
+            remaining = np.maximum(self.work_left[jobs], 1e-9)
+            needed = np.maximum(-(-np.ceil(remaining - WORK_EPSILON) // self.chunks[jobs]), 1)
+            value = np.array([float(self.instance.jobs[i].utility(slot + n - 1 - self.instance.jobs[i].arrival))
+                              for i, n in zip(missing, needed.tolist())])
+            value = value / (1.0 + self.discount_rate * needed)
+            density = value / (np.maximum(remaining, 1.0) * np.maximum(self.unit[jobs], 1e-12))
+            for i, v, d in zip(missing, value.tolist(), density.tolist()):
+                cache[i] = (self.work_left[i], v, d)
+        return (np.array([cache[i][1] for i in candidates]), np.array([cache[i][2] for i in candidates]))
 
     def _plan(self, slot: int, order: list[int], free: FreeCapacity, out: dict[int, Allocation],
               stable: bool) -> dict[int, Allocation]:
@@ -183,11 +193,29 @@ class WorkConservingExecution:
                 free.take(job, allocation)
                 out[i] = allocation
                 return
-        workers = free.max_workers(job, most)
-        if workers > 0:
-            allocation = free.place(job, workers, "first_fit")
-            if allocation is not None:
-                out[i] = allocation
+        allocation = place_most(free, job, most)
+        if allocation is not None:
+            out[i] = allocation
 
 
-__all__ = ["WorkConservingExecution", "same_placement"]
+def place_most(free: FreeCapacity, job, limit: int) -> Allocation | None:
+    """``free.place(job, free.max_workers(job, limit), "first_fit")`` (None if no worker fits) with the units that
+    fit on each server counted once for both steps instead of twice (the same counts: ``free`` is unchanged
+    between them)."""
+    worker_caps = units_that_fit(free.worker, job.worker_demand)
+    ps_caps = units_that_fit(free.ps, job.ps_demand)
+    workers = int(min(limit, worker_caps.sum()))
+    ps_room = int(min(ps_caps.sum(), UNBOUNDED))
+    while workers > 0 and job.min_parameter_servers(workers) > ps_room:
+        workers -= 1
+    if workers <= 0:
+        return None
+    y = spread(workers, worker_caps, "first_fit")
+    z = spread(int(job.min_parameter_servers(workers)), ps_caps, "first_fit")
+    if y is None or z is None:
+        return None
+    free.take(job, Allocation(y, z))
+    return Allocation(y, z)
+
+
+__all__ = ["WorkConservingExecution", "place_most", "same_placement"]
