@@ -150,7 +150,7 @@ def final_mu(instance: Instance, worker_prices: np.ndarray, ps_prices: np.ndarra
     for i in range(instance.n_jobs):
         if instance.can_finish[i]:
             out[i] = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity,
-                                   cluster.ps_capacity, cost_floor=least).mu
+                                   cluster.ps_capacity, cost_floor=least, plan=False).mu
     return out
 
 

@@ -217,7 +217,7 @@ class Offer:
 class DualResult(Offer):
     """The subroutine's answer for one job (all slots absolute, ``0..T-1``): the :class:`Offer` and the schedule.
 
-    ``schedule`` is the best schedule even when ``mu = 0`` (``None`` when infeasible). With ``early_stop`` (the
+    ``schedule`` is the best schedule even when ``mu = 0`` (``None`` when infeasible or not asked for). With ``early_stop`` (the
     default) ``mu`` and, when ``mu > 0``, the schedule are exact, but the search stops as soon as no later
     completion can have a positive payoff, so for a job with ``mu = 0`` the payoff and schedule are the best
     found up to then (possibly none).
@@ -241,6 +241,23 @@ def least_worker_prices(worker_prices: np.ndarray) -> np.ndarray:
     return np.minimum.accumulate(per_slot[::-1], axis=0)[::-1]
 
 
+def _placements(tables, counts: np.ndarray, best: int, arrival: int, horizon: int, n_worker_servers: int,
+                n_ps_servers: int) -> JobSchedule:
+    """The best schedule on servers: each window slot's count placed by its cheapest fill (step (a))."""
+    workers = np.zeros((horizon, n_worker_servers), dtype=np.int64)
+    parameter_servers = np.zeros((horizon, n_ps_servers), dtype=np.int64)
+    for first, stop, table in tables:
+        window_slots = np.arange(first, min(stop, best + 1))
+        window_slots = window_slots[counts[window_slots] > 0]
+        if window_slots.size == 0:
+            continue
+        local = counts[window_slots]
+        table.workers.fill(workers, arrival + window_slots, window_slots - first, local)
+        table.parameter_servers.fill(parameter_servers, arrival + window_slots, window_slots - first,
+                                     table.ps_needed[local])
+    return JobSchedule(workers, parameter_servers)
+
+
 #: Slots of placement tables computed at a time, so that an early stop also saves the tables of later slots.
 FIRST_BLOCK = 8
 
@@ -257,6 +274,7 @@ def best_schedule(
     work: int | None = None,
     start: int | None = None,
     cost_floor: bool | np.ndarray = False,
+    plan: bool = True,
 ) -> DualResult:
     """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)).
 
@@ -269,7 +287,9 @@ def best_schedule(
     worker price per resource from the window's first slot on (PSs ignored): the search then stops where utility
     no longer exceeds ``max(0, best payoff) + floor``, and is not run at all when finishing at full speed cannot
     pay it. ``mu`` and, when ``mu > 0``, the schedule are unchanged; a job with ``mu = 0`` may come back with no
-    schedule (``feasible`` False). Only the payoff objective uses it.
+    schedule (``feasible`` False). Only the payoff objective uses it. ``plan=False`` skips placing the best
+    schedule's workers and PSs on servers (``schedule`` is then None; its completion, per-slot counts, payoff
+    and ``mu`` are the same): for callers that only read those.
 
     ``worker_prices`` (T, H, R) and ``ps_prices`` (T, K, R) are ``p_h^r(t)``, ``q_k^r(t)``; ``worker_free`` and
     ``ps_free`` are the amounts the job may use, shape (T, H, R)/(T, K, R) or (H, R)/(K, R) for the same in
@@ -324,19 +344,17 @@ def best_schedule(
 
     best = cover.best_slot
     counts = cover.workers_per_slot(best)
-    workers = np.zeros((horizon, n_worker_servers), dtype=np.int64)
-    parameter_servers = np.zeros((horizon, n_ps_servers), dtype=np.int64)
-    for first, stop, table in tables:
-        window_slots = np.arange(first, min(stop, best + 1))
-        window_slots = window_slots[counts[window_slots] > 0]
-        if window_slots.size == 0:
-            continue
-        local = counts[window_slots]
-        table.workers.fill(workers, arrival + window_slots, window_slots - first, local)
-        table.parameter_servers.fill(parameter_servers, arrival + window_slots, window_slots - first,
-                                     table.ps_needed[local])
-    schedule = JobSchedule(workers, parameter_servers)
-    completion = schedule.completion_slot()
+    if plan:
+        schedule = _placements(tables, counts, best, arrival, horizon, n_worker_servers, n_ps_servers)
+        completion = schedule.completion_slot()
+        workers_per_slot, ps_per_slot = schedule.workers_per_slot, schedule.parameter_servers_per_slot
+    else:  # the counts alone: the same completion and per-slot totals, without placing them on servers
+        schedule = None
+        workers_per_slot = np.zeros(horizon, dtype=np.int64)
+        workers_per_slot[arrival:arrival + best + 1] = counts
+        ps_per_slot = np.zeros(horizon, dtype=np.int64)
+        ps_per_slot[arrival:arrival + best + 1] = tables[0][2].ps_needed[counts]
+        completion = int(np.flatnonzero(workers_per_slot)[-1])
     value = float(job.utility(completion - job.arrival))
     path_cost = float(cover.completion_cost[best])
     if objective == "payoff":
@@ -354,8 +372,8 @@ def best_schedule(
         utility=value,
         completion_slot=completion,
         schedule=schedule,
-        workers_per_slot=schedule.workers_per_slot,
-        parameter_servers_per_slot=schedule.parameter_servers_per_slot,
+        workers_per_slot=workers_per_slot,
+        parameter_servers_per_slot=ps_per_slot,
         completion_costs=completion_costs,
         tie_break_cost=tie_break,
     )

@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from primaldual.baselines.placement import UNBOUNDED, FreeCapacity, grow, spread, trim, units_that_fit
+from primaldual.baselines.placement import UNBOUNDED, FreeCapacity, grow, trim, units_that_fit
 from primaldual.ledger import WORK_EPSILON
 from primaldual.scheduler import Allocation, SlotState
 
@@ -210,12 +210,22 @@ def place_most(free: FreeCapacity, job, limit: int) -> Allocation | None:
         workers -= 1
     if workers <= 0:
         return None
-    y = spread(workers, worker_caps, "first_fit")
-    z = spread(int(job.min_parameter_servers(workers)), ps_caps, "first_fit")
+    y = _first_fit(workers, worker_caps)
+    z = _first_fit(int(job.min_parameter_servers(workers)), ps_caps)
     if y is None or z is None:
         return None
     free.take(job, Allocation(y, z))
     return Allocation(y, z)
+
+
+def _first_fit(count: int, caps: np.ndarray) -> np.ndarray | None:
+    """``spread(count, caps, "first_fit")`` (:mod:`primaldual.baselines.placement`) without its loop: each server
+    in index order takes what is left of ``count``, up to its cap."""
+    caps = np.minimum(caps, count)
+    if int(caps.sum()) < count:
+        return None
+    before = np.cumsum(caps) - caps
+    return np.minimum(np.maximum(count - before, 0), caps).astype(np.int64)
 
 
 __all__ = ["WorkConservingExecution", "place_most", "same_placement"]
