@@ -329,7 +329,10 @@ def best_schedule(
             return infeasible()  # no schedule pays: mu = 0 without searching
     cover = WorkCover(work, max_workers, utility, objective, early_stop, floor)
     tables: list[tuple[int, int, SlotCosts]] = []
-    start, size = 0, FIRST_BLOCK
+    # The first block reaches FIRST_BLOCK / 2 slots past the earliest completion at full speed, where a schedule
+    # can first be found: searches with a cost floor mostly end there (paper: ~8% less time than 8 slots, for
+    # the same tables; block sizes never change the result, every slot's costs are its own).
+    start, size = 0, max(FIRST_BLOCK, -(-work // max_workers) + FIRST_BLOCK // 2)
     while start < n_slots:
         stop = min(n_slots, start + size)
         table = slot_costs(job, max_workers, *block(start, stop))

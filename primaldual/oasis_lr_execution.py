@@ -74,6 +74,14 @@ class WorkConservingExecution:
             self._trim(slot + 1)  # the next slot's arrivals are offered before its allocate: show them the room
         return out
 
+    @property
+    def ps_tables(self) -> list[list[int]]:
+        """Per job, ``Z(D)`` for ``D = 0..N_i`` (eq. (6)): a job constant read many times per slot, computed once."""
+        if getattr(self, "_ps_tables", None) is None or self._ps_tables[0] is not self.instance:
+            self._ps_tables = (self.instance, [job.min_parameter_servers(np.arange(job.chunks + 1)).tolist()
+                                               for job in self.instance.jobs])
+        return self._ps_tables[1]
+
     # ------------------------------------------------------------------------------------------ accounts
 
     def _supplied(self, slot: int, i: int, allocation: Allocation) -> float:
@@ -193,25 +201,27 @@ class WorkConservingExecution:
                 free.take(job, allocation)
                 out[i] = allocation
                 return
-        allocation = place_most(free, job, most)
+        allocation = place_most(free, job, most, self.ps_tables[i])
         if allocation is not None:
             out[i] = allocation
 
 
-def place_most(free: FreeCapacity, job, limit: int) -> Allocation | None:
+def place_most(free: FreeCapacity, job, limit: int, needed: list[int]) -> Allocation | None:
     """``free.place(job, free.max_workers(job, limit), "first_fit")`` (None if no worker fits) with the units that
     fit on each server counted once for both steps instead of twice (the same counts: ``free`` is unchanged
-    between them)."""
+    between them); ``needed[D] = Z(D)`` for ``D <= limit`` (eq. (6), :meth:`primaldual.instance.Job.min_parameter_servers`)."""
     worker_caps = units_that_fit(free.worker, job.worker_demand)
-    ps_caps = units_that_fit(free.ps, job.ps_demand)
     workers = int(min(limit, worker_caps.sum()))
+    if workers <= 0:
+        return None  # the PS pool need not be looked at
+    ps_caps = units_that_fit(free.ps, job.ps_demand)
     ps_room = int(min(ps_caps.sum(), UNBOUNDED))
-    while workers > 0 and job.min_parameter_servers(workers) > ps_room:
+    while workers > 0 and needed[workers] > ps_room:
         workers -= 1
     if workers <= 0:
         return None
     y = _first_fit(workers, worker_caps)
-    z = _first_fit(int(job.min_parameter_servers(workers)), ps_caps)
+    z = _first_fit(needed[workers], ps_caps)
     if y is None or z is None:
         return None
     free.take(job, Allocation(y, z))
