@@ -193,6 +193,7 @@ class PriceCache:
         self.seen = None  # nothing computed yet
         self._slot_least = np.zeros((shape_w[0], shape_w[2]))  # per slot and resource, the least worker price
         self._least = None  # its suffix minimum (least_worker_prices), until the next change
+        self.touched = np.zeros(shape_w[0], dtype=bool)  # slots recomputed since the last take_touched
 
     def valid(self, ledger: "Ledger", slot: int) -> bool:
         return ledger is self.ledger and slot >= self.slot
@@ -236,6 +237,14 @@ class PriceCache:
             self.prices[pool][rows] = self.exponential[pool][rows] + floor
         self._slot_least[rows] = self.prices[0][rows].min(axis=1)
         self._least = None
+        self.touched[rows] = True
+
+    def take_touched(self, slot: int) -> np.ndarray:
+        """The slots ``>= slot`` whose prices were recomputed since the last call (or since the cache was
+        built), and forget them: any other slot's prices are the same floats as at that call."""
+        rows = slot + np.flatnonzero(self.touched[slot:])
+        self.touched[:] = False
+        return rows
 
     def least_worker_prices(self) -> np.ndarray:
         """:func:`primaldual.dual.least_worker_prices` of the current worker prices (valid from ``slot`` on:

@@ -229,8 +229,9 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         if i not in self.ledger.reservations:  # a successful re-pack already placed it
             self.ledger.add(block)
         self.deadlines[i] = deadline
-        self.dual.see_admission(i, result.mu, payoff, float(job.utility(block.last - job.arrival)),
-                                self.prices(slot), self.floor, slot)
+        prices = self.prices(slot)
+        self.dual.see_admission(i, result.mu, payoff, float(job.utility(block.last - job.arrival)), prices,
+                                self.floor, slot, rows=self._price_cache.take_touched(slot))
         return True
 
     def _block_cost(self, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:

@@ -59,16 +59,27 @@ class DualRecord:
     def see_unplaced(self, i: int) -> None:
         self.unplaced.add(i)
 
-    def see_admission(self, i: int, mu: float, payoff: float, value: float, prices, floor, slot: int) -> None:
+    def see_admission(self, i: int, mu: float, payoff: float, value: float, prices, floor, slot: int,
+                      rows: np.ndarray | None = None) -> None:
         """Job ``i`` got a reservation in ``slot``; ``prices`` are the cell prices after it (floor ``floor``
-        included), current from ``slot`` on (earlier cells no longer change)."""
+        included), current from ``slot`` on (earlier cells no longer change). ``rows``: the slots whose prices
+        may have changed since the last admission (:meth:`primaldual.ledger.PriceCache.take_touched`; None: all
+        from ``slot`` on). Every other slot's exponential part was already seen, so it adds exactly 0 to the
+        increase, which is summed over the same full array either way (the same floating-point result)."""
         increase = 0.0
         for running, current, capacity, low in ((self.worker_max, prices[0], self._dense_capacity[0], floor.worker),
                                                 (self.ps_max, prices[1], self._dense_capacity[1], floor.ps)):
-            exponential = current[slot:] - low
-            new = np.maximum(running[slot:], exponential)
-            increase += float(((new - running[slot:]) * capacity[slot:]).sum())
-            running[slot:] = new
+            seen = running[slot:]
+            if rows is None:
+                new = np.maximum(seen, current[slot:] - low)
+                rise = new - seen
+                seen[...] = new
+            else:
+                new = np.maximum(seen[rows - slot], current[rows] - low)
+                rise = np.zeros(seen.shape)
+                rise[rows - slot] = new - seen[rows - slot]
+                seen[rows - slot] = new
+            increase += float((rise * capacity[slot:]).sum())
         self.unplaced.discard(i)
         self.admissions[i] = {"job": i, "mu": mu, "payoff": payoff, "value": value, "price_increase": increase,
                               "dual_increase": mu + increase}
