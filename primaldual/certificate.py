@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from primaldual.dual import best_schedule, least_worker_prices
+from primaldual.dual import best_schedule, least_prices
 from primaldual.instance import Instance
 from primaldual.prices import PriceConstants, PriceState, json_number, standalone_utilities
 
@@ -145,7 +145,7 @@ def final_mu(instance: Instance, worker_prices: np.ndarray, ps_prices: np.ndarra
     the cost floor (:func:`primaldual.dual.best_schedule`), which leaves ``mu`` unchanged and stops once no later
     completion can pay."""
     cluster = instance.cluster
-    least = least_worker_prices(worker_prices)  # the same prices for every job: the floor's table, once
+    least = least_prices(worker_prices, ps_prices)  # the same prices for every job: the floor's tables, once
     out = np.zeros(instance.n_jobs)
     for i in range(instance.n_jobs):
         if instance.can_finish[i]:

@@ -233,12 +233,26 @@ class DualResult(Offer):
     tie_break_cost: float = 0.0
 
 
-def least_worker_prices(worker_prices: np.ndarray) -> np.ndarray:
-    """``least[t, r] = min over slots t' >= t and worker servers h of p_h^r(t')``, shape (T, R): a schedule of
-    ``V`` worker-slots from slot ``t`` on costs at least ``V least[t] @ w_i`` (the cost floor of
-    :func:`best_schedule`). Row ``t`` reads only the prices of slots ``>= t``."""
-    per_slot = np.asarray(worker_prices, dtype=float).min(axis=1)
-    return np.minimum.accumulate(per_slot[::-1], axis=0)[::-1]
+def least_prices(worker_prices: np.ndarray, ps_prices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per pool, ``least[t, r] = min over slots t' >= t and servers of the price of resource r``, shape (T, R)
+    each: the tables of :func:`best_schedule`'s cost floor. Row ``t`` reads only the prices of slots ``>= t``."""
+    return tuple(np.minimum.accumulate(np.asarray(prices, dtype=float).min(axis=1)[::-1], axis=0)[::-1]
+                 for prices in (worker_prices, ps_prices))
+
+
+#: Below the PS-slots a schedule needs, ``V b_i / B_i``, by more than eq. (6)'s ceiling tolerance
+#: (:data:`primaldual.instance.CEIL_TOLERANCE`) and any rounding of the product.
+PS_FLOOR_FACTOR = 1.0 - 1e-6
+
+
+def cost_floor_of(job, work: int, least: tuple[np.ndarray, np.ndarray], slot: int) -> float:
+    """A lower bound on the cost of every schedule of ``work`` worker-slots of ``job`` from ``slot`` on: each
+    worker-slot pays at least the least worker price per resource, and eq. (6) needs at least
+    ``Z(D) >= D b_i / B_i`` PSs in a slot with ``D`` workers, so ``V b_i / B_i`` PS-slots in all, each paying at
+    least the least PS price (``least`` from :func:`least_prices`)."""
+    worker_least, ps_least = least
+    ps_slots = work * job.worker_bandwidth_gbps / job.ps_bandwidth_gbps * PS_FLOOR_FACTOR
+    return work * float(worker_least[slot] @ job.worker_demand) + ps_slots * float(ps_least[slot] @ job.ps_demand)
 
 
 def _placements(tables, counts: np.ndarray, best: int, arrival: int, horizon: int, n_worker_servers: int,
@@ -273,7 +287,7 @@ def best_schedule(
     early_stop: bool = True,
     work: int | None = None,
     start: int | None = None,
-    cost_floor: bool | np.ndarray = False,
+    cost_floor: bool | tuple[np.ndarray, np.ndarray] = False,
     plan: bool = True,
 ) -> DualResult:
     """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)).
@@ -282,9 +296,9 @@ def best_schedule(
     needs ``work`` worker-slots (default ``V_i``) from slot ``start`` on (default its arrival); its utility is
     still counted from its arrival, ``f_i(t - a_i)``.
 
-    ``cost_floor`` (True, or the table :func:`least_worker_prices` of ``worker_prices``, to share it between
-    jobs offered at the same prices) bounds every schedule's cost from below by ``work`` times the cheapest
-    worker price per resource from the window's first slot on (PSs ignored): the search then stops where utility
+    ``cost_floor`` (True, or the tables :func:`least_prices` of the prices, to share them between jobs offered
+    at the same prices) bounds every schedule's cost from below (:func:`cost_floor_of`: the least prices from
+    the window's first slot on, for ``work`` worker-slots and the PS-slots eq. (6) needs): the search then stops where utility
     no longer exceeds ``max(0, best payoff) + floor``, and is not run at all when finishing at full speed cannot
     pay it. ``mu`` and, when ``mu > 0``, the schedule are unchanged; a job with ``mu = 0`` may come back with no
     schedule (``feasible`` False). Only the payoff objective uses it. ``plan=False`` skips placing the best
@@ -322,8 +336,8 @@ def best_schedule(
     utility = np.asarray(job.utility(delay + np.arange(n_slots)), dtype=float)
     floor = 0.0
     if objective == "payoff" and early_stop and cost_floor is not False:
-        least = least_worker_prices(worker_prices) if cost_floor is True else cost_floor
-        floor = work * float(least[arrival] @ job.worker_demand)
+        least = least_prices(worker_prices, ps_prices) if cost_floor is True else cost_floor
+        floor = cost_floor_of(job, work, least, arrival)
         fastest = -(-work // max_workers) - 1  # the earliest completion, at full speed from the first slot
         if fastest >= n_slots or utility[fastest] - floor <= 0.0:
             return infeasible()  # no schedule pays: mu = 0 without searching
@@ -391,6 +405,7 @@ __all__ = [
     "best_schedule",
     "cheapest_fill",
     "cover_work",
-    "least_worker_prices",
+    "cost_floor_of",
+    "least_prices",
     "slot_costs",
 ]

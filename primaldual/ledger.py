@@ -191,8 +191,9 @@ class PriceCache:
         self.prices = (np.zeros(shape_w), np.zeros(shape_ps))
         self.free = (np.zeros(shape_w), np.zeros(shape_ps))
         self.seen = None  # nothing computed yet
-        self._slot_least = np.zeros((shape_w[0], shape_w[2]))  # per slot and resource, the least worker price
-        self._least = None  # its suffix minimum (least_worker_prices), until the next change
+        # Per pool, slot and resource, the least price; and their suffix minima (least_prices) until a change.
+        self._slot_least = (np.zeros((shape_w[0], shape_w[2])), np.zeros((shape_ps[0], shape_ps[2])))
+        self._least = None
         self.touched = np.zeros(shape_w[0], dtype=bool)  # slots recomputed since the last take_touched
 
     def valid(self, ledger: "Ledger", slot: int) -> bool:
@@ -235,7 +236,7 @@ class PriceCache:
                 self.exponential[pool][rows] = exponential_price(lower, theta, used[rows], capacity[None])
                 self.free[pool][rows] = capacity[None] - used[rows]
             self.prices[pool][rows] = self.exponential[pool][rows] + floor
-        self._slot_least[rows] = self.prices[0][rows].min(axis=1)
+            self._slot_least[pool][rows] = self.prices[pool][rows].min(axis=1)
         self._least = None
         self.touched[rows] = True
 
@@ -246,11 +247,11 @@ class PriceCache:
         self.touched[:] = False
         return rows
 
-    def least_worker_prices(self) -> np.ndarray:
-        """:func:`primaldual.dual.least_worker_prices` of the current worker prices (valid from ``slot`` on:
-        row ``t`` reads slots ``>= t`` only), recomputed only after a change."""
+    def least_prices(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`primaldual.dual.least_prices` of the current prices (valid from ``slot`` on: row ``t`` reads
+        slots ``>= t`` only), recomputed only after a change."""
         if self._least is None:
-            self._least = np.minimum.accumulate(self._slot_least[::-1], axis=0)[::-1]
+            self._least = tuple(np.minimum.accumulate(least[::-1], axis=0)[::-1] for least in self._slot_least)
         return self._least
 
 

@@ -191,7 +191,7 @@ class OasisLrScheduler(WorkConservingExecution, OnlineScheduler):
         # The cost floor skips or cuts short the search of a job that cannot pay (mu = 0 exactly): without it,
         # such a job searched to the horizon, which made offers several times slower than OASiS's on paper.
         result = best_schedule(self.instance, i, worker_prices, ps_prices, worker_free, ps_free,
-                               work=remaining, start=slot, cost_floor=self._price_cache.least_worker_prices(), plan=False)
+                               work=remaining, start=slot, cost_floor=self._price_cache.least_prices(), plan=False)
         self.dual.see_offer(i, result.mu)
         if not result.admit:
             return False

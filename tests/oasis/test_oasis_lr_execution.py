@@ -127,7 +127,7 @@ def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
     same ``mu`` as without it; where the floor skips the search entirely (no schedule, ``feasible`` False) the
     full search finds ``mu = 0``. On 20-job ``small`` instances, where the learned floor makes many offers
     unprofitable."""
-    from primaldual.dual import best_schedule, least_worker_prices
+    from primaldual.dual import best_schedule, least_prices
 
     instance = generate("small", 300 + seed, jobs=20)
     scheduler = make_scheduler("oasis-lr")
@@ -139,7 +139,7 @@ def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
         work = int(scheduler.remaining[i])
         plain = best_schedule(instance, i, worker_prices, ps_prices, *free, work=work, start=slot)
         cut = best_schedule(instance, i, worker_prices, ps_prices, *free, work=work, start=slot,
-                            cost_floor=least_worker_prices(worker_prices))
+                            cost_floor=least_prices(worker_prices, ps_prices))
         assert cut.mu == plain.mu
         if cut.mu > 0:
             assert np.array_equal(cut.schedule.workers, plain.schedule.workers)
