@@ -37,10 +37,6 @@ from primaldual.ledger import WORK_EPSILON
 from primaldual.scheduler import Allocation, SlotState
 
 
-def same_placement(a: Allocation, b: Allocation) -> bool:
-    return np.array_equal(a.workers, b.workers) and np.array_equal(a.parameter_servers, b.parameter_servers)
-
-
 class WorkConservingExecution:
     """The ``allocate`` of :class:`primaldual.oasis_lr.OasisLrScheduler` (module docstring). Expects ``instance``,
     ``ledger``, ``deadlines``, ``pending``, ``done``, ``previous``, ``chunks``, ``unit``, ``restart_cost``,
@@ -91,7 +87,7 @@ class WorkConservingExecution:
 
     def _kept(self, slot: int, i: int, allocation: Allocation) -> bool:
         previous = self.previous.get(i)
-        return previous is not None and previous[0] == slot - 1 and same_placement(previous[1], allocation)
+        return previous is not None and previous[0] == slot - 1 and previous[1].same_placement(allocation)
 
     def _account(self, slot: int, out: dict[int, Allocation]) -> None:
         """Apply this slot's work to the remaining work the way the simulator will, so that arrivals in the next
@@ -238,4 +234,4 @@ def _first_fit(count: int, caps: np.ndarray) -> np.ndarray | None:
     return np.minimum(np.maximum(count - before, 0), caps).astype(np.int64)
 
 
-__all__ = ["WorkConservingExecution", "place_most", "same_placement"]
+__all__ = ["WorkConservingExecution", "place_most"]

@@ -157,8 +157,8 @@ def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
 @pytest.mark.parametrize("price", [0.05, 0.5, 5.0])
 def test_the_cost_floor_stops_the_subroutine_early_without_changing_mu(price):
     """``best_schedule(..., cost_floor=True)``, whose floor is a true lower bound on every schedule's cost (work
-    times the cheapest worker price per resource), finds the same ``mu`` and, when ``mu > 0``, the same
-    schedule, and searches no more slots than without it."""
+    times the cheapest worker price per resource, plus the PS-slots eq. (6) needs times the cheapest PS price),
+    finds the same ``mu`` and, when ``mu > 0``, the same schedule, and searches no more slots than without it."""
     from primaldual.dual import best_schedule
 
     instance = generate("small", 11, jobs=20)
