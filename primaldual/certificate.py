@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from primaldual.dual import best_schedule
+from primaldual.dual import best_schedule, least_prices
 from primaldual.instance import Instance
 from primaldual.prices import PriceConstants, PriceState, json_number, standalone_utilities
 
@@ -139,24 +139,25 @@ def _frozen(values: list[float]) -> np.ndarray:
     return array
 
 
-def final_mu(instance: Instance, state: PriceState) -> list[float]:
-    """Every job's ``mu_i`` at the final prices over capacity-respecting schedules (module docstring)."""
+def final_mu(instance: Instance, worker_prices: np.ndarray, ps_prices: np.ndarray) -> np.ndarray:
+    """Every job's ``mu_i`` at the final prices over capacity-respecting schedules (module docstring); 0 for a
+    job that cannot finish at all (constraint (20) is then empty). Only ``mu`` is needed, so the search uses
+    the cost floor (:func:`primaldual.dual.best_schedule`), which leaves ``mu`` unchanged and stops once no later
+    completion can pay."""
     cluster = instance.cluster
-    mu_final = []
+    least = least_prices(worker_prices, ps_prices)  # the same prices for every job: the floor's tables, once
+    out = np.zeros(instance.n_jobs)
     for i in range(instance.n_jobs):
-        if not instance.can_finish[i]:
-            mu_final.append(0.0)  # no schedule at all: constraint (20) is empty
-            continue
-        result = best_schedule(instance, i, state.worker_prices, state.ps_prices,
-                               cluster.worker_capacity, cluster.ps_capacity)
-        mu_final.append(result.mu)
-    return mu_final
+        if instance.can_finish[i]:
+            out[i] = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity,
+                                   cluster.ps_capacity, cost_floor=least, plan=False).mu
+    return out
 
 
 def compute_certificate(instance: Instance, state: PriceState, decisions: dict[int, JobDecision],
                         initial_dual: float, constants: PriceConstants) -> Certificate:
     """The certificate of a run that ended with prices ``state`` and made ``decisions`` (job -> decision)."""
-    mu_final = final_mu(instance, state)
+    mu_final = final_mu(instance, state.worker_prices, state.ps_prices)
     mu_online = [decisions[i].mu if i in decisions else 0.0 for i in range(instance.n_jobs)]
     ratios = [d.allocation_price_ratio for d in decisions.values() if d.allocation_price_ratio is not None]
     price_term = state.price_term()

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import math
 
-import pyomo.environ as pyo
-
 
 def highspy_version() -> str:
     """The installed highspy's version (the HiGHS bindings used without Pyomo), ``"unknown"`` if not found."""
@@ -22,6 +20,8 @@ def highspy_version() -> str:
 
 
 def _objective(model):
+    import pyomo.environ as pyo  # here, not at import: quiet_highs's users (the learned floor) need no Pyomo
+
     objectives = list(model.component_data_objects(pyo.Objective, active=True))
     if len(objectives) != 1:
         raise ValueError(f"solve_model needs exactly one active objective, the model has {len(objectives)}")
@@ -84,6 +84,7 @@ def _report_incumbents(backend, model, on_incumbent) -> None:
     if not hasattr(solver_model, "cbMipImprovingSolution"):
         return
     objective = _objective(model)
+    import pyomo.environ as pyo
 
     def improving(event) -> None:
         values = event.data_out.mip_solution

@@ -55,10 +55,14 @@ def pooled_demands(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
 
 
 def solve_floor(values: np.ndarray, worker_use: np.ndarray, ps_use: np.ndarray, worker_capacity: np.ndarray,
-                ps_capacity: np.ndarray) -> PriceFloor:
+                ps_capacity: np.ndarray, highs=None) -> PriceFloor:
     """Duals of the pooled knapsack LP (module docstring) for jobs with ``values`` (n,), pooled uses (n, R)
-    and pool capacities over the window (R,). Rows with zero capacity are skipped (no job can use them)."""
+    and pool capacities over the window (R,). Rows with zero capacity are skipped (no job can use them).
+    ``highs``: a silent ``highspy.Highs`` to reuse (:class:`FloorLearner` keeps one); its previous model,
+    solution and basis are cleared first, so every solve starts cold and gives the same duals as a new one."""
     import highspy
+
+    from primaldual.highs_backend import _size_highs_threads, quiet_highs
 
     n, n_resources = worker_use.shape
     if n == 0:
@@ -67,11 +71,11 @@ def solve_floor(values: np.ndarray, worker_use: np.ndarray, ps_use: np.ndarray, 
            [(1, r) for r in range(n_resources) if ps_capacity[r] > 0]
     matrix = np.array([(worker_use if pool == 0 else ps_use)[:, r] for pool, r in rows]).reshape(len(rows), n)
     caps = np.array([(worker_capacity if pool == 0 else ps_capacity)[r] for pool, r in rows])
-    from primaldual.highs_backend import quiet_highs
-    from primaldual.solvers import _size_highs_threads
-
     _size_highs_threads(None)  # the default thread count; resets HiGHS's scheduler if a solve used another
-    highs = quiet_highs()
+    if highs is None:
+        highs = quiet_highs()
+    else:
+        highs.clearModel()  # a cold start: a warm basis could pick another dual vertex of a degenerate LP
     # No "threads" option: HiGHS keeps one thread scheduler per process (see _size_highs_threads above).
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, len(rows)
@@ -107,14 +111,26 @@ class FloorLearner:
         self.ps_capacity = instance.cluster.ps_capacity.sum(axis=0)
         self.current = zero_floor(instance.cluster.n_resources)
         self.highest = zero_floor(instance.cluster.n_resources)
+        self._highs = None  # one silent HiGHS object for every solve of the run
+        self._window = None  # the jobs and slots of the last solve
 
     def update(self, slot: int) -> PriceFloor:
+        """The floor for an arrival batch in ``slot``; the LP is solved again only if the window's jobs or its
+        number of slots changed (else the same floor, the same object, is returned)."""
         arrivals = self.instance.arrivals
         recent = np.flatnonzero((arrivals > slot - self.window) & (arrivals <= slot) & (self.values > 0))
         # Demand that arrived over the last W' slots against W' slots of capacity (W' = W once W slots exist).
         slots = min(self.window, slot + 1)
+        window = (slots, recent.tobytes())
+        if window == self._window:
+            return self.current
+        self._window = window
+        if self._highs is None and recent.size:
+            from primaldual.highs_backend import quiet_highs
+
+            self._highs = quiet_highs()
         self.current = solve_floor(self.values[recent], self.worker_use[recent], self.ps_use[recent],
-                                   slots * self.worker_capacity, slots * self.ps_capacity)
+                                   slots * self.worker_capacity, slots * self.ps_capacity, highs=self._highs)
         self.highest = PriceFloor(np.maximum(self.highest.worker, self.current.worker),
                                   np.maximum(self.highest.ps, self.current.ps))
         return self.current

@@ -146,14 +146,15 @@ class Ledger:
             return None
         # Units that fit per (slot, server), once: the slot-wise minimum over a window of these counts is the
         # count that fits the window's minimum free amounts (floor and min commute), so each block length only
-        # takes a running minimum of small integer arrays.
-        worker_units = fit_counts(self.worker_free()[earliest:deadline + 1], job.worker_demand, most)
-        ps_units = fit_counts(self.ps_free()[earliest:deadline + 1], job.ps_demand,
-                              max(int(job.min_parameter_servers(most)), 1))
+        # takes a running minimum of small integer arrays. Free amounts of the searched slots only.
+        rows = slice(earliest, deadline + 1)
+        needed = job.min_parameter_servers(np.arange(most + 1)).tolist()  # Z(D), D = 0..most, at once
+        worker_units = fit_counts(self.worker_capacity[None] - self.worker_used[rows], job.worker_demand, most)
+        ps_units = fit_counts(self.ps_capacity[None] - self.ps_used[rows], job.ps_demand, max(needed[most], 1))
         windows = _RunningMinimum(worker_units, ps_units)
         best = None  # (key, first, workers, worker caps, PS caps, PSs, k)
         for workers in range(most, 0, -1):
-            ps_needed = int(job.min_parameter_servers(workers))
+            ps_needed = needed[workers]
             if ps_needed > workers:
                 continue
             k = block_length(remaining, workers, restart_cost)
@@ -178,37 +179,80 @@ class Ledger:
 
 class PriceCache:
     """OASiS-LR's cell prices ``L^r e^(theta^r g / c) + floor^r`` and free amounts over one ledger, kept up to date
-    incrementally: only the slot ranges the ledger changed since the last update are recomputed. Slots before
-    ``slot`` are never read again, so they are left stale. A new cache is needed when the ledger is replaced
-    (a re-pack), the floor changes, or an earlier slot is asked for (:meth:`valid`)."""
+    incrementally: only the slots the ledger changed since the last update are recomputed (each once, however
+    many changes touched it), and a new floor only re-adds itself to the exponential part (kept). Slots before
+    ``slot`` are never read again, so they are left stale. A new cache is needed when the ledger is replaced (a
+    re-pack) or an earlier slot is asked for (:meth:`valid`)."""
 
     def __init__(self, ledger: "Ledger", constants, floor, slot: int):
         self.ledger, self.constants, self.floor, self.slot = ledger, constants, floor, slot
         shape_w, shape_ps = ledger.worker_used.shape, ledger.ps_used.shape
+        self.exponential = (np.zeros(shape_w), np.zeros(shape_ps))
         self.prices = (np.zeros(shape_w), np.zeros(shape_ps))
         self.free = (np.zeros(shape_w), np.zeros(shape_ps))
         self.seen = None  # nothing computed yet
+        # Per pool, slot and resource, the least price; and their suffix minima (least_prices) until a change.
+        self._slot_least = (np.zeros((shape_w[0], shape_w[2])), np.zeros((shape_ps[0], shape_ps[2])))
+        self._least = None
+        self.touched = np.zeros(shape_w[0], dtype=bool)  # slots recomputed since the last take_touched
 
-    def valid(self, ledger: "Ledger", floor, slot: int) -> bool:
-        return ledger is self.ledger and floor is self.floor and slot >= self.slot
+    def valid(self, ledger: "Ledger", slot: int) -> bool:
+        return ledger is self.ledger and slot >= self.slot
 
-    def update(self, slot: int) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-        ledger, constants = self.ledger, self.constants
+    def _set_floor(self, floor, slot: int) -> None:
+        """A floor of a different value: the prices from ``slot`` on are the kept exponential part plus it."""
+        self.floor = floor
+        if self.seen is not None:
+            self._refresh(np.arange(slot, self.ledger.worker_used.shape[0]), exponential=False)
+
+    def update(self, slot: int, floor=None) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """The prices and free amounts, current from ``slot`` on, with ``floor`` (default: the cached one)."""
+        ledger = self.ledger
+        if floor is not None and floor is not self.floor:
+            if np.array_equal(floor.worker, self.floor.worker) and np.array_equal(floor.ps, self.floor.ps):
+                self.floor = floor  # the same values: nothing to recompute
+            else:
+                self._set_floor(floor, slot)
         if self.seen is None:
-            ranges = [(slot, ledger.worker_used.shape[0] - 1)]
+            rows = np.arange(slot, ledger.worker_used.shape[0])
         else:
-            ranges = [(max(first, slot), last) for first, last in ledger.changes[self.seen:] if last >= slot]
+            changed = np.zeros(ledger.worker_used.shape[0], dtype=bool)
+            for first, last in ledger.changes[self.seen:]:
+                changed[max(first, slot):last + 1] = True
+            rows = np.flatnonzero(changed)
         self.seen, self.slot = len(ledger.changes), slot
+        if rows.size:
+            self._refresh(rows, exponential=True)
+        return self.prices, self.free
+
+    def _refresh(self, rows: np.ndarray, exponential: bool) -> None:
+        ledger, constants = self.ledger, self.constants
         for pool, (used, capacity, lower, theta, floor) in enumerate((
             (ledger.worker_used, ledger.worker_capacity, constants.worker_lower, constants.worker_log_ratio,
              self.floor.worker),
             (ledger.ps_used, ledger.ps_capacity, constants.ps_lower, constants.ps_log_ratio, self.floor.ps),
         )):
-            for first, last in ranges:
-                rows = slice(first, last + 1)
-                self.prices[pool][rows] = exponential_price(lower, theta, used[rows], capacity[None]) + floor
+            if exponential:
+                self.exponential[pool][rows] = exponential_price(lower, theta, used[rows], capacity[None])
                 self.free[pool][rows] = capacity[None] - used[rows]
-        return self.prices, self.free
+            self.prices[pool][rows] = self.exponential[pool][rows] + floor
+            self._slot_least[pool][rows] = self.prices[pool][rows].min(axis=1)
+        self._least = None
+        self.touched[rows] = True
+
+    def take_touched(self, slot: int) -> np.ndarray:
+        """The slots ``>= slot`` whose prices were recomputed since the last call (or since the cache was
+        built), and forget them: any other slot's prices are the same floats as at that call."""
+        rows = slot + np.flatnonzero(self.touched[slot:])
+        self.touched[:] = False
+        return rows
+
+    def least_prices(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`primaldual.dual.least_prices` of the current prices (valid from ``slot`` on: row ``t`` reads
+        slots ``>= t`` only), recomputed only after a change."""
+        if self._least is None:
+            self._least = tuple(np.minimum.accumulate(least[::-1], axis=0)[::-1] for least in self._slot_least)
+        return self._least
 
 
 class _RunningMinimum:

@@ -154,9 +154,9 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
         """Cell prices ``(T, H, R)`` and ``(T, K, R)``: exponential of the reserved amounts + floor, current from
         ``slot`` on (:class:`primaldual.ledger.PriceCache`)."""
         cache = getattr(self, "_price_cache", None)
-        if cache is None or not cache.valid(self.ledger, self.floor, slot):
+        if cache is None or not cache.valid(self.ledger, slot):
             cache = self._price_cache = PriceCache(self.ledger, self.constants, self.floor, slot)
-        return cache.update(slot)[0]
+        return cache.update(slot, self.floor)[0]
 
     def free(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
         """The ledger's free amounts, current from ``slot`` on (cached with the prices)."""
@@ -198,12 +198,10 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
         worker_prices, ps_prices = self.prices(slot)
         worker_free, ps_free = self.free(slot)
         remaining = int(self.remaining[i])
-        cheapest = self._cheapest_cost(slot, i, remaining, worker_prices)
-        if self._cannot_pay(slot, i, remaining, cheapest):
-            self.dual.see_offer(i, 0.0)  # mu = 0 exactly: the subroutine would find no positive payoff
-            return False
+        # The cost floor skips or cuts short the search of a job that cannot pay (mu = 0 exactly): without it,
+        # such a job searched to the horizon, which made offers several times slower than OASiS's on paper.
         result = best_schedule(self.instance, i, worker_prices, ps_prices, worker_free, ps_free,
-                               work=remaining, start=slot, cost_floor=cheapest)
+                               work=remaining, start=slot, cost_floor=self._price_cache.least_prices(), plan=False)
         self.dual.see_offer(i, result.mu)
         if not result.admit:
             return False
@@ -242,25 +240,10 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
         if i not in self.ledger.reservations:  # a successful re-pack already placed it
             self.ledger.add(block)
         self.deadlines[i] = deadline
-        self.dual.see_admission(i, result.mu, payoff, float(job.utility(block.last - job.arrival)),
-                                self.prices(slot), self.floor, slot)
+        prices = self.prices(slot)
+        self.dual.see_admission(i, result.mu, payoff, float(job.utility(block.last - job.arrival)), prices,
+                                self.floor, slot, rows=self._price_cache.take_touched(slot))
         return True
-
-    def _cheapest_cost(self, slot: int, i: int, remaining: int, worker_prices: np.ndarray) -> float:
-        """A lower bound on the cost of every schedule of job ``i``'s ``remaining`` worker-slots from ``slot``:
-        each costs at least the cheapest worker price from then on (per resource; PSs ignored)."""
-        return remaining * float(worker_prices[slot:].min(axis=(0, 1)) @ self.instance.jobs[i].worker_demand)
-
-    def _cannot_pay(self, slot: int, i: int, remaining: int, cheapest: float) -> bool:
-        """Whether no schedule can have a positive payoff, so ``mu_i = 0`` without running the subroutine: the
-        utility of finishing at full speed from now bounds every schedule's, and ``cheapest`` its cost. The
-        same bound stops the subroutine's search early (``cost_floor``): a job with ``mu = 0`` otherwise
-        searched to the horizon, which made OASiS-LR's offers several times slower than OASiS's on ``paper``."""
-        job = self.instance.jobs[i]
-        finish = slot + -(-remaining // int(self.chunks[i])) - 1
-        if finish >= self.instance.horizon:
-            return True
-        return float(job.utility(finish - job.arrival)) - cheapest <= 0.0
 
     def _block_cost(self, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:
         job = self.instance.jobs[block.job]

@@ -32,13 +32,9 @@ import math
 
 import numpy as np
 
-from primaldual.baselines.placement import FreeCapacity, grow, trim
+from primaldual.baselines.placement import UNBOUNDED, FreeCapacity, grow, trim, units_that_fit
 from primaldual.ledger import WORK_EPSILON
 from primaldual.scheduler import Allocation, SlotState
-
-
-def same_placement(a: Allocation, b: Allocation) -> bool:
-    return np.array_equal(a.workers, b.workers) and np.array_equal(a.parameter_servers, b.parameter_servers)
 
 
 class WorkConservingExecution:
@@ -74,6 +70,14 @@ class WorkConservingExecution:
             self._trim(slot + 1)  # the next slot's arrivals are offered before its allocate: show them the room
         return out
 
+    @property
+    def ps_tables(self) -> list[list[int]]:
+        """Per job, ``Z(D)`` for ``D = 0..N_i`` (eq. (6)): a job constant read many times per slot, computed once."""
+        if getattr(self, "_ps_tables", None) is None or self._ps_tables[0] is not self.instance:
+            self._ps_tables = (self.instance, [job.min_parameter_servers(np.arange(job.chunks + 1)).tolist()
+                                               for job in self.instance.jobs])
+        return self._ps_tables[1]
+
     # ------------------------------------------------------------------------------------------ accounts
 
     def _supplied(self, slot: int, i: int, allocation: Allocation) -> float:
@@ -83,7 +87,7 @@ class WorkConservingExecution:
 
     def _kept(self, slot: int, i: int, allocation: Allocation) -> bool:
         previous = self.previous.get(i)
-        return previous is not None and previous[0] == slot - 1 and same_placement(previous[1], allocation)
+        return previous is not None and previous[0] == slot - 1 and previous[1].same_placement(allocation)
 
     def _account(self, slot: int, out: dict[int, Allocation]) -> None:
         """Apply this slot's work to the remaining work the way the simulator will, so that arrivals in the next
@@ -140,14 +144,24 @@ class WorkConservingExecution:
     def present_values(self, slot: int, candidates: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """Each job's present value (``f_i`` at full speed from now, discounted for the risk of the slots still
         to run, as RRH) and that value per remaining resource-time (remaining work times the dominant share of
-        one worker)."""
-        jobs = np.array(candidates, dtype=np.int64)
-        remaining = np.maximum(self.work_left[jobs], 1e-9)
-        needed = np.maximum(-(-np.ceil(remaining - WORK_EPSILON) // self.chunks[jobs]), 1)
-        value = np.array([float(self.instance.jobs[i].utility(slot + n - 1 - self.instance.jobs[i].arrival))
-                          for i, n in zip(candidates, needed.tolist())])
-        value = value / (1.0 + self.discount_rate * needed)
-        return value, value / (np.maximum(remaining, 1.0) * np.maximum(self.unit[jobs], 1e-12))
+        one worker). Kept for the slot: the pending jobs are ranked when offered and again for execution, and a
+        job's figures change only with its remaining work."""
+        known = getattr(self, "_present", None)
+        if known is None or known[0] != slot:
+            known = self._present = (slot, {})
+        cache = known[1]
+        missing = [i for i in dict.fromkeys(candidates) if cache.get(i, (None,))[0] != self.work_left[i]]
+        if missing:
+            jobs = np.array(missing, dtype=np.int64)
+            remaining = np.maximum(self.work_left[jobs], 1e-9)
+            needed = np.maximum(-(-np.ceil(remaining - WORK_EPSILON) // self.chunks[jobs]), 1)
+            value = np.array([float(self.instance.jobs[i].utility(slot + n - 1 - self.instance.jobs[i].arrival))
+                              for i, n in zip(missing, needed.tolist())])
+            value = value / (1.0 + self.discount_rate * needed)
+            density = value / (np.maximum(remaining, 1.0) * np.maximum(self.unit[jobs], 1e-12))
+            for i, v, d in zip(missing, value.tolist(), density.tolist()):
+                cache[i] = (self.work_left[i], v, d)
+        return (np.array([cache[i][1] for i in candidates]), np.array([cache[i][2] for i in candidates]))
 
     def _plan(self, slot: int, order: list[int], free: FreeCapacity, out: dict[int, Allocation],
               stable: bool) -> dict[int, Allocation]:
@@ -183,11 +197,41 @@ class WorkConservingExecution:
                 free.take(job, allocation)
                 out[i] = allocation
                 return
-        workers = free.max_workers(job, most)
-        if workers > 0:
-            allocation = free.place(job, workers, "first_fit")
-            if allocation is not None:
-                out[i] = allocation
+        allocation = place_most(free, job, most, self.ps_tables[i])
+        if allocation is not None:
+            out[i] = allocation
 
 
-__all__ = ["WorkConservingExecution", "same_placement"]
+def place_most(free: FreeCapacity, job, limit: int, needed: list[int]) -> Allocation | None:
+    """``free.place(job, free.max_workers(job, limit), "first_fit")`` (None if no worker fits) with the units that
+    fit on each server counted once for both steps instead of twice (the same counts: ``free`` is unchanged
+    between them); ``needed[D] = Z(D)`` for ``D <= limit`` (eq. (6), :meth:`primaldual.instance.Job.min_parameter_servers`)."""
+    worker_caps = units_that_fit(free.worker, job.worker_demand)
+    workers = int(min(limit, worker_caps.sum()))
+    if workers <= 0:
+        return None  # the PS pool need not be looked at
+    ps_caps = units_that_fit(free.ps, job.ps_demand)
+    ps_room = int(min(ps_caps.sum(), UNBOUNDED))
+    while workers > 0 and needed[workers] > ps_room:
+        workers -= 1
+    if workers <= 0:
+        return None
+    y = _first_fit(workers, worker_caps)
+    z = _first_fit(needed[workers], ps_caps)
+    if y is None or z is None:
+        return None
+    free.take(job, Allocation(y, z))
+    return Allocation(y, z)
+
+
+def _first_fit(count: int, caps: np.ndarray) -> np.ndarray | None:
+    """``spread(count, caps, "first_fit")`` (:mod:`primaldual.baselines.placement`) without its loop: each server
+    in index order takes what is left of ``count``, up to its cap."""
+    caps = np.minimum(caps, count)
+    if int(caps.sum()) < count:
+        return None
+    before = np.cumsum(caps) - caps
+    return np.minimum(np.maximum(count - before, 0), caps).astype(np.int64)
+
+
+__all__ = ["WorkConservingExecution", "place_most"]

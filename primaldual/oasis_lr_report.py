@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.dual import best_schedule
+from primaldual.certificate import final_mu
 from primaldual.prices import json_number
 
 #: Relative slack of the numerical checks.
@@ -37,6 +37,8 @@ class DualRecord:
         self.constants = constants
         self.worker_capacity = np.broadcast_to(instance.cluster.worker_capacity, shape_w)
         self.ps_capacity = np.broadcast_to(instance.cluster.ps_capacity, shape_ps)
+        # Contiguous copies for the admissions, which multiply by them (faster; the same products and sums).
+        self._dense_capacity = (np.array(self.worker_capacity), np.array(self.ps_capacity))
         self.worker_max = np.array(np.broadcast_to(constants.worker_lower, shape_w))
         self.ps_max = np.array(np.broadcast_to(constants.ps_lower, shape_ps))
         n_resources = instance.cluster.n_resources
@@ -57,16 +59,27 @@ class DualRecord:
     def see_unplaced(self, i: int) -> None:
         self.unplaced.add(i)
 
-    def see_admission(self, i: int, mu: float, payoff: float, value: float, prices, floor, slot: int) -> None:
+    def see_admission(self, i: int, mu: float, payoff: float, value: float, prices, floor, slot: int,
+                      rows: np.ndarray | None = None) -> None:
         """Job ``i`` got a reservation in ``slot``; ``prices`` are the cell prices after it (floor ``floor``
-        included), current from ``slot`` on (earlier cells no longer change)."""
+        included), current from ``slot`` on (earlier cells no longer change). ``rows``: the slots whose prices
+        may have changed since the last admission (:meth:`primaldual.ledger.PriceCache.take_touched`; None: all
+        from ``slot`` on). Every other slot's exponential part was already seen, so it adds exactly 0 to the
+        increase, which is summed over the same full array either way (the same floating-point result)."""
         increase = 0.0
-        for running, current, capacity, low in ((self.worker_max, prices[0], self.worker_capacity, floor.worker),
-                                                (self.ps_max, prices[1], self.ps_capacity, floor.ps)):
-            exponential = current[slot:] - low
-            new = np.maximum(running[slot:], exponential)
-            increase += float(((new - running[slot:]) * capacity[slot:]).sum())
-            running[slot:] = new
+        for running, current, capacity, low in ((self.worker_max, prices[0], self._dense_capacity[0], floor.worker),
+                                                (self.ps_max, prices[1], self._dense_capacity[1], floor.ps)):
+            seen = running[slot:]
+            if rows is None:
+                new = np.maximum(seen, current[slot:] - low)
+                rise = new - seen
+                seen[...] = new
+            else:
+                new = np.maximum(seen[rows - slot], current[rows] - low)
+                rise = np.zeros(seen.shape)
+                rise[rows - slot] = new - seen[rows - slot]
+                seen[rows - slot] = new
+            increase += float((rise * capacity[slot:]).sum())
         self.unplaced.discard(i)
         self.admissions[i] = {"job": i, "mu": mu, "payoff": payoff, "value": value, "price_increase": increase,
                               "dual_increase": mu + increase}
@@ -75,25 +88,13 @@ class DualRecord:
         self.completions[i] = slot
 
 
-def _mu_final(instance, worker_prices, ps_prices) -> np.ndarray:
-    cluster = instance.cluster
-    out = np.zeros(instance.n_jobs)
-    cheapest = worker_prices.min(axis=(0, 1))  # per resource: every worker-slot costs at least this
-    for i in range(instance.n_jobs):
-        if instance.can_finish[i]:
-            floor = float(instance.work_units[i] * (cheapest @ instance.jobs[i].worker_demand))
-            out[i] = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity,
-                                   cluster.ps_capacity, cost_floor=floor).mu
-    return out
-
-
 def certificate_terms(scheduler, provable: bool) -> dict:
     """G2 and G3 of the module docstring for a finished run of ``scheduler`` (an ``OasisLrScheduler``)."""
     record: DualRecord = scheduler.dual
     instance, constants = record.instance, record.constants
     worker_prices = record.worker_max + record.floor_worker
     ps_prices = record.ps_max + record.floor_ps
-    mu_final = _mu_final(instance, worker_prices, ps_prices)
+    mu_final = final_mu(instance, worker_prices, ps_prices)
     price_term = float((worker_prices * record.worker_capacity).sum() + (ps_prices * record.ps_capacity).sum())
     dual_objective = float(mu_final.sum()) + price_term
     standalone = float(scheduler.standalone.sum())

@@ -29,7 +29,6 @@ class JobDecision(Offer):
     """
 
     arrival: int
-    admitted: bool
     primal_increase: float
     dual_increase: float
     price_increase: float
@@ -39,10 +38,15 @@ class JobDecision(Offer):
         """The decision on the subroutine's ``offer`` (a :class:`~primaldual.dual.DualResult`): admitted iff
         ``mu > 0`` (Algorithm 1); ``price_increase`` is what the admission raised the prices by (0 if rejected)."""
         admitted = offer.admit
-        return cls(**offer.offer_fields(), arrival=arrival, admitted=admitted,
+        return cls(**offer.offer_fields(), arrival=arrival,
                    primal_increase=offer.utility if admitted else 0.0,
                    dual_increase=(offer.mu + price_increase) if admitted else 0.0,
                    price_increase=price_increase)
+
+    @property
+    def admitted(self) -> bool:
+        """Algorithm 1's decision: :attr:`Offer.admit` (``mu_i > 0``), under the name the JSON form uses."""
+        return self.admit
 
     @property
     def allocation_price_ratio(self) -> float | None:

@@ -41,6 +41,12 @@ class Allocation:
     workers: np.ndarray
     parameter_servers: np.ndarray
 
+    def same_placement(self, other: "Allocation") -> bool:
+        """The same workers and PSs on the same servers: no restart between two consecutive slots
+        (:mod:`primaldual.simulate`'s restart rule, which OASiS-LR's execution plans with)."""
+        return np.array_equal(self.workers, other.workers) and \
+            np.array_equal(self.parameter_servers, other.parameter_servers)
+
 
 @dataclass(frozen=True, eq=False)
 class SlotState:

@@ -56,7 +56,7 @@ from primaldual.instance import Instance
 from primaldual.metrics import RunMetrics, compute_metrics
 from primaldual.records import jsonable
 from primaldual.schedule import JobSchedule, Schedule
-from primaldual.scheduler import OnlineScheduler, SlotState, make_scheduler
+from primaldual.scheduler import Allocation, OnlineScheduler, SlotState, make_scheduler
 
 #: Absolute slack on capacity sums and on eq. (6), the same as the verifier's.
 TOLERANCE = 1e-9
@@ -259,7 +259,7 @@ class _Restarts:
     def __init__(self, n_jobs: int, cost: float):
         self.cost = cost
         self.last_slot = np.full(n_jobs, -2, dtype=np.int64)
-        self.placements: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # job -> (workers, parameter servers)
+        self.placements: dict[int, Allocation] = {}
         self.count = 0
         self.lost = 0.0
 
@@ -267,8 +267,8 @@ class _Restarts:
         """The worker-slots each row supplies in ``slot``: its workers, less ``F`` of them on a restart."""
         supplied = workers.sum(axis=1).astype(float)
         for m, i in enumerate(jobs.tolist()):
-            placement = (workers[m], parameter_servers[m])
-            same = self.last_slot[i] == slot - 1 and all(map(np.array_equal, self.placements[i], placement))
+            placement = Allocation(workers[m], parameter_servers[m])
+            same = self.last_slot[i] == slot - 1 and self.placements[i].same_placement(placement)
             if not same:
                 self.count += 1
                 if self.cost > 0:

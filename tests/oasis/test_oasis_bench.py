@@ -70,3 +70,24 @@ def test_quality_benchmark_on_two_tiny_instances():
         assert rows["rrh"]["promises_broken"] is None
         for row in rows.values():
             assert row["mean_opt_over_alg"] is None or row["mean_opt_over_alg"] >= 1.0 - 1e-6  # None: some ALG = 0
+
+
+def test_compare_lr_cli_json(capsys):
+    """``bench oasis --compare-lr``: both figures per instance, every job of oasis-lr timed once."""
+    assert main(["bench", "oasis", "--compare-lr", "--seeds", "3", "--jobs", "12", "--repetitions", "2",
+                 "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    (row,) = figures["instances"]
+    assert row["seed"] == 3 and row["jobs"] == 12 and row["repetitions"] == 2
+    for key in ("wall_ratio_median", "cpu_ratio_median", "scheduler_ratio_median", "decision_ms_median",
+                "decision_ms_p90", "oasis_decision_ms_median", "floor_seconds", "report_seconds"):
+        assert np.isfinite(row[key]) and row[key] >= 0, key
+    assert row["wall_ratio_min"] <= row["wall_ratio_median"] <= row["wall_ratio_max"]
+    assert figures["wall_ratio_median"] == row["wall_ratio_median"]
+
+
+@pytest.mark.parametrize("flags, field", [(["--seeds", "x"], "--seeds"), (["--repetitions", "0"], "--repetitions"),
+                                          (["--restart-cost", "1"], "--restart-cost")])
+def test_compare_lr_refuses_bad_flags(flags, field, capsys):
+    assert main(["bench", "oasis", "--compare-lr", *flags]) == 2
+    assert field in capsys.readouterr().err

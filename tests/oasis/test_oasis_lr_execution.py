@@ -124,36 +124,42 @@ def test_reservation_supply_is_what_the_engine_checks():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
-    """Whenever the cheap bound says no schedule can pay, the subroutine itself finds mu = 0 (soundness of
-    ``_cannot_pay``), on 20-job ``small`` instances where the learned floor makes many offers unprofitable."""
-    from primaldual.dual import best_schedule
+    """At every offer of an OASiS-LR run, the subroutine with the cost floor (as OASiS-LR calls it) finds the
+    same ``mu`` as without it; where the floor skips the search entirely (no schedule, ``feasible`` False) the
+    full search finds ``mu = 0``. On 20-job ``small`` instances, where the learned floor makes many offers
+    unprofitable."""
+    from primaldual.dual import best_schedule, least_prices
 
     instance = generate("small", 300 + seed, jobs=20)
     scheduler = make_scheduler("oasis-lr")
-    bound = scheduler._cannot_pay
-    skipped = []
+    skipped, offers = [], []
 
-    def checked(slot, i, remaining, cheapest):
-        if not bound(slot, i, remaining, cheapest):
-            return False
-        worker_prices = scheduler.prices(slot)[0]
+    def check(slot, i):
+        worker_prices, ps_prices = scheduler.prices(slot)
         free = scheduler.free(slot)
-        result = best_schedule(instance, i, worker_prices, scheduler.prices(slot)[1], free[0], free[1],
-                               work=remaining, start=slot)
-        assert result.mu == 0.0
-        skipped.append(i)
-        return True
+        work = int(scheduler.remaining[i])
+        plain = best_schedule(instance, i, worker_prices, ps_prices, *free, work=work, start=slot)
+        cut = best_schedule(instance, i, worker_prices, ps_prices, *free, work=work, start=slot,
+                            cost_floor=least_prices(worker_prices, ps_prices))
+        assert cut.mu == plain.mu
+        if cut.mu > 0:
+            assert np.array_equal(cut.schedule.workers, plain.schedule.workers)
+        if not cut.feasible and plain.feasible:
+            skipped.append(i)
+        offers.append(i)
+        return admit(slot, i)
 
-    scheduler._cannot_pay = checked
+    admit = scheduler._admit
+    scheduler._admit = check
     simulate(instance, scheduler, restart_cost=0.1)
-    assert skipped  # the bound does fire on these instances
+    assert offers and skipped  # the floor does skip searches on these instances
 
 
 @pytest.mark.parametrize("price", [0.05, 0.5, 5.0])
 def test_the_cost_floor_stops_the_subroutine_early_without_changing_mu(price):
-    """``best_schedule(..., cost_floor=C)`` with ``C`` a true lower bound on every schedule's cost (work times
-    the cheapest unit price) finds the same ``mu`` and, when ``mu > 0``, the same schedule, and searches no
-    more slots than without it."""
+    """``best_schedule(..., cost_floor=True)``, whose floor is a true lower bound on every schedule's cost (work
+    times the cheapest worker price per resource, plus the PS-slots eq. (6) needs times the cheapest PS price),
+    finds the same ``mu`` and, when ``mu > 0``, the same schedule, and searches no more slots than without it."""
     from primaldual.dual import best_schedule
 
     instance = generate("small", 11, jobs=20)
@@ -161,11 +167,10 @@ def test_the_cost_floor_stops_the_subroutine_early_without_changing_mu(price):
     worker_prices = np.full((instance.horizon,) + cluster.worker_capacity.shape, price)
     ps_prices = np.full((instance.horizon,) + cluster.ps_capacity.shape, price)
     searched_less = 0
-    for i, job in enumerate(instance.jobs):
-        floor = instance.work_units[i] * float(price * job.worker_demand.sum())
+    for i in range(instance.n_jobs):
         plain = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity, cluster.ps_capacity)
         cut = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity, cluster.ps_capacity,
-                            cost_floor=floor)
+                            cost_floor=True)
         assert cut.mu == plain.mu
         if plain.mu > 0:
             assert cut.completion_slot == plain.completion_slot and cut.payoff == plain.payoff

@@ -14,7 +14,9 @@ OASiS's and ``greedy``'s utilities and the certificate's ``D / ALG`` as context.
 
 ``--quality`` runs the other benchmark of this command instead: utility and OPT/ALG of OASiS, OASiS-LR,
 OASiS-P and the baselines on fresh seeds, with and without restart costs
-(:mod:`primaldual.commands.bench._oasis_quality`).
+(:mod:`primaldual.commands.bench._oasis_quality`). ``--compare-lr`` times OASiS-LR against OASiS on ``paper``
+instances: the median whole-run wall-time ratio and OASiS-LR's per-job decision time, defined exactly in
+:mod:`primaldual.commands.bench._oasis_lr_speed`.
 """
 
 from __future__ import annotations
@@ -202,6 +204,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("--jobs", type=int, default=None, help="override the number of jobs of the paper run")
     parser.add_argument("--quality", action="store_true",
                         help="utility of oasis, oasis-lr, oasis-p and the baselines on fresh seeds instead")
+    parser.add_argument("--compare-lr", action="store_true",
+                        help="oasis-lr against oasis on paper instances instead: median whole-run wall-time ratio "
+                             "(same process, alternating order) and oasis-lr's per-job decision time")
+    parser.add_argument("--seeds", default="500,501,502",
+                        help="with --compare-lr: comma-separated paper seeds (default 500,501,502)")
+    parser.add_argument("--repetitions", type=int, default=5,
+                        help="with --compare-lr: timed runs of each scheduler per instance (default 5)")
+    parser.add_argument("--restart-cost", type=float, default=0.0,
+                        help="with --compare-lr: the simulator's restart cost (default 0)")
     parser.add_argument("--sets", default="tiny,small,small20",
                         help="with --quality: comma-separated sets among tiny, small, small20, paper")
     parser.add_argument("--first-seed", type=int, default=100,
@@ -239,7 +250,34 @@ def _quality(args) -> int:
     return 0
 
 
+def _compare_lr(args) -> int:
+    from primaldual.commands.bench._oasis_lr_speed import compare_lr, print_compare_lr
+    from primaldual.errors import InputError
+    from primaldual.simulate import check_restart_cost
+
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    except ValueError:
+        seeds = []
+    if not seeds or min(seeds) < 0:
+        raise InputError(f"--seeds: must be comma-separated seeds >= 0, got {args.seeds!r}")
+    if args.repetitions < 1:
+        raise InputError(f"--repetitions: must be >= 1, got {args.repetitions}")
+    try:
+        restart_cost = check_restart_cost(args.restart_cost)
+    except InputError:
+        raise InputError(f"--restart-cost: must be a number in [0, 1), got {args.restart_cost!r}") from None
+    figures = compare_lr(seeds, args.repetitions, restart_cost, args.jobs)
+    if args.json:
+        print_json(figures)
+    else:
+        print_compare_lr(figures)
+    return 0
+
+
 def run(args) -> int:
+    if args.compare_lr:
+        return _compare_lr(args)
     if args.quality:
         return _quality(args)
     figures = run_benchmark(seed=args.seed, quick=args.quick, jobs=args.jobs)

@@ -1,0 +1,214 @@
+"""``primaldual bench oasis --compare-lr``: OASiS-LR's speed against OASiS's on the same instances (issue 10).
+
+Two figures, per ``paper`` instance:
+
+* **Wall-time ratio.** One run is the simulator's whole run, ``simulate(instance, scheduler, restart_cost)``
+  (what ``primaldual run --scheduler NAME`` does after loading the instance: every arrival, every slot's
+  allocation, and the report with its certificate). ``oasis`` and ``oasis-lr`` run on the same instance in the
+  same process, in alternating order (``oasis`` first in even repetitions), after one untimed warm-up run of
+  each (imports, caches). The figure is the median over the repetitions of ``time(oasis-lr) / time(oasis)``,
+  both wall (``perf_counter``) and CPU (``process_time``, less sensitive to a busy machine).
+* **Per-job decision time of OASiS-LR.** For each job, the time from its arrival batch being offered to its
+  admit-or-pend decision: the job's own first offer (``_admit``: the cost-floor test, the dual subroutine,
+  the block search or re-pack, the admission) plus an equal share, among the jobs of its arrival batch, of
+  everything else ``on_arrival`` does (learning the price floor, i.e. the pooled LP, ranking the pending jobs
+  densest first, the loop). Re-offers of jobs that arrived in earlier slots are not decisions of this batch:
+  they are counted separately (``reoffer_seconds``), as are the slot allocations (``allocate_seconds``, which
+  include the per-slot re-offers) and the certificate (``report_seconds``). A job that can no longer finish
+  gets only its share. OASiS's per-job decision (``OnlineEngine.decide``) is measured in the same way.
+
+Timings come from wrapping the scheduler's own methods on the instance (no code path changes); they include
+the wrappers' overhead (a few microseconds per call).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from functools import wraps
+
+import numpy as np
+
+from primaldual.generate import generate
+from primaldual.scheduler import make_scheduler
+from primaldual.simulate import simulate
+
+#: Issue 10's targets for ``paper`` instances.
+TARGET_WALL_RATIO = 2.0
+TARGET_DECISION_MS = 5.0
+
+
+def _timed_run(instance, name: str, restart_cost: float) -> tuple[float, float, float, float]:
+    """Wall and CPU seconds of one whole simulator run, the scheduler's own seconds (the simulator's clock:
+    arrivals and allocations, not the report) and the utility (a determinism check)."""
+    scheduler = make_scheduler(name)
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = simulate(instance, scheduler, restart_cost=restart_cost)
+    return time.perf_counter() - wall, time.process_time() - cpu, result.scheduler_seconds, result.utility
+
+
+def wall_ratio(instance, repetitions: int = 5, restart_cost: float = 0.0) -> dict:
+    """The median ratio of OASiS-LR's whole-run time to OASiS's (module docstring)."""
+    for name in ("oasis", "oasis-lr"):
+        _timed_run(instance, name, restart_cost)  # warm-up: imports and first-call costs
+    runs: dict[str, list[tuple[float, float, float, float]]] = {"oasis": [], "oasis-lr": []}
+    for repetition in range(repetitions):
+        order = ("oasis", "oasis-lr") if repetition % 2 == 0 else ("oasis-lr", "oasis")
+        for name in order:
+            runs[name].append(_timed_run(instance, name, restart_cost))
+    for name, values in runs.items():
+        if len({v[3] for v in values}) != 1:  # pragma: no cover - the schedulers are deterministic
+            raise AssertionError(f"{name}: utility differs between repetitions")
+    wall, cpu, own = ([lr[k] / base[k] for lr, base in zip(runs["oasis-lr"], runs["oasis"])] for k in range(3))
+    return {
+        "repetitions": repetitions,
+        "wall_ratio_median": statistics.median(wall),
+        "wall_ratio_min": min(wall),
+        "wall_ratio_max": max(wall),
+        "cpu_ratio_median": statistics.median(cpu),
+        # Without the report (OASiS's certificate, OASiS-LR's G2/G3 terms): the online work alone.
+        "scheduler_ratio_median": statistics.median(own),
+        "oasis_seconds_median": statistics.median(v[0] for v in runs["oasis"]),
+        "oasis_lr_seconds_median": statistics.median(v[0] for v in runs["oasis-lr"]),
+        "oasis_utility": runs["oasis"][0][3],
+        "oasis_lr_utility": runs["oasis-lr"][0][3],
+    }
+
+
+class _Clock:
+    """Accumulates the time spent in wrapped calls."""
+
+    def __init__(self):
+        self.total = 0.0
+
+    def wrap(self, function, record=None):
+        @wraps(function)
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                elapsed = time.perf_counter() - start
+                self.total += elapsed
+                if record is not None:
+                    record(args, elapsed)
+        return timed
+
+
+def _instrument_lr(scheduler, figures: dict) -> None:
+    """Wrap ``scheduler``'s (an OASiS-LR) methods once ``start`` has built its state (module docstring)."""
+    original_start = scheduler.start
+    batch: dict = {"jobs": (), "offers": 0.0}  # the arriving jobs; time in offers during on_arrival
+
+    def see_admit(args, elapsed):
+        i = args[1]
+        if i in batch["jobs"] and i not in figures["first_offer"]:
+            figures["first_offer"][i] = elapsed
+        else:
+            figures["reoffer_seconds"] += elapsed
+        batch["offers"] += elapsed
+
+    def see_arrival(args, elapsed):
+        jobs = list(args[1])
+        share = (elapsed - batch["offers"]) / len(jobs)
+        for i in jobs:
+            figures["decision"][i] = figures["first_offer"].get(i, 0.0) + share
+        batch["jobs"] = ()
+
+    def start(instance):
+        original_start(instance)
+        admit_clock, arrival_clock = _Clock(), _Clock()
+        scheduler._admit = admit_clock.wrap(scheduler._admit, see_admit)
+        on_arrival = arrival_clock.wrap(scheduler.on_arrival, see_arrival)
+
+        def arrival(slot, jobs):
+            # Offers made inside allocate fall outside any batch: see_admit counts them as re-offers only.
+            batch["jobs"], batch["offers"] = set(jobs), 0.0
+            return on_arrival(slot, jobs)
+
+        scheduler.on_arrival = arrival
+        scheduler.allocate = figures["allocate"].wrap(scheduler.allocate)
+        scheduler.report = figures["report"].wrap(scheduler.report)
+        scheduler.learner.update = figures["floor"].wrap(scheduler.learner.update)
+
+    scheduler.start = start
+
+
+def _instrument_oasis(scheduler, figures: dict) -> None:
+    original_start = scheduler.start
+
+    def start(instance):
+        original_start(instance)
+        engine = scheduler.engine
+        decide = engine.decide
+
+        def timed(i):
+            begin = time.perf_counter()
+            out = decide(i)
+            figures["decision"][i] = time.perf_counter() - begin
+            return out
+        engine.decide = timed
+
+    scheduler.start = start
+
+
+def decision_times(instance, restart_cost: float = 0.0) -> dict:
+    """Per-job decision times of OASiS-LR and OASiS on ``instance`` (module docstring), in milliseconds."""
+    lr = {"first_offer": {}, "decision": {}, "reoffer_seconds": 0.0, "allocate": _Clock(), "report": _Clock(),
+          "floor": _Clock()}
+    scheduler = make_scheduler("oasis-lr")
+    _instrument_lr(scheduler, lr)
+    simulate(instance, scheduler, restart_cost=restart_cost)
+    base = {"decision": {}}
+    oasis = make_scheduler("oasis")
+    _instrument_oasis(oasis, base)
+    simulate(instance, oasis, restart_cost=restart_cost)
+    lr_ms = 1e3 * np.array(list(lr["decision"].values()))
+    base_ms = 1e3 * np.array(list(base["decision"].values()))
+    return {
+        "jobs": len(lr_ms),
+        "decision_ms_median": float(np.median(lr_ms)),
+        "decision_ms_p90": float(np.percentile(lr_ms, 90)),
+        "decision_ms_max": float(lr_ms.max()),
+        "oasis_decision_ms_median": float(np.median(base_ms)),
+        "floor_seconds": lr["floor"].total,
+        "reoffer_seconds": lr["reoffer_seconds"],
+        "allocate_seconds": lr["allocate"].total,
+        "report_seconds": lr["report"].total,
+    }
+
+
+def compare_lr(seeds: list[int], repetitions: int = 5, restart_cost: float = 0.0, jobs: int | None = None) -> dict:
+    """Both figures on the ``paper`` instances of ``seeds`` (``jobs`` jobs, default the preset's), and their
+    medians across instances."""
+    instances = []
+    for seed in seeds:
+        instance = generate("paper", seed, jobs=jobs)
+        instances.append({"seed": seed, **wall_ratio(instance, repetitions, restart_cost),
+                          **decision_times(instance, restart_cost)})
+    return {
+        "restart_cost": restart_cost,
+        "instances": instances,
+        "wall_ratio_median": statistics.median(r["wall_ratio_median"] for r in instances),
+        "scheduler_ratio_median": statistics.median(r["scheduler_ratio_median"] for r in instances),
+        "decision_ms_median": statistics.median(r["decision_ms_median"] for r in instances),
+        "target_wall_ratio": TARGET_WALL_RATIO,
+        "target_decision_ms": TARGET_DECISION_MS,
+    }
+
+
+def print_compare_lr(figures: dict) -> None:
+    print(f"oasis-lr against oasis on paper instances, restart cost {figures['restart_cost']:g} "
+          f"(whole simulator runs, same process, alternating order; wall times inflate on a busy machine)")
+    for r in figures["instances"]:
+        print(f"  seed {r['seed']}: wall ratio median {r['wall_ratio_median']:.2f} (range {r['wall_ratio_min']:.2f}-"
+              f"{r['wall_ratio_max']:.2f}, CPU {r['cpu_ratio_median']:.2f}, without the reports "
+              f"{r['scheduler_ratio_median']:.2f}; {r['oasis_lr_seconds_median']:.2f} s vs "
+              f"{r['oasis_seconds_median']:.2f} s); decision median {r['decision_ms_median']:.2f} ms, p90 "
+              f"{r['decision_ms_p90']:.2f} ms (oasis {r['oasis_decision_ms_median']:.2f} ms); floor LP "
+              f"{r['floor_seconds']:.2f} s, re-offers {r['reoffer_seconds']:.2f} s, allocate "
+              f"{r['allocate_seconds']:.2f} s, report {r['report_seconds']:.2f} s")
+    print(f"median over instances: wall ratio {figures['wall_ratio_median']:.2f} (target <= "
+          f"{figures['target_wall_ratio']:g}; without the reports {figures['scheduler_ratio_median']:.2f}), "
+          f"decision {figures['decision_ms_median']:.2f} ms (target <= "
+          f"{figures['target_decision_ms']:g} ms)")

@@ -1,0 +1,126 @@
+"""OASiS-LR's speed-ups compute exactly what the plain computations do (issue 10's runtime targets).
+
+Each shortcut is checked against the computation it replaces, float for float: the subroutine without placing
+its schedule (``plan=False``), the incremental price cache, the admission's dual increase over the touched slots
+only, and the execution's fused first-fit placement. Timings themselves are in ``primaldual bench oasis
+--compare-lr`` (and the ``benchmark``-marked test at the end, excluded by default).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from primaldual.baselines.placement import FreeCapacity
+from primaldual.dual import best_schedule, least_prices
+from primaldual.generate import generate
+from primaldual.ledger import PriceCache
+from primaldual.oasis import OnlineEngine, arrival_order
+from primaldual.oasis_lr_execution import place_most
+from primaldual.prices import compute_constants
+from primaldual.scheduler import make_scheduler
+from primaldual.simulate import simulate
+
+
+def test_the_subroutine_without_placements_gives_the_same_answer():
+    """``plan=False``: the same mu, payoff, completion and per-slot counts as the placed schedule, job by job
+    along an OASiS run (paper preset, 25 jobs), with and without the cost floor."""
+    instance = generate("paper", 7, jobs=25)
+    engine = OnlineEngine(instance, compute_constants(instance))
+    state = engine.state
+    for i in arrival_order(instance):
+        for floor in (False, True):
+            args = (instance, i, state.worker_prices, state.ps_prices, state.worker_free, state.ps_free)
+            placed = best_schedule(*args, cost_floor=floor)
+            counted = best_schedule(*args, cost_floor=floor, plan=False)
+            assert counted.schedule is None and counted.feasible == placed.feasible
+            assert (counted.mu, counted.payoff, counted.completion_slot) == \
+                (placed.mu, placed.payoff, placed.completion_slot)
+            assert np.array_equal(counted.workers_per_slot, placed.workers_per_slot)
+            assert np.array_equal(counted.parameter_servers_per_slot, placed.parameter_servers_per_slot)
+        engine.decide(i)
+
+
+@pytest.mark.parametrize("seed,cost", [(0, 0.0), (1, 0.1)])
+def test_the_price_cache_and_the_admission_increase_equal_a_fresh_computation(seed, cost):
+    """At every offer of an OASiS-LR run (20-job ``small``): the incrementally kept prices, free amounts and
+    least prices equal a cache built afresh at that slot, float for float; and every admission's dual increase
+    and running maxima, computed over the touched slots only, equal the scan of every slot."""
+    instance = generate("small", 40 + seed, jobs=20)
+    scheduler = make_scheduler("oasis-lr")
+    checked = {"offers": 0, "admissions": 0}
+
+    def admit(slot, i):
+        prices, free = scheduler.prices(slot), scheduler.free(slot)
+        fresh = PriceCache(scheduler.ledger, scheduler.constants, scheduler.floor, slot)
+        fresh_prices, fresh_free = fresh.update(slot)
+        for pool in (0, 1):
+            assert np.array_equal(prices[pool][slot:], fresh_prices[pool][slot:])
+            assert np.array_equal(free[pool][slot:], fresh_free[pool][slot:])
+            assert np.array_equal(scheduler._price_cache.least_prices()[pool][slot:],
+                                  least_prices(*prices)[pool][slot:])
+        checked["offers"] += 1
+        return offer(slot, i)
+
+    def see_admission(i, mu, payoff, value, prices, floor, slot, rows=None):
+        full = copy.deepcopy(record)
+        type(record).see_admission(full, i, mu, payoff, value, prices, floor, slot)
+        see(i, mu, payoff, value, prices, floor, slot, rows=rows)
+        assert record.admissions[i] == full.admissions[i]
+        assert np.array_equal(record.worker_max, full.worker_max) and np.array_equal(record.ps_max, full.ps_max)
+        checked["admissions"] += 1
+
+    start = scheduler.start
+
+    def started(inst):
+        nonlocal record, see
+        start(inst)
+        record = scheduler.dual
+        see = record.see_admission
+        record.see_admission = see_admission
+
+    record = see = None
+    offer = scheduler._admit
+    scheduler._admit = admit
+    scheduler.start = started
+    simulate(instance, scheduler, restart_cost=cost)
+    assert checked["offers"] > 0 and checked["admissions"] > 0
+
+
+def test_place_most_is_max_workers_then_first_fit():
+    """The execution's fused placement equals ``FreeCapacity.max_workers`` then ``place(..., "first_fit")``:
+    the same allocation and the same free amounts after it, on random partly used clusters."""
+    instance = generate("paper", 3, jobs=30)
+    rng = np.random.default_rng(0)
+    compared = 0
+    for _ in range(60):
+        free = FreeCapacity(instance.cluster)
+        free.worker *= rng.uniform(0, 1, free.worker.shape)
+        free.ps *= rng.uniform(0, 1, free.ps.shape)
+        for job in instance.jobs:
+            limit = int(rng.integers(1, job.chunks + 1))
+            reference = free.copy()
+            workers = reference.max_workers(job, limit)
+            expected = reference.place(job, workers, "first_fit") if workers > 0 else None
+            got = place_most(free, job, limit, job.min_parameter_servers(np.arange(job.chunks + 1)).tolist())
+            assert (got is None) == (expected is None)
+            if got is not None:
+                assert np.array_equal(got.workers, expected.workers)
+                assert np.array_equal(got.parameter_servers, expected.parameter_servers)
+                compared += 1
+            assert np.array_equal(free.worker, reference.worker) and np.array_equal(free.ps, reference.ps)
+    assert compared > 100
+
+
+@pytest.mark.benchmark
+def test_oasis_lr_against_oasis_on_a_paper_instance():
+    """``bench oasis --compare-lr``'s figures on one fresh ``paper`` instance (printed; no time is asserted):
+    the runs are deterministic and every job gets one decision time."""
+    from primaldual.commands.bench._oasis_lr_speed import compare_lr
+
+    figures = compare_lr([500], repetitions=3)
+    (row,) = figures["instances"]
+    print({key: value for key, value in row.items() if isinstance(value, (int, float))})
+    assert row["jobs"] == 300 and np.isfinite(row["wall_ratio_median"]) and np.isfinite(row["decision_ms_median"])
