@@ -27,9 +27,10 @@ Both keep the paper's dual subroutine (:mod:`primaldual.dual`) and its exponenti
 **OASiS-LR** (``oasis-lr``) re-packs: when a newcomer with ``mu > 0`` finds no block, every reservation that has
 not started is re-placed, latest deadline first, each as late as possible before its own deadline, with the
 newcomer among them; if any fails the old ledger is kept. Moves cost nothing (a block that has not started
-restarts anyway and its budget includes that restart). Two rules of OASiS-LR only: a promise's block must start
-after the slot of its offer (:mod:`primaldual.oasis_lr_admission`), and free capacity goes first to the jobs
-with the most present value plus one slot's delay cost per resource-time (:mod:`primaldual.oasis_lr_order`).
+restarts anyway and its budget includes that restart). Two optional rules (off by default: no gain beyond the
+spread between seeds, at a cost in time): a promise's block must start after the slot of its offer
+(:mod:`primaldual.oasis_lr_admission`), and free capacity goes first to the jobs with the most present value
+plus one slot's delay cost per resource-time (:mod:`primaldual.oasis_lr_order`).
 
 **OASiS-P** (``oasis-p``) never moves a reservation (only releases its slots) and admits only if the block's own
 payoff at the admission prices is ``>= (1 - delta) mu_i``; this is what its worst-case bound
@@ -80,9 +81,9 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
     ``late`` (True: blocks as late as possible; False: as early), ``discount_rate`` (0.02: the execution
     order's risk discount, RRH's), ``reoffer_every`` (3: slots between re-offers of a pending job whose work
     has not fallen by a quarter; 1 re-offers every slot at about 1.5x the runtime on ``paper``),
-    ``immediate_blocks`` (False for ``oasis-lr``, True for ``oasis-p``: whether a promise may rest on a block that
-    must start in the slot of the offer; :mod:`primaldual.oasis_lr_admission`), ``order`` (``urgency`` for
-    ``oasis-lr``, ``density`` for ``oasis-p``: the execution order, :mod:`primaldual.oasis_lr_order`)."""
+    ``immediate_blocks`` (True: whether a promise may rest on a block that must start in the slot of the offer;
+    :mod:`primaldual.oasis_lr_admission`), ``order`` (``density``; or ``urgency``: the execution order,
+    :mod:`primaldual.oasis_lr_order`)."""
 
     name = "oasis-lr"
     provable = False

@@ -1,6 +1,6 @@
 """OASiS-LR's admission rule against immediate blocks: a promise must leave the present slot to the density order.
 
-**The rule.** With ``immediate_blocks = False`` (the ``oasis-lr`` default) a job offered in slot ``t`` is promised
+**The rule.** With ``immediate_blocks = False`` (an option; the default is True) a job offered in slot ``t`` is promised
 only if its reservation can start at ``t + 1`` or later: :meth:`primaldual.ledger.Ledger.find_block` (and the
 re-pack's placement of the newcomer) search from :func:`first_block_slot`. A job whose only blocks start at
 ``t`` stays in the pending tier: it runs now in the order of present value per resource-time, like every
@@ -18,8 +18,11 @@ and a job two to five times denser arriving one slot later and missing its utili
 slots that the ledger's later arrivals can still see as reserved when they are offered.
 
 The rule only refuses admissions, so the promise invariant (``proofs/oasis-lr.md`` G1) is untouched.
-``oasis-p`` keeps ``immediate_blocks = True``: its bound (G3) and its behaviour are those of the paper-faithful
-variant, unchanged.
+
+**Default.** True for both variants. On fresh instances the rule (with the urgency order of
+:mod:`primaldual.oasis_lr_order`) moved utility by less than the spread between seeds, and it made OASiS-LR's
+runs slower (more jobs stay pending and are re-offered); ``proofs/oasis-lr.md``, "Why the rules are off by
+default". ``oasis-p``'s bound (G3) is stated for the default.
 """
 
 from __future__ import annotations
@@ -28,9 +31,9 @@ from primaldual.errors import InputError
 
 
 def check_immediate_blocks(value, provable: bool) -> bool:
-    """The ``immediate_blocks`` parameter: its default is True for the provable variant, False otherwise."""
+    """The ``immediate_blocks`` parameter: True by default (module docstring, "Default")."""
     if value is None:
-        return bool(provable)
+        return True
     if not isinstance(value, bool):
         raise InputError(f"immediate_blocks: must be true or false, got {value!r}")
     return value

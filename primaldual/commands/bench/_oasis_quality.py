@@ -7,8 +7,8 @@ seeds 0-19), and from the sets already reported (100+, 500-519, 700-715, 900-939
 to reproduce the design figures. Every scheduler runs in the one simulator at each
 restart cost (default 0 and 0.1 slot). RRH runs in its three documented readings: ``rrh`` (present value,
 preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and ``rrh-np`` (non-preemptive);
-``oasis-lr-density`` is OASiS-LR with the rules it had before its urgency order and its refusal of immediate
-blocks (``order=density, immediate_blocks=true``), the ablation of both.
+``oasis-lr-urgency`` is OASiS-LR with its two optional rules on (``order=urgency, immediate_blocks=false``,
+``proofs/oasis-lr.md``), the ablation of both.
 
 OPT is the offline optimum without restart costs (``solve_offline``, HiGHS, a time limit per instance): an
 upper bound on every run with or without restart costs. Where the solver does not prove optimality (or for
@@ -36,7 +36,7 @@ from primaldual.verify import verify
 SCHEDULERS = (
     ("oasis", "oasis", {}),
     ("oasis-lr", "oasis-lr", {}),
-    ("oasis-lr-density", "oasis-lr", {"order": "density", "immediate_blocks": True}),
+    ("oasis-lr-urgency", "oasis-lr", {"order": "urgency", "immediate_blocks": False}),
     ("oasis-p", "oasis-p", {}),
     ("rrh", "rrh", {}),
     ("rrh-full", "rrh", {"risk_weight": 0.8}),
