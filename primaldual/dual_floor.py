@@ -19,6 +19,10 @@ def least_prices(worker_prices: np.ndarray, ps_prices: np.ndarray) -> tuple[np.n
 #: (:data:`primaldual.instance.CEIL_TOLERANCE`) and any rounding of the product.
 PS_FLOOR_FACTOR = 1.0 - 1e-6
 
+#: The whole floor is shrunk by this factor: the search sums its costs in another order than the floor's
+#: products, and a floor a few ulps above a schedule's true cost could stop a search whose payoff is positive.
+FLOOR_FACTOR = 1.0 - 1e-9
+
 
 def cost_floor_of(job, work: int, least: tuple[np.ndarray, np.ndarray], slot: int) -> float:
     """A lower bound on the cost of every schedule of ``work`` worker-slots of ``job`` from ``slot`` on: each
@@ -27,7 +31,8 @@ def cost_floor_of(job, work: int, least: tuple[np.ndarray, np.ndarray], slot: in
     least the least PS price (``least`` from :func:`least_prices`)."""
     worker_least, ps_least = least
     ps_slots = work * job.worker_bandwidth_gbps / job.ps_bandwidth_gbps * PS_FLOOR_FACTOR
-    return work * float(worker_least[slot] @ job.worker_demand) + ps_slots * float(ps_least[slot] @ job.ps_demand)
+    return FLOOR_FACTOR * (work * float(worker_least[slot] @ job.worker_demand)
+                           + ps_slots * float(ps_least[slot] @ job.ps_demand))
 
 
-__all__ = ["PS_FLOOR_FACTOR", "cost_floor_of", "least_prices"]
+__all__ = ["FLOOR_FACTOR", "PS_FLOOR_FACTOR", "cost_floor_of", "least_prices"]

@@ -93,8 +93,8 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
                  late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3,
                  immediate_blocks: bool | None = None, order: str | None = None):
         self.late = bool(late)
-        self.immediate_blocks = check_immediate_blocks(immediate_blocks, self.provable)
-        self.order = check_order(order, self.provable)
+        self.immediate_blocks = check_immediate_blocks(immediate_blocks)
+        self.order = check_order(order)
         self.reoffer_every = _check_number("reoffer_every", reoffer_every, 1, 10**6, integer=True)
         self.discount_rate = _check_number("discount_rate", discount_rate, 0.0, 1e6)
         self.delta = _check_number("delta", delta, 0.0, 0.99)
@@ -131,6 +131,9 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
         self.standalone = standalone_utilities(instance)
         self.ledger = Ledger(instance)
         self.fastest_workers = np.array([fastest_standalone_workers(instance, i) for i in range(instance.n_jobs)])
+        # Per-run caches: a scheduler may be reused on another instance (primaldual/scheduler.py).
+        self._present = None
+        self._arrivals = set(int(a) for a in instance.arrivals)
         self.learner = FloorLearner(instance, self.standalone, self.window)
         self.floor = zero_floor(cluster.n_resources)
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
@@ -283,8 +286,6 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
         self.pending = [i for i in self.pending if i not in self.done]
 
     def _arrival_slots(self) -> set[int]:
-        if not hasattr(self, "_arrivals"):
-            self._arrivals = set(int(a) for a in self.instance.arrivals)
         return self._arrivals
 
     def _trim(self, slot: int) -> None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from primaldual.errors import InputError
 
 
-def check_immediate_blocks(value, provable: bool) -> bool:
+def check_immediate_blocks(value) -> bool:
     """The ``immediate_blocks`` parameter: True by default (module docstring, "Default")."""
     if value is None:
         return True

@@ -2,7 +2,7 @@
 
 The work-conserving execution (:mod:`primaldual.oasis_lr_execution`) grows admitted jobs outside their block
 and pending jobs into the capacity the blocks leave free, one job after another. ``order="density"`` (the
-order of ``oasis-p`` and of OASiS-LR before) ranks them as RRH does, by present value per remaining
+default of both variants) ranks them as RRH does, by present value per remaining
 resource-time. ``order="urgency"`` (an option; the default is ``density``) ranks job ``i`` at slot ``t`` by
 
     k_i = ( f_i(c_i) / (1 + r d_i)  +  f_i(c_i) - f_i(c_i + 1) ) / (W_i u_i)
@@ -37,7 +37,7 @@ from primaldual.ledger import WORK_EPSILON
 ORDERS = ("density", "urgency")
 
 
-def check_order(value, provable: bool) -> str:
+def check_order(value) -> str:
     """The ``order`` parameter: ``density`` by default (:mod:`primaldual.oasis_lr_admission`, "Default")."""
     if value is None:
         return "density"

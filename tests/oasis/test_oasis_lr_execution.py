@@ -52,9 +52,9 @@ def test_a_deadline_leaves_room_for_the_restart_of_a_block():
     a block needs ceil(8/4 + 0.1) = 3 slots, so it cannot end before slot 2 (f = 5). The deadline keeps
     (1 - delta) of f(2): slot 2, and the job gets its promise. Before, the deadline came from the plan alone,
     (1 - delta) 7.5 = 6 > f(2), i.e. slot 1, and no block could ever meet it. The block must start at once, so
-    immediate blocks are allowed here (oasis-lr's default refuses them: test_oasis_lr_win.py)."""
+    it needs immediate blocks, which the default allows (the option refusing them: test_oasis_lr_win.py)."""
     instance = one_server([make_job(0, 8, 4, [1.0, 0.0], [0.0, 1.0], LinearDecay(10.0, 4.0))])
-    scheduler = make_scheduler("oasis-lr", eta=8.0, learned_floor=False, immediate_blocks=True)
+    scheduler = make_scheduler("oasis-lr", eta=8.0, learned_floor=False)
     result = simulate(instance, scheduler, restart_cost=0.1)
     assert scheduler.deadlines == {0: 2}
     assert result.promises == {"made": 1, "kept": 1, "broken": 0}

@@ -130,6 +130,7 @@ def test_the_urgency_order_serves_the_job_that_loses_by_waiting_first():
     assert density.metrics.completion_slots == {0: 1, 1: 2} and density.utility == pytest.approx(100.0)
     urgency = simulate(instance, make_scheduler("oasis-lr", **RULES))
     assert urgency.metrics.completion_slots == {0: 2, 1: 0} and urgency.utility == pytest.approx(140.0)
+    assert urgency.promises["made"] == 0
     assert verify(instance, urgency.schedule).feasible
 
 
