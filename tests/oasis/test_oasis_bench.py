@@ -87,7 +87,7 @@ def test_compare_lr_cli_json(capsys):
 
 
 @pytest.mark.parametrize("flags, field", [(["--seeds", "x"], "--seeds"), (["--repetitions", "0"], "--repetitions"),
-                                          (["--restart-cost", "1"], "--restart-cost")])
+                                          (["--restart-cost", "1"], "--restart-cost"), (["--quality"], "--compare-lr")])
 def test_compare_lr_refuses_bad_flags(flags, field, capsys):
     assert main(["bench", "oasis", "--compare-lr", *flags]) == 2
     assert field in capsys.readouterr().err

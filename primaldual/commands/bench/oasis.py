@@ -277,6 +277,8 @@ def _compare_lr(args) -> int:
 
 def run(args) -> int:
     if args.compare_lr and args.quality:
+        from primaldual.errors import InputError
+
         raise InputError("--compare-lr: cannot be combined with --quality (two different benchmarks)")
     if args.compare_lr:
         return _compare_lr(args)
