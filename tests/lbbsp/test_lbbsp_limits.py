@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from primaldual.cli import main
 from primaldual.lbbsp.generators import generated
-from primaldual.lbbsp.limits import causal_lower_bound, static_split_batches
+from primaldual.lbbsp.limits import causal_lower_bound, mixture_limits, static_split_batches
 from primaldual.lbbsp.replay import _predictions, _run_cpu, make_law, replay
 from primaldual.lbbsp.robust import robust_shares
 from primaldual.lbbsp.traces import WorkerTrace
@@ -146,3 +147,27 @@ def test_replay_reports_the_references_and_they_agree_with_the_separate_runs():
             100 * (summary["speedup"] / reference["speedup"] - 1))
     assert "hindsight_references" not in replay(trace, predictors=("last",), gpu=False,
                                                 references=False).summary()
+
+
+def test_mixture_limits_endpoints():
+    # No persistent part: Lemma 2, nothing to gain (the bound's share is 0 up to the bisection).
+    flat = mixture_limits(4, 0.0, 0.5, draws=2, samples=3000, fit_samples=500)["share_of_oracle_gain"]
+    assert abs(flat["bound"]["max"]) < 1e-6 and flat["law_aware_split"]["max"] <= 0.02
+    # Almost no noise: the proportional rule on p is almost the oracle.
+    calm = mixture_limits(4, 0.5, 0.01, draws=2, samples=3000, fit_samples=500)["share_of_oracle_gain"]
+    assert calm["proportional_on_p"]["min"] > 0.9 and calm["bound"]["min"] > 0.9
+    # In between, the fitted split stays below the bound (up to the Monte-Carlo error of its held-out score).
+    mixed = mixture_limits(6, 0.3, 0.3, draws=3, samples=4000, fit_samples=800)["share_of_oracle_gain"]
+    assert mixed["law_aware_split"]["max"] <= mixed["bound"]["max"] + 0.05
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--workers", "1"], "--workers: must be >= 2"),
+    (["--noise-sigma", "0"], "--noise-sigma: must be in (0, 3]"),
+    (["--persistent-sigma", "nan"], "--persistent-sigma: must be in [0, 3]"),
+    (["--draws", "0"], "--draws: must be >= 1"),
+])
+def test_cli_limits_bad_input(argv, message, capsys):
+    assert main(["lbbsp", "limits", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
