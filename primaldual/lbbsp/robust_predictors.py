@@ -92,8 +92,11 @@ class ValidatedPredictor:
         self.members = [LastValuePredictor(n_workers), EwmaPredictor(n_workers, 0.5),
                         EwmaPredictor(n_workers, 0.2), StateArxPredictor(n_workers)]
         if robust:
+            from primaldual.lbbsp.hazard import SwapHazardPredictor
+
             self.members += [RobustPredictor(n_workers, 5), RobustChangesPredictor(n_workers, 10),
-                             RobustAroundPredictor(n_workers, StateArxPredictor(n_workers), 40), EqualPredictor(n_workers)]
+                             RobustAroundPredictor(n_workers, StateArxPredictor(n_workers), 40),
+                             SwapHazardPredictor(n_workers), EqualPredictor(n_workers)]
         self.absolute = absolute
         self.scores = [deque(maxlen=window) for _ in self.members]
         self.predictions = [None] * len(self.members)
