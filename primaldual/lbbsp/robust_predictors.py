@@ -22,7 +22,7 @@ of the two states a worker is in weighs its last value differently.
   computable from what the barrier measured. Absolute makespans weigh a long iteration more, as the mean
   iteration time does. A level shift or a random walk makes ``last`` win; stationary noise makes the
   smoothers win; workers that spike in some iterations make the robust rules win; spike episodes whose
-  slow worker moves make ``hazard`` win; i.i.d. noise makes the equal split win (proofs/lbbsp.md, Lemma 2).
+  slow worker moves make ``hazard`` win; i.i.d. noise makes the equal split win (proofs/lbbsp.md section 2).
 """
 
 from __future__ import annotations
