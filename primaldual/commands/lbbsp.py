@@ -56,6 +56,9 @@ def register(subparsers) -> None:
     _register_traces(commands)
     _register_generate(commands)
     _register_limits(commands)
+    from primaldual.commands._lbbsp_sweep import register_sweep
+
+    register_sweep(commands, _subcommand)
 
 
 def _register_traces(commands) -> None:
