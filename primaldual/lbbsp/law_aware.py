@@ -1,4 +1,4 @@
-"""The law-aware causal reference on the synthetic-from-CoV traces (``proofs/lbbsp.md`` section 4).
+"""The law-aware causal reference on the synthetic-from-CoV traces (``proofs/lbbsp.md`` section 5).
 
 The CoV generator's law is ours (:func:`primaldual.lbbsp.traces.cov_trace`): per-worker AR(1) levels ``z``,
 and iteration t's times are a fixed function of ``z[t]`` and the row's target CoV (:func:`.traces.cov_times`).
