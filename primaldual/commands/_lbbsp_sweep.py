@@ -13,7 +13,8 @@ def register_sweep(commands, subcommand) -> None:
     """Add ``sweep`` to the ``lbbsp`` subcommands; ``subcommand`` is the ``--json`` parser factory."""
     from primaldual.lbbsp.sweep import SWEEP_KINDS
 
-    sweep = subcommand(commands, _sweep, "sweep", help="replay a family of generated traces: shares of the oracle's gain",
+    sweep = subcommand(commands, _sweep, "sweep",
+                       help="replay a family of generated traces: shares of the oracle's gain",
         description="Generate each trace of a family (as 'lbbsp generate' does), replay it with select and report "
                     "speedup, oracle speedup, share of the oracle's gain, the hindsight references and how many "
                     "traces reach half the oracle's gain (docs/lbbsp-traces.md).")

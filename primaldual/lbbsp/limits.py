@@ -13,7 +13,8 @@ no causal rule can get from that:
   and ``E[e_i] = 1``.
 
 On the CoV traces, whose law is known, :mod:`.law_aware` computes the best causal rule itself
-(``proofs/lbbsp.md`` section 5). On a trace, where the law of the next iteration is unknown, the module computes two references instead.
+(``proofs/lbbsp.md`` section 5). On a trace, where the law of the next iteration is unknown, the module
+computes two references instead.
 Both are chosen in hindsight but are fixed rules, so they measure what was reachable without clairvoyance:
 
 * the **best bank member**: the member of ``select``'s bank (:class:`.robust_predictors.ValidatedPredictor`)
