@@ -30,6 +30,9 @@ def register_sweep(commands, subcommand) -> None:
     sweep.add_argument("--law-aware-samples", type=int, default=0,
                        help="cov only: add the law-aware causal reference with S draws per iteration (default 0: off)")
     sweep.add_argument("--sample-seed", type=int, default=0, help="seed of the law-aware draws (default 0)")
+    sweep.add_argument("--law-aware-target", choices=("known", "last"), default="known",
+                       help="the law-aware rule knows the row's coming CoV (known, default) or assumes the last "
+                            "measured one (last)")
 
 
 def _range(flag: str, text: str, low: int, high: int) -> range:
@@ -57,7 +60,7 @@ def _sweep(args) -> int:
     if args.iterations < 2 or args.workers < 2:
         raise InputError(f"--workers/--iterations: need >= 2 each, got {args.workers}, {args.iterations}")
     result = sweep(args.kind, seeds, args.base, args.factor, jobs, args.workers, args.iterations, args.global_batch,
-                   args.law_aware_samples, args.sample_seed)
+                   args.law_aware_samples, args.sample_seed, args.law_aware_target == "known")
     if args.json:
         print_json(result)
         return 0

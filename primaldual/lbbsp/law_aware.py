@@ -48,16 +48,21 @@ def cov_scenarios(previous_levels, target: float, samples: int, rng, workers: in
 
 
 def cov_law_aware_batches(levels: np.ndarray, target: np.ndarray, global_batch: int, samples: int = 200,
-                          sample_seed: int = 0) -> np.ndarray:
+                          sample_seed: int = 0, known_target: bool = True) -> np.ndarray:
     """The law-aware rule's batches on the CoV trace with AR(1) levels ``levels`` and targets ``target``:
-    at iteration t it sees ``levels[t - 1]`` and ``target[t]`` only (module docstring)."""
+    at iteration t it sees ``levels[t - 1]`` and ``target[t]`` only (module docstring).
+
+    With ``known_target`` false the rule does not know the row's schedule: it assumes the coming iteration's
+    CoV is the last one's, ``target[t - 1]`` (0 at t = 0), which the barrier measured. Its shortfall from the
+    law-aware rule is what knowing *when* the spread changes is worth."""
     if samples < 2:
         raise ValueError(f"samples: need >= 2, got {samples}")
     rng = np.random.default_rng(sample_seed)
     workers = levels.shape[1]
 
     def scenarios_of(t: int) -> np.ndarray:
-        return cov_scenarios(None if t == 0 else levels[t - 1], target[t], samples, rng, workers)
+        spread = target[t] if known_target else (target[t - 1] if t else 0.0)
+        return cov_scenarios(None if t == 0 else levels[t - 1], spread, samples, rng, workers)
 
     return law_aware_batches(scenarios_of, target.size, global_batch)
 

@@ -38,9 +38,10 @@ def _share(bsp: float, oracle_speedup: float, times) -> tuple[float, float | Non
 
 def sweep(kind: str, seeds, base: str = "pai:job_1", factor: float = 3.0, jobs=(), workers: int = 10,
           iterations: int = 300, global_batch: int | None = None, law_aware_samples: int = 0,
-          sample_seed: int = 0) -> dict:
+          sample_seed: int = 0, known_target: bool = True) -> dict:
     """Per-trace figures and a summary (module docstring). ``law_aware_samples > 0`` (``cov`` only) adds the
-    law-aware reference with that many draws per iteration, drawn from ``sample_seed``."""
+    law-aware reference with that many draws per iteration, drawn from ``sample_seed``; ``known_target``
+    false gives it the last measured CoV instead of the row's schedule (:func:`.law_aware.cov_law_aware_batches`)."""
     from primaldual.lbbsp.law_aware import cov_law_aware_batches, cov_row_levels
 
     rows = []
@@ -54,14 +55,17 @@ def sweep(kind: str, seeds, base: str = "pai:job_1", factor: float = 3.0, jobs=(
             row[key] = {"rule": reference["rule"], "share": reference["share_of_oracle_gain"]}
         if law_aware_samples:
             levels, target = cov_row_levels(labels["job"], labels["seed"], workers, iterations)
-            batches = cov_law_aware_batches(levels, target, result.law.global_batch, law_aware_samples, sample_seed)
+            batches = cov_law_aware_batches(levels, target, result.law.global_batch, law_aware_samples, sample_seed,
+                                            known_target)
             speedup, share = _share(result.mean("bsp"), summary["oracle_speedup"], _times(result.law, batches))
             row["law_aware"] = {"speedup": speedup, "share": share}
         rows.append(row)
     return {"kind": kind, "base": base if kind == "amplified" else None,
             "factor": factor if kind == "amplified" else None, "global_batch": result.law.global_batch,
             "lbbsp_method": f"lbbsp_cpu[{DEFAULT_PREDICTOR}]", "law_aware_samples": law_aware_samples,
-            "sample_seed": sample_seed if law_aware_samples else None, "traces": len(rows),
+            "sample_seed": sample_seed if law_aware_samples else None,
+            "law_aware_target": ("known" if known_target else "last") if law_aware_samples else None,
+            "traces": len(rows),
             "reaching_half": int(sum(row["reaches_half"] for row in rows)), "summary": _summary(rows),
             "per_trace": rows}
 

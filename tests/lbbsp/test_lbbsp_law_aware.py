@@ -36,6 +36,18 @@ def test_never_uses_the_coming_draw():
     assert np.array_equal(before[:13], after[:13]) and not np.array_equal(before[13:], after[13:])
 
 
+def test_without_the_schedule_the_rule_uses_the_measured_spread():
+    # known_target=False: the decision at t sees target[t - 1] (measured at the barrier), not target[t].
+    levels, target = cov_row_levels(4, seed=0, max_iterations=20)
+    changed = target.copy()
+    changed[10:] = 3.0 - changed[10:]
+    before = cov_law_aware_batches(levels, target, 640, samples=30, known_target=False)
+    after = cov_law_aware_batches(levels, changed, 640, samples=30, known_target=False)
+    assert np.array_equal(before[:11], after[:11]) and not np.array_equal(before[11:], after[11:])
+    # At t = 0 nothing was measured: the assumed spread is 0, so every scenario is all ones and the split equal.
+    assert before[0].tolist() == [64] * 10
+
+
 def test_stationary_draws_at_the_first_iteration():
     rng = np.random.default_rng(0)
     draws = cov_scenarios(None, 0.0, 500, rng, workers=4)
