@@ -11,7 +11,7 @@ COMMANDS = [
     ["generate"], ["solve"], ["run"], ["verify"], ["compare"], ["ratio"], ["plot"], ["plot", "schedule"],
     ["reproduce"], ["schedulers"], ["bench", "offline"], ["bench", "oasis"], ["bench", "lbbsp"],
     ["lbbsp", "simulate"], ["lbbsp", "replay"], ["lbbsp", "cov"], ["lbbsp", "train"], ["lbbsp", "aggregate"],
-    ["lbbsp", "generate"],
+    ["lbbsp", "generate"], ["lbbsp", "limits"], ["lbbsp", "sweep"],
 ]
 
 

@@ -109,7 +109,7 @@ def test_cited_files_and_sections_exist():
 
 def test_resolver_rejects_missing_documents():
     assert _resolves("proofs/oasis.md") and _resolves("docs/papers.md") and _resolves("oasis.md")
-    assert not _resolves("design.md") and not _resolves("papers/lbbsp.md") and not _resolves("lbbsp.md")
+    assert not _resolves("design.md") and not _resolves("papers/lbbsp.md") and not _resolves("nowhere.md")
 
 
 def test_py_and_section_resolvers_reject_what_is_missing():

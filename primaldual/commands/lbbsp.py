@@ -55,6 +55,10 @@ def register(subparsers) -> None:
     aggregate.add_argument("--seed", type=int, default=0, help="seed of the data and the sample order (default 0)")
     _register_traces(commands)
     _register_generate(commands)
+    _register_limits(commands)
+    from primaldual.commands._lbbsp_sweep import register_sweep
+
+    register_sweep(commands, _subcommand)
 
 
 def _register_traces(commands) -> None:
@@ -218,6 +222,43 @@ def _train(args) -> int:
               f"{result['final_loss'][method]:.4f}  time to target {result['time_to_target_seconds'][method]:.2f}s")
     print(f"time-to-target speedup {result['time_to_target_speedup']:.2f}x; largest per-iteration loss difference "
           f"{result['max_loss_difference_per_iteration']:.1e}")
+    return 0
+
+
+def _register_limits(commands) -> None:
+    limits = _subcommand(commands, _limits, "limits",
+        help="shares of the oracle's gain a causal rule can reach on persistent levels x exchangeable noise",
+        description="Monte Carlo of proofs/lbbsp.md section 3: per-sample costs p_i e_i with p = exp(s_p g) "
+                    "known and i.i.d. log-normal noise e; the bound on any causal rule's share of the oracle's "
+                    "gain, the share of a split fitted on the true law, and of the proportional rule on p.")
+    limits.add_argument("--workers", type=int, default=10, help="workers n (default 10)")
+    limits.add_argument("--persistent-sigma", type=float, default=0.3,
+                        help="log-normal sigma of the persistent levels p (default 0.3)")
+    limits.add_argument("--noise-sigma", type=float, default=0.3,
+                        help="log-normal sigma of the i.i.d. noise e (default 0.3)")
+    limits.add_argument("--draws", type=int, default=20, help="draws of p (default 20)")
+    limits.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+
+
+def _limits(args) -> int:
+    from primaldual.lbbsp.limits import mixture_limits
+
+    _check_seed(args.seed)
+    _positive("--draws", args.draws)
+    if args.workers < 2:
+        raise InputError(f"--workers: must be >= 2, got {args.workers}")
+    if not 0 <= args.persistent_sigma <= 3:  # also rejects NaN; larger sigmas overflow exp
+        raise InputError(f"--persistent-sigma: must be in [0, 3], got {args.persistent_sigma}")
+    if not 0 < args.noise_sigma <= 3:
+        raise InputError(f"--noise-sigma: must be in (0, 3], got {args.noise_sigma}")
+    result = mixture_limits(args.workers, args.persistent_sigma, args.noise_sigma, args.draws, seed=args.seed)
+    if args.json:
+        print_json(result)
+        return 0
+    print(f"n = {args.workers}, persistent sigma {args.persistent_sigma:g}, noise sigma {args.noise_sigma:g}, "
+          f"{args.draws} draws: share of the oracle's gain over BSP (min / median / max)")
+    for key, figure in result["share_of_oracle_gain"].items():
+        print(f"{key:<20}{figure['min']:>7.2f}{figure['median']:>7.2f}{figure['max']:>7.2f}")
     return 0
 
 

@@ -27,7 +27,7 @@ recorded times). ``DEFAULT_PREDICTOR`` names the LB-BSP method behind ``speedup`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -88,6 +88,7 @@ class ReplayResult:
     batches: dict
     mape_percent: dict
     default_method: str
+    references: dict = field(default_factory=dict)
 
     def mean(self, method: str) -> float:
         return float(np.mean(self.iteration_times[method]))
@@ -115,23 +116,48 @@ class ReplayResult:
             "share_of_oracle_gain": share,
             "captures_half_of_oracle_gain": bool(speedup - 1.0 >= 0.5 * (oracle - 1.0)),
             "mape_percent": self.mape_percent,
-        }
+        } | ({"hindsight_references": self._reference_summary(speedup, oracle)} if self.references else {})
+
+    def _reference_summary(self, speedup: float, oracle: float) -> dict:
+        """The hindsight references of :mod:`.limits`: their speedups, shares of the oracle's gain, and how far
+        the LB-BSP method is from each (``speedup / reference - 1``; > 0 when LB-BSP is faster)."""
+        bsp = self.mean("bsp")
+        summary = {}
+        for key, (label, times) in self.references.items():
+            reference = bsp / float(np.mean(times))
+            summary[key] = {"rule": label, "speedup": reference,
+                            "share_of_oracle_gain": (reference - 1.0) / (oracle - 1.0) if oracle > 1.0 else None,
+                            "lbbsp_over_reference_percent": 100.0 * (speedup / reference - 1.0)}
+        return summary
 
 
-def _predictions(law: ReplayLaw, predictor: str, seed: int) -> np.ndarray:
+def _predictions(law: ReplayLaw, predictor: str, seed: int, members: dict | None = None) -> np.ndarray:
     """One-step predictions of every iteration's speeds (row t: made at the barrier before t; NaN at t=0).
 
     The measured speed does not depend on the batch a worker ran (module docstring), so one pass serves
-    every method and gives the MAPE on the real series.
+    every method and gives the MAPE on the real series. If ``members`` is a dict and the predictor has a
+    bank (``select``), each member's predictions are stored in it under the member's label.
     """
     iterations, n = law.times.shape
     model = make_predictor(predictor, n, seed=seed)
     predicted = np.full((iterations, n), np.nan)
+    banked = members is not None and hasattr(model, "members")
+    if banked:
+        from primaldual.lbbsp.limits import member_labels
+
+        labels = member_labels(model)
+        bank = np.full((len(labels), iterations, n), np.nan)
     for t in range(iterations):
         guess = model.predict()
         if guess is not None:
             predicted[t] = guess
+        if banked:
+            for index, member_guess in enumerate(model.predictions):
+                if member_guess is not None:
+                    bank[index, t] = member_guess
         model.observe(law.speed(t), None)
+    if banked:
+        members.update(zip(labels, bank))
     return predicted
 
 
@@ -169,24 +195,40 @@ def _times(law: ReplayLaw, batches: np.ndarray) -> np.ndarray:
 
 def replay(trace: WorkerTrace, global_batch: int | None = None, predictors=REPLAY_PREDICTORS,
            overhead_fraction: float = 0.0, default_predictor: str = DEFAULT_PREDICTOR, gpu: bool = True,
-           seed: int = 0) -> ReplayResult:
-    """Run BSP, LB-BSP (CPU rule per predictor, GPU stepper) and the oracle on ``trace``."""
+           seed: int = 0, references: bool = True) -> ReplayResult:
+    """Run BSP, LB-BSP (CPU rule per predictor, GPU stepper) and the oracle on ``trace``; with
+    ``references``, also the hindsight references of :mod:`.limits` (the best bank member needs a
+    ``select`` predictor among ``predictors``)."""
     law = make_law(trace, global_batch, overhead_fraction)
     predictors = tuple(dict.fromkeys((default_predictor, *predictors)))
     n = trace.n_workers
     bsp = np.tile(equal_batches(n, law.global_batch), (trace.n_iterations, 1))
     batches, times = {"bsp": bsp}, {"bsp": _times(law, bsp)}
-    mape = {}
+    mape, members = {}, {}
     truth = np.array([law.speed(t) for t in range(trace.n_iterations)])
     for name in predictors:
-        predicted = _predictions(law, name, seed)
+        predicted = _predictions(law, name, seed, members if references and not members else None)
         known = ~np.isnan(predicted[:, 0])
         mape[name] = float(100.0 * np.mean(np.abs(predicted[known] - truth[known]) / truth[known]))
         batches[f"lbbsp_cpu[{name}]"], times[f"lbbsp_cpu[{name}]"] = _run_cpu(law, predicted)
     if gpu:
         batches["lbbsp_gpu"], times["lbbsp_gpu"] = _run_gpu(law)
     batches["oracle"], times["oracle"] = _run_oracle(law)
-    return ReplayResult(trace, law, times, batches, mape, f"lbbsp_cpu[{default_predictor}]")
+    reference_times = _references(law, members) if references else {}
+    return ReplayResult(trace, law, times, batches, mape, f"lbbsp_cpu[{default_predictor}]", reference_times)
+
+
+def _references(law: ReplayLaw, members: dict) -> dict:
+    """``{key: (rule, per-iteration times)}`` of the hindsight references (:mod:`.limits`)."""
+    from primaldual.lbbsp.limits import static_split_batches
+
+    static = np.tile(static_split_batches(law), (law.times.shape[0], 1))
+    references = {"best_static_split": ("one split for the whole trace", _times(law, static))}
+    if members:
+        member_times = {label: _run_cpu(law, predicted)[1] for label, predicted in members.items()}
+        best = min(member_times, key=lambda label: float(np.mean(member_times[label])))
+        references["best_bank_member"] = (best, member_times[best])
+    return references
 
 
 def cov_distribution(jobs=None, seed: int = 0, global_batch: int | None = None,
@@ -205,7 +247,9 @@ def cov_distribution(jobs=None, seed: int = 0, global_batch: int | None = None,
         rows.append({"job": job, "mean_cov": float(np.nanmean(table[job][:max_iterations])), "speedup": result["speedup"],
                      "oracle_speedup": result["oracle_speedup"],
                      "gap_to_oracle_percent": result["gap_to_oracle_percent"],
-                     "captures_half_of_oracle_gain": result["captures_half_of_oracle_gain"]})
+                     "captures_half_of_oracle_gain": result["captures_half_of_oracle_gain"]}
+                    | {f"{key}_speedup": reference["speedup"]
+                       for key, reference in result.get("hindsight_references", {}).items()})
     quantiles = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 
     def summary(key: str) -> dict:

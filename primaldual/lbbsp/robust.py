@@ -46,21 +46,26 @@ def _same_up_to_scale(costs: np.ndarray) -> bool:
     return bool(np.all(np.abs(ratios - ratios[:, :1]) <= 1e-12 * ratios[:, :1]))
 
 
-def robust_shares(costs, tail: float = 0.0, normalise: bool = True) -> np.ndarray:
+def robust_shares(costs, tail: float = 0.0, normalise: bool = True, weights=None) -> np.ndarray:
     """Shares ``x >= 0``, ``sum x = 1``, minimising the mean (``tail = 0``) or the CVaR at level ``tail`` of
     ``max_i costs[s, i] x_i`` over the scenario rows ``s`` of ``costs`` (> 0, shape (S, n)), each row first
-    divided by its median unless ``normalise`` is false."""
+    divided by its median unless ``normalise`` is false. ``weights`` (>= 0, summing to 1; mean only) are the
+    scenarios' probabilities, equal by default."""
     costs = np.asarray(costs, dtype=float)
     if costs.ndim != 2 or costs.shape[0] < 1 or np.any(~np.isfinite(costs)) or np.any(costs <= 0):
         raise ValueError("costs: must be a non-empty (scenarios, workers) array of finite values > 0")
     if not 0.0 <= tail < 1.0:
         raise ValueError(f"tail: must be in [0, 1), got {tail}")
+    if weights is not None:
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape != costs.shape[:1] or np.any(~(weights >= 0)) or abs(weights.sum() - 1.0) > 1e-9 or tail:
+            raise ValueError("weights: one probability >= 0 per scenario, summing to 1, with tail = 0")
     if normalise:
         costs = costs / np.median(costs, axis=1, keepdims=True)
     if _same_up_to_scale(costs):
         inverse = 1.0 / costs[0]
         return inverse / inverse.sum()
-    return _solve_lp(costs, tail)
+    return _solve_lp(costs, tail, weights)
 
 
 def new_highs():
@@ -72,7 +77,7 @@ def new_highs():
     return quiet_highs()
 
 
-def _solve_lp(costs: np.ndarray, tail: float) -> np.ndarray:
+def _solve_lp(costs: np.ndarray, tail: float, weights=None) -> np.ndarray:
     import highspy
 
     scenarios, n = costs.shape
@@ -85,7 +90,7 @@ def _solve_lp(costs: np.ndarray, tail: float) -> np.ndarray:
         objective[eta] = 1.0
         objective[u0:] = 1.0 / ((1.0 - tail) * scenarios)
     else:
-        objective[tau0:] = 1.0 / scenarios
+        objective[tau0:] = 1.0 / scenarios if weights is None else weights
     lower = np.zeros(columns)
     upper = np.full(columns, highspy.kHighsInf)
     upper[:n] = 1.0

@@ -13,15 +13,16 @@ of the two states a worker is in weighs its last value differently.
   without repeats it is a plain ARX(2) around a moving level, so it also tracks random walks.
 * :class:`ValidatedPredictor` (``select``): runs a bank (last value, EWMA 0.5 and 0.2, ``sarx``, and the
   scenario-robust rules of :mod:`.robust`: over the last 5 measured cost vectors, around the last value
-  with its last 10 relative changes, around ``sarx`` with its last 40 relative errors, and the equal split)
+  with its last 10 relative changes, around ``sarx`` with its last 40 relative errors, the learned moves and
+  onsets of the slowness of :mod:`.hazard`, and the equal split)
   and at each barrier uses the member whose predictions would have given the smallest total *makespan*
   over the last ``window`` iterations. For the linear law the makespan of an allocation proportional to a
   prediction ``p``, on observed speeds ``v``, is ``max_i (p_i / v_i) / sum_j p_j`` times the global batch
   (docs/papers.md, LB-BSP: only relative errors matter), so it is the criterion the CPU rule pays for,
   computable from what the barrier measured. Absolute makespans weigh a long iteration more, as the mean
   iteration time does. A level shift or a random walk makes ``last`` win; stationary noise makes the
-  smoothers win; workers that spike in some iterations make the robust rules win; i.i.d. noise makes the
-  equal split win.
+  smoothers win; workers that spike in some iterations make the robust rules win; spike episodes whose
+  slow worker moves make ``hazard`` win; i.i.d. noise makes the equal split win (proofs/lbbsp.md section 2).
 """
 
 from __future__ import annotations
@@ -92,8 +93,11 @@ class ValidatedPredictor:
         self.members = [LastValuePredictor(n_workers), EwmaPredictor(n_workers, 0.5),
                         EwmaPredictor(n_workers, 0.2), StateArxPredictor(n_workers)]
         if robust:
+            from primaldual.lbbsp.hazard import SwapHazardPredictor
+
             self.members += [RobustPredictor(n_workers, 5), RobustChangesPredictor(n_workers, 10),
-                             RobustAroundPredictor(n_workers, StateArxPredictor(n_workers), 40), EqualPredictor(n_workers)]
+                             RobustAroundPredictor(n_workers, StateArxPredictor(n_workers), 40),
+                             SwapHazardPredictor(n_workers), EqualPredictor(n_workers)]
         self.absolute = absolute
         self.scores = [deque(maxlen=window) for _ in self.members]
         self.predictions = [None] * len(self.members)

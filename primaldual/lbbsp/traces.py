@@ -170,19 +170,38 @@ def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0
     1000 moving at every iteration) came from the AR(1) draws, not from the table. Every target below sqrt(n)
     is met (``achieved_cov`` reports what was achieved). ``max_iterations`` keeps only the first iterations.
     """
+    target = cov_target(job, table, max_iterations)
+    levels = cov_levels(target.size, workers, persistence, np.random.default_rng(seed))
+    times = cov_times(levels, target, concentration)
+    return WorkerTrace(f"cov:job_{job:02d}", times, np.arange(target.size), np.arange(workers))
+
+
+def cov_target(job: int, table: np.ndarray | None = None, max_iterations: int | None = None) -> np.ndarray:
+    """Row ``job`` of the CoV table (its finite values, the first ``max_iterations`` of them)."""
     table = load_cov_table() if table is None else table
     if not 0 <= job < table.shape[0]:
         raise InputError(f"--cov-job: must be in 0..{table.shape[0] - 1}, got {job}")
     target = table[job][np.isfinite(table[job])][:max_iterations]
     if target.size < 2:
         raise InputError(f"--cov-job: job {job} has fewer than 2 iterations")
-    rng = np.random.default_rng(seed)
-    z = np.empty((target.size, workers))
+    return target
+
+
+def cov_levels(iterations: int, workers: int, persistence: float, rng) -> np.ndarray:
+    """The stationary AR(1) levels ``z`` of :func:`cov_trace` (lag-1 correlation ``persistence``, unit variance)."""
+    z = np.empty((iterations, workers))
     z[0] = rng.normal(size=workers)
     innovation = np.sqrt(1.0 - persistence ** 2)
-    for t in range(1, target.size):
+    for t in range(1, iterations):
         z[t] = persistence * z[t - 1] + innovation * rng.normal(size=workers)
-    log_weight = concentration * (z - z.max(axis=1, keepdims=True))   # <= 0, max 0 per iteration
+    return z
+
+
+def cov_times(levels: np.ndarray, target: np.ndarray, concentration: float = 3.0) -> np.ndarray:
+    """Times ``1 + a_t u[t] ** k_t`` of :func:`cov_trace` for the levels ``z`` (rows: iterations or samples of
+    one iteration) and each row's target CoV: sharpness and scale set by bisection as described there."""
+    workers = levels.shape[1]
+    log_weight = concentration * (levels - levels.max(axis=1, keepdims=True))   # <= 0, max 0 per iteration
     target = np.minimum(target, np.sqrt(workers) * (1.0 - 1e-9))
     sharpness = np.exp(_bisect(lambda log_k: _cov(np.exp(np.exp(log_k)[:, None] * log_weight)),
                                0.5 * (target + np.sqrt(workers)), 0.0, np.log(1e4), target.size))
@@ -190,8 +209,7 @@ def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0
     weight = np.exp(sharpness[:, None] * log_weight)
     log_scale = _bisect(lambda log_a: _cov(1.0 + np.exp(log_a)[:, None] * weight), target, -20.0, 20.0, target.size)
     scale = np.where(target > 0, np.exp(log_scale), 0.0)
-    return WorkerTrace(f"cov:job_{job:02d}", 1.0 + scale[:, None] * weight, np.arange(target.size),
-                       np.arange(workers))
+    return 1.0 + scale[:, None] * weight
 
 
 def _cov(times: np.ndarray) -> np.ndarray:

@@ -26,3 +26,14 @@ def gpu_problems(draw, min_workers=2, max_workers=6, max_batch=200):
 
 
 speeds = st.lists(st.floats(0.1, 1000.0, allow_nan=False, allow_infinity=False), min_size=1, max_size=12)
+
+
+def scenario_objective(costs, shares, tail=0.0, normalise=True):
+    """Mean (``tail = 0``) or CVaR of ``max_i costs[s, i] shares_i`` over scenario rows, computed directly."""
+    if normalise:
+        costs = costs / np.median(costs, axis=1, keepdims=True)
+    makespans = np.sort(np.max(costs * shares, axis=1))
+    if tail == 0.0:
+        return makespans.mean()
+    # CVaR by its Rockafellar-Uryasev definition, minimised over eta at the scenario values.
+    return min(eta + np.maximum(makespans - eta, 0).sum() / ((1 - tail) * len(makespans)) for eta in makespans)

@@ -13,15 +13,7 @@ from primaldual.lbbsp.replay import replay
 from primaldual.lbbsp.robust import RobustChangesPredictor, RobustPredictor, robust_shares
 from primaldual.lbbsp.traces import WorkerTrace, load_trace
 
-
-def _objective(costs, shares, tail=0.0, normalise=True):
-    if normalise:
-        costs = costs / np.median(costs, axis=1, keepdims=True)
-    makespans = np.sort(np.max(costs * shares, axis=1))
-    if tail == 0.0:
-        return makespans.mean()
-    # CVaR by its Rockafellar-Uryasev definition, minimised over eta at the scenario values.
-    return min(eta + np.maximum(makespans - eta, 0).sum() / ((1 - tail) * len(makespans)) for eta in makespans)
+from lbbsp_strategies import scenario_objective as _objective
 
 
 def test_hand_computed_two_workers():
