@@ -28,11 +28,11 @@ def register_sweep(commands, subcommand) -> None:
                        help="iterations of a generated kind; for cov, the first N of each row (default 300)")
     sweep.add_argument("--global-batch", type=int, default=None, help="global batch X (default 64 per worker)")
     sweep.add_argument("--law-aware-samples", type=int, default=0,
-                       help="cov only: add the law-aware causal reference with S draws per iteration (default 0: off)")
+                       help="cov only: add the law-aware reference with S draws per iteration (default 0: off)")
     sweep.add_argument("--sample-seed", type=int, default=0, help="seed of the law-aware draws (default 0)")
     sweep.add_argument("--law-aware-target", choices=("known", "last"), default="known",
-                       help="the law-aware rule knows the row's coming CoV (known, default) or assumes the last "
-                            "measured one (last)")
+                       help="the law-aware rule knows the row's coming CoV (known, default: an upper reference, "
+                            "not causal) or assumes the last measured one (last: causal)")
 
 
 def _range(flag: str, text: str, low: int, high: int) -> range:

@@ -12,8 +12,8 @@ no causal rule can get from that:
   ``min max(max_i y_i, M mean(y))`` over ``y >= 0`` with ``sum_i y_i / p_i = 1``, where ``M = E[max_i e_i]``
   and ``E[e_i] = 1``.
 
-On the CoV traces, whose law is known, :mod:`.law_aware` computes the best causal rule itself
-(``proofs/lbbsp.md`` section 5). On a trace, where the law of the next iteration is unknown, the module
+On the CoV traces, whose law is known, :mod:`.law_aware` computes an upper reference that also knows the coming
+iteration's CoV (``proofs/lbbsp.md`` section 5). On a trace, where the law of the next iteration is unknown, the module
 computes two references instead.
 Both are chosen in hindsight but are fixed rules, so they measure what was reachable without clairvoyance:
 

@@ -3,7 +3,8 @@
 Each trace of the family is generated exactly as ``lbbsp generate`` writes it (:mod:`.generators`, or
 :func:`.traces.cov_trace` for ``cov``), replayed with ``select`` at the linear law (:func:`.replay.replay`),
 and reported with its speedup, the oracle's, the share of the oracle's gain, the hindsight references of
-:mod:`.limits` and, for ``cov`` on request, the law-aware causal reference of :mod:`.law_aware`.
+:mod:`.limits` and, for ``cov`` on request, the law-aware reference of :mod:`.law_aware` (an upper reference
+that knows the coming iteration's CoV; causal only with ``known_target`` false).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The law-aware causal reference on the CoV law (proofs/lbbsp.md section 5) and ``lbbsp sweep``."""
+"""The law-aware reference (an upper reference: it knows the coming CoV) on the CoV law (proofs/lbbsp.md section 5) and ``lbbsp sweep``."""
 
 import json
 
