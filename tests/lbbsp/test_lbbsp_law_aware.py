@@ -109,6 +109,8 @@ def test_cli_sweep_json_and_text(capsys, tmp_path):
     (["--kind", "cov", "--seeds", "0", "--law-aware-samples", "1"], "--law-aware-samples: must be 0 (off)"),
     (["--kind", "cov", "--seeds", "0", "--sample-seed", "-1"], "--sample-seed: must be an integer >= 0"),
     (["--kind", "several", "--seeds", "0", "--iterations", "1"], "--workers/--iterations: need >= 2"),
+    (["--kind", "several", "--seeds", "0", "--workers", "100000"], "--workers: must be <= 1000"),
+    (["--kind", "cov", "--seeds", "0", "--iterations", "100001"], "--iterations: must be <= 100000"),
     (["--kind", "amplified", "--seeds", "0", "--factor", "0"], "--factor: must be a finite number > 0"),
     (["--kind", "amplified", "--seeds", "0", "--global-batch", "5"], "--global-batch: must be an integer >= workers"),
 ])

@@ -166,6 +166,8 @@ def test_mixture_limits_endpoints():
     (["--noise-sigma", "0"], "--noise-sigma: must be in (0, 3]"),
     (["--persistent-sigma", "nan"], "--persistent-sigma: must be in [0, 3]"),
     (["--draws", "0"], "--draws: must be >= 1"),
+    (["--workers", "100000"], "--workers: must be >= 2 and <= 1000"),
+    (["--draws", "100001"], "--draws: must be <= 100000"),
 ])
 def test_cli_limits_bad_input(argv, message, capsys):
     assert main(["lbbsp", "limits", *argv]) == 2
