@@ -98,6 +98,7 @@ def mixture_limits(workers: int = 10, persistent_sigma: float = 0.3, noise_sigma
     oracle's gain over BSP. ``bound`` is the upper bound of Lemma 3 for any causal rule. ``law_aware_split``
     is the scenario LP fitted on ``fit_samples`` draws of the true law and scored on the rest, a causal rule
     that knows ``p`` and the noise law. ``proportional_on_p`` is the proportional rule on ``p``.
+    ``share_of_oracle_gain`` summarises them over the draws (min / median / max); ``per_draw`` lists them.
     """
     if workers < 2 or draws < 1 or not 0 < fit_samples < samples:
         raise ValueError("workers >= 2, draws >= 1 and 0 < fit_samples < samples")
@@ -123,4 +124,5 @@ def mixture_limits(workers: int = 10, persistent_sigma: float = 0.3, noise_sigma
         values = np.array([row[key] for row in rows])
         summary[key] = {"min": float(values.min()), "median": float(np.median(values)), "max": float(values.max())}
     return {"workers": workers, "persistent_sigma": persistent_sigma, "noise_sigma": noise_sigma, "draws": draws,
-            "samples": samples, "fit_samples": fit_samples, "seed": seed, "share_of_oracle_gain": summary}
+            "samples": samples, "fit_samples": fit_samples, "seed": seed, "share_of_oracle_gain": summary,
+            "per_draw": rows}
