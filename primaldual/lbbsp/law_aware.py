@@ -7,9 +7,9 @@ Given everything up to t - 1, the levels ``z[t - 1]`` are the whole state: ``z[t
 the row's target CoV for iteration t. ``cov_times`` fits every iteration exactly to its target, so that target
 *is* the realised CoV of the coming iteration: one exact statistic of the coming draw, spike onsets included.
 The rule is therefore an upper reference, not a rule a real system can run; with ``known_target`` false it
-uses the last measured CoV instead and is causal. At each barrier it samples ``samples`` draws of ``z[t]`` from the conditional law,
-turns them into cost vectors with the generator's own map, and takes the split minimising the mean
-iteration time over them (the scenario LP of :mod:`.robust`, unnormalised, solved exactly by HiGHS), rounded
+uses the last measured CoV instead and is causal. At each barrier it samples ``samples`` draws of ``z[t]``
+from the conditional law, turns them into cost vectors with the generator's own map, and takes the split
+minimising the mean iteration time over them (the scenario LP of :mod:`.robust`, unnormalised, solved exactly by HiGHS), rounded
 to integer batches like every other rule. Batches do not change the law, so minimising each iteration's
 conditional expectation minimises the expected total: up to the sampling error of the ``samples`` draws
 (measured in ``docs/lbbsp-traces.md``) and integer rounding, no rule that knows at most the past levels
@@ -22,9 +22,7 @@ import numpy as np
 
 from primaldual.lbbsp.cpu import proportional_batches
 from primaldual.lbbsp.robust import robust_shares
-from primaldual.lbbsp.traces import cov_levels, cov_target, cov_times
-
-PERSISTENCE, CONCENTRATION = 0.9, 3.0   # cov_trace's defaults: the law the traces are drawn from
+from primaldual.lbbsp.traces import COV_CONCENTRATION, COV_PERSISTENCE, cov_levels, cov_target, cov_times
 
 
 def law_aware_batches(scenarios_of, iterations: int, global_batch: int) -> np.ndarray:
@@ -38,7 +36,7 @@ def law_aware_batches(scenarios_of, iterations: int, global_batch: int) -> np.nd
 
 
 def cov_scenarios(previous_levels, target: float, samples: int, rng, workers: int,
-                  persistence: float = PERSISTENCE, concentration: float = CONCENTRATION) -> np.ndarray:
+                  persistence: float = COV_PERSISTENCE, concentration: float = COV_CONCENTRATION) -> np.ndarray:
     """``samples`` draws of one iteration's times under the CoV law, given the previous levels (``None`` at
     t = 0: the stationary law N(0, 1)) and the iteration's target CoV. Only the past enters: the signature
     has no room for the coming draw."""
@@ -75,4 +73,4 @@ def cov_row_levels(job: int, seed: int = 0, workers: int = 10, max_iterations: i
                    table=None) -> tuple[np.ndarray, np.ndarray]:
     """``(levels, target)`` behind ``cov_trace(job, workers, seed, max_iterations=...)``: the same draws."""
     target = cov_target(job, table, max_iterations)
-    return cov_levels(target.size, workers, PERSISTENCE, np.random.default_rng(seed)), target
+    return cov_levels(target.size, workers, COV_PERSISTENCE, np.random.default_rng(seed)), target

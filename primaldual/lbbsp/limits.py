@@ -86,6 +86,8 @@ def member_labels(model) -> list[str]:
 
 
 def _shares_of_gain(bsp: float, oracle: float, values: dict) -> dict:
+    # Lemma 3's form, (B - Pi) / (B - O) on expected times (proofs/lbbsp.md section 3), not replay's
+    # share_of_gain (B/Pi - 1) / (B/O - 1): the two differ by the factor O / Pi, and both fall as Pi grows.
     return {key: (bsp - value) / (bsp - oracle) for key, value in values.items()}
 
 

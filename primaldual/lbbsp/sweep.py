@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.lbbsp.replay import DEFAULT_PREDICTOR, _times, make_law, replay
+from primaldual.lbbsp.replay import DEFAULT_PREDICTOR, _times, make_law, replay, share_of_gain
 
 SWEEP_KINDS = ("amplified", "persistent", "mid_run", "several", "iid", "cov")
 
@@ -34,7 +34,7 @@ def _traces(kind: str, seeds, base: str, factor: float, jobs, workers: int, iter
 
 def _share(bsp: float, oracle_speedup: float, times) -> tuple[float, float | None]:
     speedup = bsp / float(np.mean(times))
-    return speedup, (speedup - 1.0) / (oracle_speedup - 1.0) if oracle_speedup > 1.0 else None
+    return speedup, share_of_gain(speedup, oracle_speedup)
 
 
 def sweep(kind: str, seeds, base: str = "pai:job_1", factor: float = 3.0, jobs=(), workers: int = 10,
