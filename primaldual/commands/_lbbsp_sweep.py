@@ -8,6 +8,9 @@ from __future__ import annotations
 from primaldual.commands._common import print_json
 from primaldual.errors import InputError
 
+# Caps that keep a trace (iterations x workers times, and the replay's copies of it) well inside memory.
+MAX_WORKERS, MAX_ITERATIONS = 1000, 100_000
+
 
 def register_sweep(commands, subcommand) -> None:
     """Add ``sweep`` to the ``lbbsp`` subcommands; ``subcommand`` is the ``--json`` parser factory."""
@@ -23,16 +26,18 @@ def register_sweep(commands, subcommand) -> None:
     sweep.add_argument("--base", default="pai:job_1", help="trace amplified by --kind amplified (default pai:job_1)")
     sweep.add_argument("--factor", type=float, default=3.0, help="amplification factor (amplified; default 3)")
     sweep.add_argument("--cov-jobs", default="50-99", help="CoV-table rows A-B (--kind cov; default 50-99)")
-    sweep.add_argument("--workers", type=int, default=10, help="workers of a generated kind or cov (default 10)")
+    sweep.add_argument("--workers", type=int, default=10,
+                       help=f"workers of a generated kind or cov, 2..{MAX_WORKERS} (default 10)")
     sweep.add_argument("--iterations", type=int, default=300,
-                       help="iterations of a generated kind; for cov, the first N of each row (default 300)")
+                       help=f"iterations of a generated kind, 2..{MAX_ITERATIONS}; for cov, the first N of each row "
+                            "(default 300)")
     sweep.add_argument("--global-batch", type=int, default=None, help="global batch X (default 64 per worker)")
     sweep.add_argument("--law-aware-samples", type=int, default=0,
-                       help="cov only: add the law-aware causal reference with S draws per iteration (default 0: off)")
+                       help="cov only: add the law-aware reference with S draws per iteration (default 0: off)")
     sweep.add_argument("--sample-seed", type=int, default=0, help="seed of the law-aware draws (default 0)")
     sweep.add_argument("--law-aware-target", choices=("known", "last"), default="known",
-                       help="the law-aware rule knows the row's coming CoV (known, default) or assumes the last "
-                            "measured one (last)")
+                       help="the law-aware rule knows the row's coming CoV (known, default: an upper reference, "
+                            "not causal) or assumes the last measured one (last: causal)")
 
 
 def _range(flag: str, text: str, low: int, high: int) -> range:
@@ -59,6 +64,10 @@ def _sweep(args) -> int:
         raise InputError(f"--sample-seed: must be an integer >= 0, got {args.sample_seed}")
     if args.iterations < 2 or args.workers < 2:
         raise InputError(f"--workers/--iterations: need >= 2 each, got {args.workers}, {args.iterations}")
+    if args.workers > MAX_WORKERS:
+        raise InputError(f"--workers: must be <= {MAX_WORKERS}, got {args.workers}")
+    if args.iterations > MAX_ITERATIONS:
+        raise InputError(f"--iterations: must be <= {MAX_ITERATIONS}, got {args.iterations}")
     result = sweep(args.kind, seeds, args.base, args.factor, jobs, args.workers, args.iterations, args.global_batch,
                    args.law_aware_samples, args.sample_seed, args.law_aware_target == "known")
     if args.json:

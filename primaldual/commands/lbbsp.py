@@ -225,18 +225,24 @@ def _train(args) -> int:
     return 0
 
 
+# Caps of 'lbbsp limits': each draw holds 20,000 x workers costs (160 MB at 1,000 workers, several such arrays),
+# and the draws are a loop, so their cap bounds the run time.
+MAX_LIMITS_WORKERS, MAX_LIMITS_DRAWS = 1000, 100_000
+
+
 def _register_limits(commands) -> None:
     limits = _subcommand(commands, _limits, "limits",
         help="shares of the oracle's gain a causal rule can reach on persistent levels x exchangeable noise",
         description="Monte Carlo of proofs/lbbsp.md section 3: per-sample costs p_i e_i with p = exp(s_p g) "
                     "known and i.i.d. log-normal noise e; the bound on any causal rule's share of the oracle's "
                     "gain, the share of a split fitted on the true law, and of the proportional rule on p.")
-    limits.add_argument("--workers", type=int, default=10, help="workers n (default 10)")
+    limits.add_argument("--workers", type=int, default=10,
+                        help=f"workers n, 2..{MAX_LIMITS_WORKERS} (default 10; each draw holds 20,000 x n costs)")
     limits.add_argument("--persistent-sigma", type=float, default=0.3,
                         help="log-normal sigma of the persistent levels p (default 0.3)")
     limits.add_argument("--noise-sigma", type=float, default=0.3,
                         help="log-normal sigma of the i.i.d. noise e (default 0.3)")
-    limits.add_argument("--draws", type=int, default=20, help="draws of p (default 20)")
+    limits.add_argument("--draws", type=int, default=20, help=f"draws of p, 1..{MAX_LIMITS_DRAWS} (default 20)")
     limits.add_argument("--seed", type=int, default=0, help="seed (default 0)")
 
 
@@ -245,8 +251,10 @@ def _limits(args) -> int:
 
     _check_seed(args.seed)
     _positive("--draws", args.draws)
-    if args.workers < 2:
-        raise InputError(f"--workers: must be >= 2, got {args.workers}")
+    if args.draws > MAX_LIMITS_DRAWS:
+        raise InputError(f"--draws: must be <= {MAX_LIMITS_DRAWS}, got {args.draws}")
+    if not 2 <= args.workers <= MAX_LIMITS_WORKERS:
+        raise InputError(f"--workers: must be >= 2 and <= {MAX_LIMITS_WORKERS}, got {args.workers}")
     if not 0 <= args.persistent_sigma <= 3:  # also rejects NaN; larger sigmas overflow exp
         raise InputError(f"--persistent-sigma: must be in [0, 3], got {args.persistent_sigma}")
     if not 0 < args.noise_sigma <= 3:

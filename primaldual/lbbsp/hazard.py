@@ -5,14 +5,20 @@ moves to another worker (the CoV rows of ``primaldual/lbbsp/data/coefficient_var
 ``docs/lbbsp-traces.md``). A point predictor keeps the last slow worker slow and pays the whole spike when
 it moves. The robust rules of :mod:`.robust` hedge only against moves seen in their last few iterations.
 
-:class:`SwapHazardPredictor` (``hazard``) learns, from the whole past, where the slowness goes. At every
-barrier it ranks the workers by their last cost and records the rank (in the previous iteration) of the
-worker that is slowest now. It keeps two such histograms, after a spike iteration (largest cost over
-median above ``spike_ratio``) and after a calm one, because moves are rarer inside episodes. The scenarios
-for the coming iteration are the last cost vector with the slowest worker's cost swapped with the rank-r
-worker's, for every rank r, weighted by the histogram of the current regime. Rank 0 (no swap) is the last
-costs themselves. The split minimises the expected iteration time over these weighted scenarios
-(:func:`.robust.robust_shares`). It reads only barriers already passed.
+:class:`SwapHazardPredictor` (``hazard``) learns, from the whole past, where the slowness goes. Costs are
+divided by their median; an iteration *spikes* when its largest cost exceeds ``spike_ratio``. At every
+barrier it ranks the workers by their previous costs and adds one to ``moves[r]``, r being the previous rank
+of the worker that is slowest now: one histogram over all barriers, spiking or calm. After a calm iteration it
+also counts the barrier, and if the new iteration spikes it records an *onset*: the rank of the new slowest
+worker (``onset_ranks``) and the spike's size (``onset_sizes``).
+
+The scenarios for the coming iteration are the last cost vector with the slowest worker's cost swapped with
+the rank-r worker's, for every rank r seen (rank 0, no swap, is the last costs themselves), weighted by
+``moves``. After a calm iteration, once an onset has been seen (and ``onsets`` is true), it adds onset
+scenarios: the rank-r worker's cost raised to the mean onset size, for every onset rank r, with total weight
+the onset hazard (onsets / calm barriers) split by ``onset_ranks``; the swap scenarios keep the rest. The
+split minimises the expected iteration time over these weighted scenarios (:func:`.robust.robust_shares`).
+It reads only barriers already passed.
 """
 
 from __future__ import annotations

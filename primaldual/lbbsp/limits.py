@@ -12,8 +12,8 @@ no causal rule can get from that:
   ``min max(max_i y_i, M mean(y))`` over ``y >= 0`` with ``sum_i y_i / p_i = 1``, where ``M = E[max_i e_i]``
   and ``E[e_i] = 1``.
 
-On the CoV traces, whose law is known, :mod:`.law_aware` computes the best causal rule itself
-(``proofs/lbbsp.md`` section 5). On a trace, where the law of the next iteration is unknown, the module
+On the CoV traces, whose law is known, :mod:`.law_aware` computes an upper reference that also knows the coming
+iteration's CoV (``proofs/lbbsp.md`` section 5). On a trace, where the law of the next iteration is unknown, the module
 computes two references instead.
 Both are chosen in hindsight but are fixed rules, so they measure what was reachable without clairvoyance:
 
@@ -86,6 +86,8 @@ def member_labels(model) -> list[str]:
 
 
 def _shares_of_gain(bsp: float, oracle: float, values: dict) -> dict:
+    # Lemma 3's form, (B - Pi) / (B - O) on expected times (proofs/lbbsp.md section 3), not replay's
+    # share_of_gain (B/Pi - 1) / (B/O - 1): the two differ by the factor O / Pi, and both fall as Pi grows.
     return {key: (bsp - value) / (bsp - oracle) for key, value in values.items()}
 
 
@@ -98,6 +100,7 @@ def mixture_limits(workers: int = 10, persistent_sigma: float = 0.3, noise_sigma
     oracle's gain over BSP. ``bound`` is the upper bound of Lemma 3 for any causal rule. ``law_aware_split``
     is the scenario LP fitted on ``fit_samples`` draws of the true law and scored on the rest, a causal rule
     that knows ``p`` and the noise law. ``proportional_on_p`` is the proportional rule on ``p``.
+    ``share_of_oracle_gain`` summarises them over the draws (min / median / max); ``per_draw`` lists them.
     """
     if workers < 2 or draws < 1 or not 0 < fit_samples < samples:
         raise ValueError("workers >= 2, draws >= 1 and 0 < fit_samples < samples")
@@ -123,4 +126,5 @@ def mixture_limits(workers: int = 10, persistent_sigma: float = 0.3, noise_sigma
         values = np.array([row[key] for row in rows])
         summary[key] = {"min": float(values.min()), "median": float(np.median(values)), "max": float(values.max())}
     return {"workers": workers, "persistent_sigma": persistent_sigma, "noise_sigma": noise_sigma, "draws": draws,
-            "samples": samples, "fit_samples": fit_samples, "seed": seed, "share_of_oracle_gain": summary}
+            "samples": samples, "fit_samples": fit_samples, "seed": seed, "share_of_oracle_gain": summary,
+            "per_draw": rows}

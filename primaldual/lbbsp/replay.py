@@ -68,6 +68,12 @@ class ReplayLaw:
         return TimeLaws.linear(self.speed(t), self.overhead)
 
 
+def share_of_gain(speedup: float, oracle_speedup: float) -> float | None:
+    """The share of the oracle's gain over BSP, ``(B/Pi - 1) / (B/O - 1)`` (``proofs/lbbsp.md`` section 1), from
+    a rule's speedup ``B/Pi`` and the oracle's ``B/O``; ``None`` when the oracle does not gain."""
+    return (speedup - 1.0) / (oracle_speedup - 1.0) if oracle_speedup > 1.0 else None
+
+
 def make_law(trace: WorkerTrace, global_batch: int | None, overhead_fraction: float) -> ReplayLaw:
     n = trace.n_workers
     global_batch = BATCH_PER_WORKER * n if global_batch is None else global_batch
@@ -98,7 +104,6 @@ class ReplayResult:
 
     def summary(self) -> dict:
         speedup, oracle = self.speedup_of(self.default_method), self.speedup_of("oracle")
-        share = (speedup - 1.0) / (oracle - 1.0) if oracle > 1.0 else None
         return {
             "trace": self.trace.name,
             "workers": self.trace.n_workers,
@@ -113,7 +118,7 @@ class ReplayResult:
             "speedup": speedup,
             "oracle_speedup": oracle,
             "gap_to_oracle_percent": 100.0 * (oracle / speedup - 1.0),
-            "share_of_oracle_gain": share,
+            "share_of_oracle_gain": share_of_gain(speedup, oracle),
             "captures_half_of_oracle_gain": bool(speedup - 1.0 >= 0.5 * (oracle - 1.0)),
             "mape_percent": self.mape_percent,
         } | ({"hindsight_references": self._reference_summary(speedup, oracle)} if self.references else {})
@@ -126,7 +131,7 @@ class ReplayResult:
         for key, (label, times) in self.references.items():
             reference = bsp / float(np.mean(times))
             summary[key] = {"rule": label, "speedup": reference,
-                            "share_of_oracle_gain": (reference - 1.0) / (oracle - 1.0) if oracle > 1.0 else None,
+                            "share_of_oracle_gain": share_of_gain(reference, oracle),
                             "lbbsp_over_reference_percent": 100.0 * (speedup / reference - 1.0)}
         return summary
 

@@ -3,14 +3,15 @@
 Each trace of the family is generated exactly as ``lbbsp generate`` writes it (:mod:`.generators`, or
 :func:`.traces.cov_trace` for ``cov``), replayed with ``select`` at the linear law (:func:`.replay.replay`),
 and reported with its speedup, the oracle's, the share of the oracle's gain, the hindsight references of
-:mod:`.limits` and, for ``cov`` on request, the law-aware causal reference of :mod:`.law_aware`.
+:mod:`.limits` and, for ``cov`` on request, the law-aware reference of :mod:`.law_aware` (an upper reference
+that knows the coming iteration's CoV; causal only with ``known_target`` false).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from primaldual.lbbsp.replay import DEFAULT_PREDICTOR, _times, make_law, replay
+from primaldual.lbbsp.replay import DEFAULT_PREDICTOR, _times, make_law, replay, share_of_gain
 
 SWEEP_KINDS = ("amplified", "persistent", "mid_run", "several", "iid", "cov")
 
@@ -33,7 +34,7 @@ def _traces(kind: str, seeds, base: str, factor: float, jobs, workers: int, iter
 
 def _share(bsp: float, oracle_speedup: float, times) -> tuple[float, float | None]:
     speedup = bsp / float(np.mean(times))
-    return speedup, (speedup - 1.0) / (oracle_speedup - 1.0) if oracle_speedup > 1.0 else None
+    return speedup, share_of_gain(speedup, oracle_speedup)
 
 
 def sweep(kind: str, seeds, base: str = "pai:job_1", factor: float = 3.0, jobs=(), workers: int = 10,

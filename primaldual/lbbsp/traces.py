@@ -148,9 +148,13 @@ def load_cov_table() -> np.ndarray:
     return table
 
 
-def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = 0.9,
+# The CoV generator's default law (cov_trace, cov_times); primaldual/lbbsp/law_aware.py conditions on it.
+COV_PERSISTENCE, COV_CONCENTRATION = 0.9, 3.0
+
+
+def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = COV_PERSISTENCE,
               table: np.ndarray | None = None, max_iterations: int | None = None,
-              concentration: float = 3.0) -> WorkerTrace:
+              concentration: float = COV_CONCENTRATION) -> WorkerTrace:
     """A synthetic trace whose per-iteration coefficient of variation is row ``job`` of the CoV table.
 
     The CoV table gives only the spread of the workers' times in each iteration, not who is slow. Its values
@@ -197,7 +201,7 @@ def cov_levels(iterations: int, workers: int, persistence: float, rng) -> np.nda
     return z
 
 
-def cov_times(levels: np.ndarray, target: np.ndarray, concentration: float = 3.0) -> np.ndarray:
+def cov_times(levels: np.ndarray, target: np.ndarray, concentration: float = COV_CONCENTRATION) -> np.ndarray:
     """Times ``1 + a_t u[t] ** k_t`` of :func:`cov_trace` for the levels ``z`` (rows: iterations or samples of
     one iteration) and each row's target CoV: sharpness and scale set by bisection as described there."""
     workers = levels.shape[1]

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from primaldual.lbbsp.cpu import proportional_batches
 from primaldual.lbbsp.generators import KINDS, amplified, generated, write_pai
-from primaldual.lbbsp.replay import replay
+from primaldual.lbbsp.replay import _predictions, make_law, replay
 from primaldual.lbbsp.robust import RobustChangesPredictor, RobustPredictor, robust_shares
 from primaldual.lbbsp.traces import WorkerTrace, load_trace
 
@@ -140,3 +140,24 @@ def test_cli_generate_writes_a_trace_replay_reads(tmp_path, capsys):
     assert np.allclose(load_trace(str(out)).times, amplified(load_trace("pai:job_1"), 3.0, 5).times)
     assert main(["lbbsp", "generate", "--kind", "amplified", "--factor", "0", "--output", str(out)]) == 2
     assert "--factor" in capsys.readouterr().err
+
+
+def test_every_bank_member_predicts_from_the_past_only():
+    # proofs/lbbsp.md section 1: every member of select's bank is causal, not only select's final batches.
+    # Each member's prediction for iteration t is made at the barrier before t, so perturbing the rows from
+    # cut on must leave every member's predictions for rows 0..cut unchanged (and change later ones).
+    times = amplified(load_trace("pai:job_3"), 3.0, seed=1).times[:80]
+    cut = 50
+    changed = times.copy()
+    changed[cut:] = np.exp(np.random.default_rng(0).normal(0, 2, size=changed[cut:].shape))
+    banks = []
+    for series in (times, changed):
+        members = {}
+        law = make_law(WorkerTrace("t", series, np.arange(80), np.arange(series.shape[1])), None, 0.0)
+        members["select"] = _predictions(law, "select", 0, members)
+        banks.append(members)
+    assert "hazard" in banks[0] and len(banks[0]) >= 5 and set(banks[0]) == set(banks[1])
+    for label, predicted in banks[0].items():
+        assert np.array_equal(predicted[:cut + 1], banks[1][label][:cut + 1], equal_nan=True), label
+        assert not np.array_equal(predicted[cut + 1:], banks[1][label][cut + 1:], equal_nan=True) or \
+            label == "equal", label
