@@ -8,11 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 
+def suffix_minimum(per_slot: np.ndarray) -> np.ndarray:
+    """Row ``t`` is the minimum of rows ``t, t + 1, ...`` of ``per_slot`` (axis 0 is the slot)."""
+    return np.minimum.accumulate(per_slot[::-1], axis=0)[::-1]
+
+
 def least_prices(worker_prices: np.ndarray, ps_prices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per pool, ``least[t, r] = min over slots t' >= t and servers of the price of resource r``, shape (T, R)
     each: the tables of :func:`primaldual.dual.best_schedule`'s cost floor. Row ``t`` reads only the prices of slots ``>= t``."""
-    return tuple(np.minimum.accumulate(np.asarray(prices, dtype=float).min(axis=1)[::-1], axis=0)[::-1]
-                 for prices in (worker_prices, ps_prices))
+    return tuple(suffix_minimum(np.asarray(prices, dtype=float).min(axis=1)) for prices in (worker_prices, ps_prices))
 
 
 #: Below the PS-slots a schedule needs, ``V b_i / B_i``, by more than eq. (6)'s ceiling tolerance
@@ -35,4 +39,4 @@ def cost_floor_of(job, work: int, least: tuple[np.ndarray, np.ndarray], slot: in
                            + ps_slots * float(ps_least[slot] @ job.ps_demand))
 
 
-__all__ = ["FLOOR_FACTOR", "PS_FLOOR_FACTOR", "cost_floor_of", "least_prices"]
+__all__ = ["FLOOR_FACTOR", "PS_FLOOR_FACTOR", "cost_floor_of", "least_prices", "suffix_minimum"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from primaldual.dual_floor import suffix_minimum
 from primaldual.errors import InputError
 from primaldual.instance import Instance
 from primaldual.prices import exponential_price, fit_counts
@@ -251,7 +252,7 @@ class PriceCache:
         """:func:`primaldual.dual.least_prices` of the current prices (valid from ``slot`` on: row ``t`` reads
         slots ``>= t`` only), recomputed only after a change."""
         if self._least is None:
-            self._least = tuple(np.minimum.accumulate(least[::-1], axis=0)[::-1] for least in self._slot_least)
+            self._least = tuple(suffix_minimum(least) for least in self._slot_least)
         return self._least
 
 
