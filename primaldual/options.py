@@ -117,8 +117,9 @@ def add_solve_arguments(parser, *, restart_cost: bool = True) -> None:
                              "above (primaldual.offline.AUTO_ILP_PLACEMENTS; default: auto)")
     if restart_cost:
         parser.add_argument("--restart-cost", type=float, metavar="F", default=0.0,
-                            help="utility charged each time a job is restarted (default: 0); OPT, computed "
-                                 "without restart costs, stays an upper bound")
+                            help="fraction of a slot's work a job loses in each slot where its placement "
+                                 "changed (a start or a resumption counts); in [0, 1), default 0 (the paper's "
+                                 "model); OPT, computed without restart costs, stays an upper bound")
 
 
 def solve_options_from_args(args) -> SolveOptions:
@@ -128,9 +129,10 @@ def solve_options_from_args(args) -> SolveOptions:
 
 
 def check_restart_cost(value) -> float:
-    if not _number(value) or value < 0:
-        raise InputError(f"--restart-cost: must be a number >= 0, got {value!r}")
-    return float(value)
+    """``--restart-cost``: the simulator's rule (a number in ``[0, 1)``), with the flag named in the message."""
+    from primaldual.simulate import check_restart_cost as simulator_rule
+
+    return simulator_rule(value, "--restart-cost")
 
 
 __all__ = ["FLAGS", "METHODS", "SolveOptions", "add_solve_arguments", "check_restart_cost",

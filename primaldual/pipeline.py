@@ -155,16 +155,6 @@ def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -
                             certificate=certificate, seconds=seconds, _verified_utility=not restart_cost)
 
 
-def check_restart_costs_supported() -> None:
-    import inspect
-
-    from primaldual.errors import InputError
-    from primaldual.simulate import simulate
-
-    if "restart_cost" not in inspect.signature(simulate).parameters:
-        raise InputError("--restart-cost: this version of the simulator charges no restart costs")
-
-
 def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None = None, restart_cost: float = 0.0,
              parameters: Mapping[str, dict] | None = None, step: Step | None = None) -> Evaluation:
     """Evaluate ``schedulers`` (registered names, with ``parameters[name]``) on ``instance``; with ``solve`` also
@@ -172,8 +162,6 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     """
     step = step or _quiet
     parameters = parameters or {}
-    if restart_cost:
-        check_restart_costs_supported()
     seconds: dict[str, float] = {}
     outcomes: dict[str, SchedulerOutcome] = {}
     for name in schedulers:
@@ -208,5 +196,5 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     return evaluation
 
 
-__all__ = ["TIME_LIMITED_STATUSES", "Evaluation", "OffersUpperBounds", "SchedulerOutcome", "check_restart_costs_supported",
+__all__ = ["TIME_LIMITED_STATUSES", "Evaluation", "OffersUpperBounds", "SchedulerOutcome", 
            "evaluate", "standalone_bound"]

@@ -245,11 +245,11 @@ class _Checker:
                 )
 
 
-def check_restart_cost(value) -> float:
-    """``restart_cost`` must be a number in ``[0, 1)``; raises :class:`InputError` naming it otherwise."""
+def check_restart_cost(value, label: str = "restart_cost") -> float:
+    """``restart_cost`` must be a number in ``[0, 1)``; raises :class:`InputError` naming ``label`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(value) or not 0.0 <= value < 1.0:
-        raise InputError(f"restart_cost: must be a number in [0, 1) (a fraction of a slot's work), got {value!r}")
+        raise InputError(f"{label}: must be a number in [0, 1) (a fraction of a slot's work), got {value!r}")
     return float(value)
 
 

@@ -50,8 +50,6 @@ def run(args) -> int:
     if args.address and args.executor != "dask":
         raise InputError("--address: only meaningful with --executor dask")
     restart_cost = check_restart_cost(args.restart_cost)
-    if restart_cost >= 1:
-        raise InputError(f"--restart-cost: must be in [0, 1) (a fraction of a slot's work), got {restart_cost:g}")
     out = check_output_path(args.out, "--out", directory=True)
     log = (lambda message: print(message, file=sys.stderr)) if args.json else print
     options = dict(quick=args.quick, progress=not args.no_progress, log=log, restart_cost=restart_cost)

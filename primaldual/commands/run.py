@@ -96,7 +96,7 @@ def _ratio(value) -> str:
 def run(args) -> int:
     if args.output:
         check_output_path(args.output, "-o")
-    restart_cost = check_restart_cost(args.restart_cost)
+    restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     instance, source = instance_from_args(args)
     parameters = dict(parse_parameter(text) for text in args.param)
     scheduler = make_scheduler(args.scheduler, **parameters)

@@ -41,10 +41,6 @@ def _check_specs(specs: list) -> None:
             raise InputError(f"specs[{n}]: must be a Spec, got {type(spec).__name__}")
     for name in sorted({name for spec in specs for name in spec.schedulers}):
         scheduler_class(name)
-    if any(spec.restart_cost for spec in specs):
-        from primaldual.pipeline import check_restart_costs_supported
-
-        check_restart_costs_supported()
 
 
 def _pending(unique: dict[str, Spec], path: Path, redo: Callable[[dict], bool] | None):

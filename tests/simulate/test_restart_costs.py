@@ -143,7 +143,33 @@ def test_run_command_takes_restart_cost_and_reports_promises(tmp_path, capsys):
     assert out["promises"]["broken"] == 0 and out["promises"]["made"] == out["promises"]["kept"]
     assert "abandoned" in out and "guarantee" in out["report"]
     assert main(["run", "--preset", "tiny", "--scheduler", "rrh", "--restart-cost", "1"]) == 2
-    assert "restart_cost" in capsys.readouterr().err
+    assert "--restart-cost: must be a number in [0, 1)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["run", "--preset", "tiny", "--scheduler", "rrh"],
+                                     ["compare", "--preset", "tiny"],
+                                     ["ratio", "--preset", "tiny", "--instances", "1", "--no-opt"]])
+@pytest.mark.parametrize("value", ["1", "-0.1", "nan"])
+def test_every_command_refuses_a_restart_cost_outside_0_1_naming_the_flag(command, value, tmp_path, capsys):
+    """One rule for the flag everywhere (the simulator's, [0, 1) of a slot's work): ratio and compare once
+    accepted any F >= 0 at the flag and said it was a utility charged per restart."""
+    from primaldual.cli import main
+
+    out = ["--out", str(tmp_path / "r.jsonl")] if command[0] == "ratio" else []
+    assert main([*command, *out, "--restart-cost", value]) == 2
+    err = capsys.readouterr().err
+    assert "--restart-cost: must be a number in [0, 1)" in err and "Traceback" not in err
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "compare", "ratio"])
+def test_restart_cost_help_says_what_the_simulator_charges(command, capsys):
+    from primaldual.cli import main
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "fraction of a slot's work" in text and "utility charged" not in text
 
 
 def test_planning_schedulers_finish_a_plan_cut_short_by_restart_costs():

@@ -185,7 +185,7 @@ def test_reproduce_cli_bad_input(capsys, tmp_path):
     assert "--address: only meaningful with --executor dask" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
     assert main(["reproduce", "--quick", "--out", str(tmp_path / "x"), "--restart-cost", "1.5"]) == 2
-    assert "--restart-cost: must be in [0, 1)" in capsys.readouterr().err
+    assert "--restart-cost: must be a number in [0, 1)" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
     with pytest.raises(SystemExit) as caught:  # argparse: a required flag is missing
         main(["reproduce", "--quick"])

@@ -236,7 +236,7 @@ def _quality(args) -> int:
     if unknown or not sets:
         raise InputError(f"--sets: must list sets among {', '.join(SETS)}, got {args.sets!r}")
     try:
-        costs = [check_restart_cost(float(c)) for c in args.restart_costs.split(",")]
+        costs = [check_restart_cost(float(c), "--restart-costs") for c in args.restart_costs.split(",")]
     except ValueError:
         raise InputError(f"--restart-costs: must be numbers in [0, 1), got {args.restart_costs!r}") from None
     for flag, value in (("--first-seed", args.first_seed), ("--count", args.count), ("--paper-count", args.paper_count)):
@@ -263,10 +263,7 @@ def _compare_lr(args) -> int:
         raise InputError(f"--seeds: must be comma-separated seeds >= 0, got {args.seeds!r}")
     if args.repetitions < 1:
         raise InputError(f"--repetitions: must be >= 1, got {args.repetitions}")
-    try:
-        restart_cost = check_restart_cost(args.restart_cost)
-    except InputError:
-        raise InputError(f"--restart-cost: must be a number in [0, 1), got {args.restart_cost!r}") from None
+    restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     figures = compare_lr(seeds, args.repetitions, restart_cost, args.jobs)
     if args.json:
         print_json(figures)
