@@ -31,6 +31,9 @@ DEFAULT_MEMORY_SHARE = 0.5
 #: Seconds between two progress lines while a build or solve runs (none before the first such interval).
 PROGRESS_SECONDS = 5.0
 
+#: How long a child that has answered may take to exit by itself before it is killed.
+EXIT_SECONDS = 5.0
+
 
 def machine_memory_bytes() -> int | None:
     """Physical memory of this machine in bytes (None where the platform does not say)."""
@@ -121,6 +124,7 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
     state: dict = {"built": None, "incumbent": None, "bound": None}
     phase = "building the model"  # the phases' names complete "the time limit ran out while ..."
     next_line = started + PROGRESS_SECONDS
+    answered = False
     try:
         while True:
             now = time.monotonic()
@@ -139,6 +143,7 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
                 continue
             try:
                 kind, data = receiver.recv()
+                answered = kind in ("done", "memory", "error")
             except EOFError:
                 process.join()
                 return _died(process.exitcode, memory_limit, state)
@@ -164,6 +169,11 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
             else:
                 return {"error": data, "phase": phase, **state}
     finally:
+        if answered:
+            # Let it exit by itself: its exit handlers unregister the semaphores it made (pyomo makes one at
+            # import) from the resource tracker it shares with the sweep, which warns at shutdown about every
+            # one a killed child left registered ("leaked semaphore objects").
+            process.join(EXIT_SECONDS)
         if process.is_alive():
             process.kill()
         process.join()
