@@ -74,9 +74,12 @@ from primaldual.standalone import fastest_standalone_workers
 
 class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
     """OASiS-LR (module docstring). Parameters: ``delta`` (deadline slack, 0.2), ``window`` (slots of arrivals
-    the floor learns from, 30), ``eta`` and ``rule`` (the price constants; ``eta = 0.25`` makes ``L^r`` the least
-    value density itself, so the least valuable job never gets a promise on an empty cluster and runs in the
-    pending tier; chosen on ``small`` seeds 0-9 with 20 jobs, against 1.0: 0.97 vs 0.99 of RRH's utility),
+    the floor learns from, 30), ``eta`` and ``rule`` (the price constants; ``L^r`` is the least value density
+    over ``4 eta``, so ``eta = 0.05`` is a reserve price of 5x the least density: a job less dense than that (per
+    unit of a resource it demands) never gets a promise, even on an empty cluster, and runs in the pending tier.
+    Promises cost utility against RRH's free re-ranking, and fewer of them cost less: chosen on 20-job ``small``
+    seeds 2000-2199, disjoint from every reported set, among 0.25, 0.1, 0.05, 0.02 and ~0 (no promises),
+    ``proofs/oasis-lr.md`` "Choosing eta"),
     ``learned_floor`` (True), ``pending`` (True: the pending tier), ``repack`` (True for ``oasis-lr``),
     ``late`` (True: blocks as late as possible; False: as early), ``discount_rate`` (0.02: the execution
     order's risk discount, RRH's), ``reoffer_every`` (3: slots between re-offers of a pending job whose work
@@ -88,7 +91,7 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
     name = "oasis-lr"
     provable = False
 
-    def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.25, rule: str = "density",
+    def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
                  late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3,
                  immediate_blocks: bool | None = None, order: str | None = None):

@@ -49,7 +49,8 @@ def test_the_price_cache_and_the_admission_increase_equal_a_fresh_computation(se
     least prices equal a cache built afresh at that slot, float for float; and every admission's dual increase
     and running maxima, computed over the touched slots only, equal the scan of every slot."""
     instance = generate("small", 40 + seed, jobs=20)
-    scheduler = make_scheduler("oasis-lr")
+    # eta = 0.25 (a reserve price at the least density, not the default 5x it): many admissions to check.
+    scheduler = make_scheduler("oasis-lr", eta=0.25)
     checked = {"offers": 0, "admissions": 0}
 
     def admit(slot, i):
