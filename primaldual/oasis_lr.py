@@ -90,6 +90,8 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
 
     name = "oasis-lr"
     provable = False
+    # 2: the default eta went from 0.25 to 0.05; records of revision 1 are recomputed (oasis-p inherits it).
+    revision = 2
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,

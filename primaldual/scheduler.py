@@ -69,6 +69,9 @@ class OnlineScheduler(ABC):
     """Base class of every online scheduler. Subclasses set ``name`` and implement :meth:`allocate`."""
 
     name: ClassVar[str] = "unnamed"
+    #: Raised when a default or the behaviour changes what a run of the same spec gives: a resumed sweep
+    #: recomputes the records an earlier revision made (:func:`scheduler_revision`) instead of reusing them.
+    revision: ClassVar[int] = 1
 
     def start(self, instance) -> None:
         """Called once before slot 0. Keep the instance; reset all state (a scheduler may be reused)."""
@@ -130,6 +133,11 @@ def available_schedulers() -> list[str]:
     """Built-in names first (in the paper's order), then registered and entry-point ones, sorted."""
     extra = sorted((set(_REGISTERED) | set(_entry_points())) - set(BUILTIN_SCHEDULERS))
     return list(BUILTIN_SCHEDULERS) + extra
+
+
+def scheduler_revision(name: str) -> int:
+    """The ``revision`` of the scheduler registered as ``name`` (1 for a factory that does not declare one)."""
+    return int(getattr(scheduler_class(name), "revision", 1))
 
 
 def scheduler_class(name: str, flag: str | None = None):

@@ -11,7 +11,7 @@ from primaldual.errors import InputError
 from primaldual.records import ResultsFile, read_records
 from primaldual.sweep.executors import local_executor
 from primaldual.sweep.spec import Spec, spec_key
-from primaldual.sweep.task import run
+from primaldual.sweep.task import outdated, run, scheduler_revisions
 
 
 @dataclass
@@ -45,7 +45,10 @@ def _check_specs(specs: list) -> None:
 
 def _pending(unique: dict[str, Spec], path: Path, redo: Callable[[dict], bool] | None):
     existing = read_records(path)
-    stale = [key for key, record in existing.items() if key in unique and redo is not None and redo(record)]
+    # A record made by an earlier revision of one of its schedulers (a changed default, say) has the same key
+    # as today's spec but not today's numbers.
+    stale = [key for key, record in existing.items()
+             if key in unique and (outdated(record, unique[key]) or (redo is not None and redo(record)))]
     if stale:
         ResultsFile(path).drop(stale)
         existing = {key: record for key, record in existing.items() if key not in stale}
@@ -79,8 +82,8 @@ def sweep(
     ``executor`` is any :class:`concurrent.futures.Executor` (a Dask ``Client.get_executor()`` included);
     by default a :func:`~primaldual.sweep.executors.local_executor` of ``workers`` processes is started and
     shut down here. Specs whose key is already in ``out`` are not run again (a repeated spec runs once),
-    unless ``redo(record)`` is true for their record (e.g. a time-limited solve): that record is removed from
-    the file and computed again. ``on_record(record)`` is called after each record is on disk; an exception it
+    unless ``redo(record)`` is true for their record (e.g. a time-limited solve) or one of its schedulers'
+    ``revision`` has changed since it was made: that record is removed from the file and computed again. ``on_record(record)`` is called after each record is on disk; an exception it
     raises stops the sweep (the records written so far stay). ``task`` replaces
     :func:`~primaldual.sweep.task.run` (a picklable top-level function). A task that raises stops the sweep
     with its error; the records already written stay, so a rerun after the fix resumes.
@@ -108,6 +111,8 @@ def sweep(
                 record = future.result()
                 if record.get("key") != key:
                     raise RuntimeError(f"task returned a record with key {record.get('key')!r} for spec {key}")
+                # A task of the caller's may not stamp it; without it the record would count as outdated.
+                record.setdefault("scheduler_revisions", scheduler_revisions(unique[key]))
                 results.append(record)
                 new[key] = record
                 bar.update(1)

@@ -123,8 +123,23 @@ def run(spec: Spec) -> dict[str, Any]:
         "opt_interval": jsonable(evaluation.interval),
         "ratios": {name: ratio.to_dict() for name, ratio in evaluation.ratios.items()},
         "versions": versions(),
+        "scheduler_revisions": scheduler_revisions(spec),
         "timings": jsonable(timings),
     }
+
+
+def scheduler_revisions(spec: Spec) -> dict[str, int]:
+    """Each scheduler's ``revision`` (:attr:`primaldual.scheduler.OnlineScheduler.revision`) as this package
+    runs it; a record without the field was made at revision 1 of every scheduler."""
+    from primaldual.scheduler import scheduler_revision
+
+    return {name: scheduler_revision(name) for name in spec.schedulers}
+
+
+def outdated(record: dict, spec: Spec) -> bool:
+    """True if a scheduler of ``spec`` has changed since ``record`` was made: its runs would differ now."""
+    made = record.get("scheduler_revisions") or {}
+    return any(made.get(name, 1) != revision for name, revision in scheduler_revisions(spec).items())
 
 
 def ratio_interval(opt_lower: float, opt_upper: float, utility: float) -> dict[str, Any]:
@@ -137,5 +152,6 @@ def deterministic_part(record: dict) -> dict:
     return {key: value for key, value in record.items() if key != "timings"}
 
 
-__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "deterministic_part", "ratio_interval",
+__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "deterministic_part", "outdated", "ratio_interval",
+           "scheduler_revisions",
            "run", "versions"]

@@ -343,3 +343,46 @@ def test_dask_executor_starts_and_closes_a_local_cluster(tiny_specs, uninterrupt
         client = executor._client
     assert client.status == "closed"
     assert {r["key"]: deterministic_part(r) for r in result.records}.items() <= uninterrupted.items()
+
+
+def test_a_record_from_an_earlier_scheduler_revision_is_recomputed_and_a_current_one_reused(tmp_path):
+    # A changed default (oasis-lr's eta, revision 2) keeps the spec's key: without the revision a resumed sweep
+    # would silently reuse numbers the package no longer computes.
+    from primaldual.scheduler import scheduler_revision
+
+    out = tmp_path / "r.jsonl"
+    spec = Spec(preset="tiny", seed=5, schedulers=("oasis-lr", "fifo"), opt=False)
+    with ThreadPoolExecutor(1) as executor:
+        first = sweep([spec], out, executor=executor, progress=False)
+        assert first.computed == 1
+        record = first.records[0]
+        assert record["scheduler_revisions"] == {"oasis-lr": scheduler_revision("oasis-lr"), "fifo": 1}
+        assert scheduler_revision("oasis-lr") == 2 and scheduler_revision("oasis-p") == 2
+        assert sweep([spec], out, executor=executor, progress=False).computed == 0
+
+        old = dict(record)
+        del old["scheduler_revisions"]  # what a record made before revisions existed looks like (revision 1)
+        old["schedulers"] = {**record["schedulers"], "oasis-lr": {**record["schedulers"]["oasis-lr"], "utility": -1}}
+        out.write_text(dumps_record(old) + "\n")
+        again = sweep([spec], out, executor=executor, progress=False)
+    assert again.computed == 1
+    on_disk = read_records(out)
+    assert list(on_disk) == [record["key"]]  # the outdated record is replaced, not kept beside the new one
+    assert on_disk[record["key"]]["schedulers"]["oasis-lr"]["utility"] == record["schedulers"]["oasis-lr"]["utility"]
+
+
+def test_a_task_that_does_not_stamp_revisions_is_stamped_by_the_sweep(tmp_path):
+    out = tmp_path / "r.jsonl"
+    spec = Spec(preset="tiny", seed=5, schedulers=("oasis-lr",), opt=False)
+    with ThreadPoolExecutor(1) as executor:
+        first = sweep([spec], out, executor=executor, progress=False, task=_task_without_revisions)
+        assert first.records[0]["scheduler_revisions"] == {"oasis-lr": 2}
+        assert sweep([spec], out, executor=executor, progress=False, task=_task_without_revisions).computed == 0
+
+
+def _task_without_revisions(spec):
+    from primaldual.sweep.task import run as run_spec
+
+    record = run_spec(spec)
+    del record["scheduler_revisions"]
+    return record
