@@ -117,12 +117,14 @@ def test_both_variants_are_registered_and_validate_their_parameters():
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 100_000), preset=st.sampled_from(["tiny", "small"]),
-       cost=st.sampled_from([0.0, 0.05, 0.1, 0.3]), name=st.sampled_from(["oasis-lr", "oasis-p"]))
-def test_no_promise_is_ever_broken(seed, preset, cost, name):
+       cost=st.sampled_from([0.0, 0.05, 0.1, 0.3]), name=st.sampled_from(["oasis-lr", "oasis-p"]),
+       eta=st.sampled_from([0.05, 0.25, 1.0]))
+def test_no_promise_is_ever_broken(seed, preset, cost, name, eta):
     """G1: every admitted job completes by its committed deadline, with or without restart costs, on random
-    instances; the engine also checks the ledger every slot (PromiseBroken). Every schedule verifies."""
+    instances; the engine also checks the ledger every slot (PromiseBroken). Every schedule verifies. eta
+    above the default lowers the reserve price, so that many more promises are made and checked."""
     instance = generate(preset, seed, jobs=12 if preset == "small" else None)
-    result = simulate(instance, name, restart_cost=cost)
+    result = simulate(instance, make_scheduler(name, eta=eta), restart_cost=cost)
     assert result.promises["broken"] == 0
     assert result.promises["kept"] == result.promises["made"]
     assert verify(instance, result.schedule).feasible
@@ -166,8 +168,9 @@ def test_restart_costs_are_planned_for_and_stable_placements_pay_once():
     job = make_job(0, 8, 4, [1.0, 0.0], [0.0, 1.0], Sigmoid(10.0, 0.1, 5.0))
     instance = make_instance([job], [[4.0, 0.0]], [[0.0, 4.0]], horizon=8)
     # eta = 8 and no learned floor: L is 1/32 of the job's own value density, cheap enough that its late block
-    # (slots 3..5, worth f(5) = 5) keeps (1 - delta) of the plan's payoff (at the default eta = 0.25 the least
-    # valuable job is never promised on an empty cluster: see the next test; with the floor, a job that alone
+    # (slots 3..5, worth f(5) = 5) keeps (1 - delta) of the plan's payoff (at eta = 0.25 the least valuable
+    # job is never promised on an empty cluster, at the default 0.05 still less: see the next test; with the
+    # floor, a job that alone
     # fills the cluster for two slots prices itself at its own value density).
     result = simulate(instance, make_scheduler("oasis-lr", eta=8.0, learned_floor=False), restart_cost=0.1)
     assert result.metrics.extra["restarts"] == 1
@@ -176,15 +179,17 @@ def test_restart_costs_are_planned_for_and_stable_placements_pay_once():
 
 
 def test_the_least_valuable_job_runs_in_the_pending_tier_without_a_promise():
-    """At the default eta = 0.25, L^r is the least value density: a lone job pays its whole utility on the
-    empty cluster, gets no promise, and still completes best-effort (the pending tier)."""
+    """At eta = 0.25, L^r is the least value density: a lone job pays its whole utility on the empty cluster,
+    gets no promise, and still completes best-effort (the pending tier). The default eta = 0.05 sets the
+    reserve 5x higher, so the same holds there."""
     job = make_job(0, 8, 4, [1.0, 0.0], [0.0, 1.0], Sigmoid(10.0, 0.1, 5.0))
     instance = make_instance([job], [[4.0, 0.0]], [[0.0, 4.0]], horizon=8)
-    result = simulate(instance, "oasis-lr")
-    assert result.promises == {"made": 0, "kept": 0, "broken": 0}
-    assert result.metrics.completion_slots == {0: 1}
-    without = simulate(instance, make_scheduler("oasis-lr", pending=False))
-    assert without.utility == 0.0 and without.metrics.abandoned == 0
+    for parameters in ({"eta": 0.25}, {}):
+        result = simulate(instance, make_scheduler("oasis-lr", **parameters))
+        assert result.promises == {"made": 0, "kept": 0, "broken": 0}
+        assert result.metrics.completion_slots == {0: 1}
+        without = simulate(instance, make_scheduler("oasis-lr", pending=False, **parameters))
+        assert without.utility == 0.0 and without.metrics.abandoned == 0
 
 
 def test_work_done_is_seen_by_the_arrivals_of_the_next_slot():

@@ -91,12 +91,14 @@ def test_the_next_slots_arrivals_see_the_room_that_work_done_freed():
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 100_000), cost=st.sampled_from([0.0, 0.05, 0.1, 0.2]))
-def test_no_promise_is_broken_under_heavy_contention(seed, cost):
+@given(seed=st.integers(0, 100_000), cost=st.sampled_from([0.0, 0.05, 0.1, 0.2]),
+       eta=st.sampled_from([0.05, 0.25, 1.0]))
+def test_no_promise_is_broken_under_heavy_contention(seed, cost, eta):
     """G1 on 20-job ``small`` instances (heavy contention, where re-packs and trims happen), with and without
-    restart costs; the schedule verifies and records the promised deadlines for the Gantt view."""
+    restart costs, at the default eta and at larger ones (a lower reserve price: more promises to keep); the
+    schedule verifies and records the promised deadlines for the Gantt view."""
     instance = generate("small", seed, jobs=20)
-    scheduler = make_scheduler("oasis-lr")
+    scheduler = make_scheduler("oasis-lr", eta=eta)
     result = simulate(instance, scheduler, restart_cost=cost)
     assert result.promises["broken"] == 0 and result.promises["kept"] == result.promises["made"]
     assert verify(instance, result.schedule).feasible

@@ -82,13 +82,13 @@ def _recording_admissions(scheduler):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 100_000), cost=st.sampled_from([0.0, 0.05, 0.1]))
-def test_every_promise_leaves_its_offer_slot_free_and_none_is_broken(seed, cost):
+@given(seed=st.integers(0, 100_000), cost=st.sampled_from([0.0, 0.05, 0.1]), eta=st.sampled_from([0.05, 0.25]))
+def test_every_promise_leaves_its_offer_slot_free_and_none_is_broken(seed, cost, eta):
     """G1 under the rule, on random 20-job ``small`` instances (heavy contention) with and without restart
     costs: each promise's block starts after the slot it was offered in, every promise is kept (the engine
     also asserts it every slot) and the schedule verifies."""
     instance = generate("small", seed, jobs=20)
-    scheduler = make_scheduler("oasis-lr", **RULES)
+    scheduler = make_scheduler("oasis-lr", eta=eta, **RULES)
     admissions = _recording_admissions(scheduler)
     result = simulate(instance, scheduler, restart_cost=cost)
     assert all(first > slot for slot, first in admissions)
