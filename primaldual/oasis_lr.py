@@ -74,9 +74,10 @@ from primaldual.standalone import fastest_standalone_workers
 
 class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
     """OASiS-LR (module docstring). Parameters: ``delta`` (deadline slack, 0.2), ``window`` (slots of arrivals
-    the floor learns from, 30), ``eta`` and ``rule`` (the price constants; ``L^r`` is the least value density
-    over ``4 eta``, so ``eta = 0.05`` is a reserve price of 5x the least density: a job less dense than that (per
-    unit of a resource it demands) never gets a promise, even on an empty cluster, and runs in the pending tier.
+    the floor learns from, 30), ``eta`` and ``rule`` (the price constants; with ``rule="density"``, ``L^r`` is
+    the least value density over ``4 eta``, so ``eta = 0.05`` is a reserve price of 5x the least density: a job
+    whose utility does not beat its work at the reserve, summed over the resources it demands, never gets a
+    promise, even on an empty cluster, and runs best-effort in the pending tier.
     Promises cost utility against RRH's free re-ranking, and fewer of them cost less: chosen on 20-job ``small``
     seeds 2000-2199, disjoint from every reported set, among 0.25, 0.1, 0.05, 0.02 and ~0 (no promises),
     ``proofs/oasis-lr.md`` "Choosing eta"),

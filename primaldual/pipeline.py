@@ -15,10 +15,11 @@ everywhere.
   offers through an ``upper_bounds()`` method (OASiS offers its weak-duality certificate ``D``, see
   :mod:`primaldual.oasis`). No code here knows which scheduler offers what.
 
-**Restart costs.** With ``restart_cost > 0`` a schedule's utility is the simulator's (restarts charged).
-Charging restarts only lowers utilities, so every upper bound above (all computed without restart costs) stays
-an upper bound on OPT; the solver's incumbent is then not a lower bound (its restarts are not charged), so
-``low`` comes from the online schedules only.
+**Restart costs.** With ``restart_cost > 0`` a schedule's utility is the simulator's (a job loses that fraction
+of a slot's work in each slot where its placement changed, so it completes later). Restarts only lower
+utilities, so every upper bound above (all computed without restart costs) stays an upper bound on OPT; the
+solver's incumbent is then not a lower bound (its restarts are not counted), so ``low`` comes from the online
+schedules only.
 """
 
 from __future__ import annotations
@@ -196,5 +197,5 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     return evaluation
 
 
-__all__ = ["TIME_LIMITED_STATUSES", "Evaluation", "OffersUpperBounds", "SchedulerOutcome", 
+__all__ = ["TIME_LIMITED_STATUSES", "Evaluation", "OffersUpperBounds", "SchedulerOutcome",
            "evaluate", "standalone_bound"]

@@ -250,7 +250,7 @@ def check_restart_cost(value, label: str = "restart_cost") -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(value) or not 0.0 <= value < 1.0:
         raise InputError(f"{label}: must be a number in [0, 1) (a fraction of a slot's work), got {value!r}")
-    return float(value)
+    return float(value) + 0.0  # -0.0 -> 0.0: recorded and echoed as the value it is
 
 
 class _Restarts:

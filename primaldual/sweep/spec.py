@@ -110,6 +110,7 @@ class Spec:
 
     def __post_init__(self):
         from primaldual.generate import PRESETS
+        from primaldual.simulate import check_restart_cost
 
         problems: list[str] = []
         if self.preset not in PRESETS:
@@ -122,7 +123,10 @@ class Spec:
             object.__setattr__(self, name, _optional(int, getattr(self, name), name, problems, minimum=1))
         object.__setattr__(self, "load", _optional(float, self.load, "load", problems, minimum=0))
         object.__setattr__(self, "capacity_scale", _optional(float, self.capacity_scale, "capacity_scale", problems, minimum=0))
-        object.__setattr__(self, "restart_cost", _optional(float, self.restart_cost, "restart_cost", problems, minimum=0))
+        try:  # the simulator's own rule, so that a bad value fails here and not inside a worker
+            object.__setattr__(self, "restart_cost", check_restart_cost(self.restart_cost, "restart_cost"))
+        except InputError as error:
+            problems.extend(error.problems)
         object.__setattr__(self, "opt", bool(self.opt))
         object.__setattr__(self, "mip_start", bool(self.mip_start))
         try:  # the same rules as the command line's, so a bad sweep fails here and not inside a worker

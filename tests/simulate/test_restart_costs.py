@@ -148,18 +148,29 @@ def test_run_command_takes_restart_cost_and_reports_promises(tmp_path, capsys):
 
 @pytest.mark.parametrize("command", [["run", "--preset", "tiny", "--scheduler", "rrh"],
                                      ["compare", "--preset", "tiny"],
-                                     ["ratio", "--preset", "tiny", "--instances", "1", "--no-opt"]])
+                                     ["ratio", "--preset", "tiny", "--instances", "1", "--no-opt"],
+                                     ["reproduce", "--quick"],
+                                     ["bench", "oasis", "--compare-lr", "--seeds", "0", "--repetitions", "1"]])
 @pytest.mark.parametrize("value", ["1", "-0.1", "nan"])
 def test_every_command_refuses_a_restart_cost_outside_0_1_naming_the_flag(command, value, tmp_path, capsys):
     """One rule for the flag everywhere (the simulator's, [0, 1) of a slot's work): ratio and compare once
-    accepted any F >= 0 at the flag and said it was a utility charged per restart."""
+    accepted any F >= 0 at the flag and said it was a utility charged per restart. Nothing is written."""
     from primaldual.cli import main
 
-    out = ["--out", str(tmp_path / "r.jsonl")] if command[0] == "ratio" else []
+    out = ["--out", str(tmp_path / "out")] if command[0] in ("ratio", "reproduce") else []
     assert main([*command, *out, "--restart-cost", value]) == 2
-    err = capsys.readouterr().err
-    assert "--restart-cost: must be a number in [0, 1)" in err and "Traceback" not in err
-    assert not (tmp_path / "r.jsonl").exists()
+    err = capsys.readouterr().err.strip()
+    assert "--restart-cost: must be a number in [0, 1)" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value, entry", [("0,2", 2), ("abc", 1), ("0,,0.1", 2), ("0.1,nan", 2), ("-0.1", 1)])
+def test_bench_quality_names_the_bad_entry_of_restart_costs(value, entry, capsys):
+    from primaldual.cli import main
+
+    assert main(["bench", "oasis", "--quality", "--restart-costs", value]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"--restart-costs entry {entry}: must be a number in [0, 1)" in err and len(err.splitlines()) == 1
 
 
 @pytest.mark.parametrize("command", ["run", "compare", "ratio"])

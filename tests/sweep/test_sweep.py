@@ -386,3 +386,11 @@ def _task_without_revisions(spec):
     record = run_spec(spec)
     del record["scheduler_revisions"]
     return record
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1, float("nan"), "0.1"])
+def test_a_spec_refuses_a_restart_cost_the_simulator_would_refuse(value):
+    # Before, Spec accepted any F >= 0 and the sweep failed inside a worker, leaving an empty results file.
+    with pytest.raises(InputError, match=r"restart_cost: must be a number in \[0, 1\)"):
+        Spec(restart_cost=value)
+    assert Spec(restart_cost=-0.0).restart_cost == 0.0 and str(Spec(restart_cost=-0.0).restart_cost) == "0.0"

@@ -235,10 +235,15 @@ def _quality(args) -> int:
     unknown = [s for s in sets if s not in SETS]
     if unknown or not sets:
         raise InputError(f"--sets: must list sets among {', '.join(SETS)}, got {args.sets!r}")
-    try:
-        costs = [check_restart_cost(float(c), "--restart-costs") for c in args.restart_costs.split(",")]
-    except ValueError:
-        raise InputError(f"--restart-costs: must be numbers in [0, 1), got {args.restart_costs!r}") from None
+    costs = []
+    for n, text in enumerate(args.restart_costs.split(",")):
+        # Parse first, then the simulator's own rule (InputError is a ValueError: one try would swallow it).
+        label = f"--restart-costs entry {n + 1}"
+        try:
+            value = float(text)
+        except ValueError:
+            value = text.strip()  # not a number: check_restart_cost refuses it with the same message
+        costs.append(check_restart_cost(value, label))
     for flag, value in (("--first-seed", args.first_seed), ("--count", args.count), ("--paper-count", args.paper_count)):
         if value < (0 if flag == "--first-seed" else 1):
             raise InputError(f"{flag}: must be {'>= 0' if flag == '--first-seed' else '>= 1'}, got {value}")
