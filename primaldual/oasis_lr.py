@@ -74,13 +74,13 @@ from primaldual.standalone import fastest_standalone_workers
 
 class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
     """OASiS-LR (module docstring). Parameters: ``delta`` (deadline slack, 0.2), ``window`` (slots of arrivals
-    the floor learns from, 30), ``eta`` and ``rule`` (the price constants; with ``rule="density"``, ``L^r`` is
-    the least value density over ``4 eta``, so ``eta = 0.05`` is a reserve price of 5x the least density: a job
-    whose utility does not beat its work at the reserve, summed over the resources it demands, never gets a
-    promise, even on an empty cluster, and runs best-effort in the pending tier.
-    Promises cost utility against RRH's free re-ranking, and fewer of them cost less: chosen on 20-job ``small``
-    seeds 2000-2199, disjoint from every reported set, among 0.25, 0.1, 0.05, 0.02 and ~0 (no promises),
-    ``proofs/oasis-lr.md`` "Choosing eta"),
+    the floor learns from, 30), ``eta`` (0.05: the reserve price for promises; with the ``density`` rule
+    ``L^r`` is the least value density over ``4 eta``, 5x the least density at 0.05: a job whose utility does not
+    beat its work at that price, summed over the resources it demands, never gets a promise, even on an empty
+    cluster, and runs best-effort in the pending tier; larger eta, more promises and, on 20-job ``small``, less
+    utility against RRH: chosen on seeds 2000-2199, disjoint from every reported set, among 0.25, 0.1, 0.05,
+    0.02 and ~0, see "Choosing eta" in proofs/oasis-lr.md), ``rule`` (``density``: how the price constants
+    are set, :mod:`primaldual.price_constants`),
     ``learned_floor`` (True), ``pending`` (True: the pending tier), ``repack`` (True for ``oasis-lr``),
     ``late`` (True: blocks as late as possible; False: as early), ``discount_rate`` (0.02: the execution
     order's risk discount, RRH's), ``reoffer_every`` (3: slots between re-offers of a pending job whose work
