@@ -83,8 +83,9 @@ def sweep(
     by default a :func:`~primaldual.sweep.executors.local_executor` of ``workers`` processes is started and
     shut down here. Specs whose key is already in ``out`` are not run again (a repeated spec runs once),
     unless ``redo(record)`` is true for their record (e.g. a time-limited solve) or one of its schedulers'
-    ``revision`` has changed since it was made: that record is removed from the file and computed again. ``on_record(record)`` is called after each record is on disk; an exception it
-    raises stops the sweep (the records written so far stay). ``task`` replaces
+    ``revision`` has changed since it was made (each record written gets ``scheduler_revisions``): that record
+    is removed from the file and computed again. ``on_record(record)`` is called after each record is on disk;
+    an exception it raises stops the sweep (the records written so far stay). ``task`` replaces
     :func:`~primaldual.sweep.task.run` (a picklable top-level function). A task that raises stops the sweep
     with its error; the records already written stay, so a rerun after the fix resumes.
 
@@ -111,8 +112,8 @@ def sweep(
                 record = future.result()
                 if record.get("key") != key:
                     raise RuntimeError(f"task returned a record with key {record.get('key')!r} for spec {key}")
-                # A task of the caller's may not stamp it; without it the record would count as outdated.
-                record.setdefault("scheduler_revisions", scheduler_revisions(unique[key]))
+                # Stamped here, whatever the task: the sweep is what decides, on a resume, to reuse a record.
+                record["scheduler_revisions"] = scheduler_revisions(unique[key])
                 results.append(record)
                 new[key] = record
                 bar.update(1)

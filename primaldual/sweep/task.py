@@ -123,7 +123,6 @@ def run(spec: Spec) -> dict[str, Any]:
         "opt_interval": jsonable(evaluation.interval),
         "ratios": {name: ratio.to_dict() for name, ratio in evaluation.ratios.items()},
         "versions": versions(),
-        "scheduler_revisions": scheduler_revisions(spec),
         "timings": jsonable(timings),
     }
 

@@ -371,21 +371,21 @@ def test_a_record_from_an_earlier_scheduler_revision_is_recomputed_and_a_current
     assert on_disk[record["key"]]["schedulers"]["oasis-lr"]["utility"] == record["schedulers"]["oasis-lr"]["utility"]
 
 
-def test_a_task_that_does_not_stamp_revisions_is_stamped_by_the_sweep(tmp_path):
+def test_a_custom_task_s_records_are_stamped_by_the_sweep_and_reused(tmp_path):
     out = tmp_path / "r.jsonl"
     spec = Spec(preset="tiny", seed=5, schedulers=("oasis-lr",), opt=False)
     with ThreadPoolExecutor(1) as executor:
-        first = sweep([spec], out, executor=executor, progress=False, task=_task_without_revisions)
+        first = sweep([spec], out, executor=executor, progress=False, task=_task_with_a_wrong_stamp)
         assert first.records[0]["scheduler_revisions"] == {"oasis-lr": 2}
-        assert sweep([spec], out, executor=executor, progress=False, task=_task_without_revisions).computed == 0
+        assert sweep([spec], out, executor=executor, progress=False, task=_task_with_a_wrong_stamp).computed == 0
 
 
-def _task_without_revisions(spec):
+def _task_with_a_wrong_stamp(spec):
     from primaldual.sweep.task import run as run_spec
 
     record = run_spec(spec)
-    del record["scheduler_revisions"]
-    return record
+    assert "scheduler_revisions" not in record  # the task does not stamp it; the sweep does
+    return {**record, "scheduler_revisions": {"oasis-lr": 1}}  # a wrong stamp is overwritten too
 
 
 @pytest.mark.parametrize("value", [1.5, -0.1, float("nan"), "0.1"])
