@@ -164,7 +164,8 @@ def opt_interval(instance, outcomes: Iterable, offline=None, offline_verificatio
     high = max(high, low)
     interval = OptInterval(
         low=low, high=high, low_method=max(lower, key=lower.get) if lower else None, high_method=high_method,
-        proven=offline is not None and offline.status == "optimal",
+        # Without the incumbent (restart costs: the solve is of a relaxation) the solver proves a bound, not OPT.
+        proven=offline is not None and offline.status == "optimal" and count_incumbent,
         lower_candidates=lower, upper_candidates=upper,
     )
     return interval, warnings

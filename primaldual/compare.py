@@ -89,6 +89,8 @@ def summary(evaluation: Evaluation) -> dict:
         "rows": [_row(evaluation, name) for name in evaluation.outcomes],
         "opt": _opt_summary(evaluation),
         "opt_interval": evaluation.interval.to_dict(),
+        # under restart costs the interval's upper end is of the start-cost relaxation (primaldual.restart_bound)
+        "relaxation": evaluation.relaxation,
         "certificate": _certificate(evaluation),
         "warnings": list(evaluation.warnings),
     }

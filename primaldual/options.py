@@ -119,7 +119,8 @@ def add_solve_arguments(parser, *, restart_cost: bool = True) -> None:
         parser.add_argument("--restart-cost", type=float, metavar="F", default=0.0,
                             help="fraction of a slot's work a job loses in each slot where its placement "
                                  "changed (a start or a resumption counts); in [0, 1), default 0 (the paper's "
-                                 "model); OPT, computed without restart costs, stays an upper bound")
+                                 "model); OPT is then bounded by the start-cost relaxation (one more "
+                                 "worker-slot per job)")
 
 
 def solve_options_from_args(args) -> SolveOptions:

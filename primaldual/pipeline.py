@@ -16,10 +16,14 @@ everywhere.
   :mod:`primaldual.oasis`). No code here knows which scheduler offers what.
 
 **Restart costs.** With ``restart_cost > 0`` a schedule's utility is the simulator's (a job loses that fraction
-of a slot's work in each slot where its placement changed, so it completes later). Restarts only lower
-utilities, so every upper bound above (all computed without restart costs) stays an upper bound on OPT; the
-solver's incumbent is then not a lower bound (its restarts are not counted), so ``low`` comes from the online
-schedules only.
+of a slot's work in each slot where its placement changed, so it completes later), and OPT is the optimum
+*with* restart costs. Its upper end comes from the **start-cost relaxation** (:mod:`primaldual.restart_bound`):
+every job completed under a restart cost received at least ``V_i + 1`` worker-slots, so the offline solve, the
+standalone bound and OPT/ALG are computed on the instance with one more worker-slot of work per job
+(``Evaluation.bound_instance``), a valid and tighter bound than the optimum without restart costs (which the
+schedulers' own bounds, such as OASiS's ``D``, still bound). The solver's incumbent is then not a lower bound
+(its restarts are not counted) and the relaxation's optimum is not OPT itself, so ``low`` comes from the online
+schedules only and no ratio is ``proven``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any, Callable, ContextManager, Iterable, Mapping, Protocol, r
 
 from primaldual.bounds import OptInterval, Ratio, best_feasible, opt_interval, standalone_bound
 from primaldual.options import SolveOptions
+from primaldual.restart_bound import start_cost_relaxation
 
 
 @runtime_checkable
@@ -87,6 +92,15 @@ class Evaluation:
     restart_cost: float = 0.0
     warnings: tuple[str, ...] = ()
     seconds: Mapping[str, float] = field(default_factory=dict)
+    #: The instance the OPT interval bounds the optimum of: ``instance``, or under restart costs its
+    #: start-cost relaxation (module docstring).
+    bound_instance: Any = None
+
+    @property
+    def relaxation(self) -> dict[str, Any] | None:
+        """What the OPT bound was computed on beyond the instance (``{"name": "start-cost", ...}``), or None."""
+        bound = self.bound_instance
+        return None if bound is None or bound is self.instance else dict(bound.meta.get("relaxation", {}))
 
     def certified_ratio(self, name: str) -> Ratio | None:
         """OPT/ALG of ``name`` bounded by its own offered bounds and the standalone bound (no solver needed):
@@ -115,6 +129,8 @@ class Evaluation:
             "start_objective": offline.start_objective, "incumbent_source": offline.incumbent_source,
             "time_limited": offline.status in TIME_LIMITED_STATUSES or (
                 offline.status == "feasible" and solve.mip_gap is None and solve.time_limit is not None),
+            # None: the instance itself; else the start-cost relaxation the solve ran on (restart costs)
+            "relaxation": self.relaxation,
         }
         if offline.schedule is not None:
             from primaldual.metrics import compute_metrics
@@ -169,6 +185,8 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
         with step(f"running {name}"):
             outcomes[name] = _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)
     best = best_feasible(outcomes.values())
+    bound_instance = start_cost_relaxation(instance, restart_cost)
+    extra_warnings: list[str] = []
     offline = offline_verification = start_name = None
     if solve is not None:
         from primaldual.offline import solve_offline  # without an OPT solve no model code is loaded
@@ -176,19 +194,24 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
 
         start_name = best.name if (solve.mip_start and best is not None) else None
         start = best.result.schedule if start_name else None
+        if start is not None and bound_instance is not instance and not verify(bound_instance, start).feasible:
+            # Lemma R says this cannot happen; the solve goes on without the start, and the run says so.
+            extra_warnings.append(f"the schedule of {start_name} does not satisfy the start-cost relaxation "
+                                  "(Lemma R, proofs/oasis-lr.md): solved without a MIP start")
+            start_name = start = None
         clock = time.perf_counter()
         limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s"
         with step(f"solving the offline optimum ({solve.method}, {solve.solver}, {limit})"):
-            offline = solve_offline(instance, start=start, **solve.solve_arguments())
+            offline = solve_offline(bound_instance, start=start, **solve.solve_arguments())
         seconds["opt"] = time.perf_counter() - clock
         if offline.schedule is not None:
-            offline_verification = verify(instance, offline.schedule)
+            offline_verification = verify(bound_instance, offline.schedule)
     interval, warnings = opt_interval(
-        instance, outcomes.values(), offline, offline_verification, count_incumbent=not restart_cost)
+        bound_instance, outcomes.values(), offline, offline_verification, count_incumbent=not restart_cost)
     evaluation = Evaluation(
         instance=instance, outcomes=outcomes, interval=interval, ratios={}, offline=offline,
         offline_verification=offline_verification, solve=solve, mip_start=start_name,
-        restart_cost=float(restart_cost), warnings=tuple(warnings), seconds=seconds)
+        restart_cost=float(restart_cost), warnings=tuple(extra_warnings + warnings), seconds=seconds, bound_instance=bound_instance)
     for name, outcome in outcomes.items():
         if outcome.ran:
             certified = evaluation.certified_ratio(name)

@@ -27,7 +27,9 @@ loses ``F`` of that slot's work: its ``D`` workers supply ``(1 - F) D`` worker-s
 the same for every scheduler. Completion (remaining work <= 0) and so utility follow from the reduced work;
 ``SlotState.remaining_work`` is the ceiling of the fractional remaining work. A schedule that completes under
 restart costs still satisfies eq. (2) (it received at least ``V_i`` worker-slots), so it passes the verifier,
-and the offline optimum without restart costs stays a valid upper bound on every run with them.
+and the offline optimum without restart costs stays a valid upper bound on every run with them. A tighter one:
+each completed job received at least ``V_i + 1`` worker-slots (its start lost ``F`` of one), so the optimum of
+the instance with one more worker-slot per job bounds every run (:mod:`primaldual.restart_bound`).
 Realistic values: published systems put a checkpoint-restart or re-allocation of a data-parallel job at
 tens of seconds to about a minute (Gavel, OSDI 2020, schedules in rounds of minutes to amortise it; Pollux,
 OSDI 2021, re-allocates at most about once a minute for the same reason), i.e. roughly 0.01-0.1 of a

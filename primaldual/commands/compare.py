@@ -127,9 +127,10 @@ def _print_table(summary: dict, source: str) -> None:
     if opt is not None:
         seconds = opt["build_seconds"] + opt["solve_seconds"]
         objective = "-" if opt["objective"] is None else f"{opt['objective']:.4f}"
-        print(f"{'OPT':<{width}} {objective:>10} {_num(opt.get('admitted')):>8} {_num(opt.get('completed')):>9} "
-              f"{_num(opt.get('mean_jct'), 4):>8}  {'1.00000' if opt['status'] == 'optimal' else '-':<20} {seconds:>9.3f}")
-        print(f"OPT: {opt['status']} ({opt.get('method', 'ilp')}, {opt['solver']}); incumbent {_num(opt['objective'])}, bound {_num(opt['bound'])}, "
+        label = "OPT" if opt.get("relaxation") is None else "OPT bound"
+        print(f"{label:<{width}} {objective:>10} {_num(opt.get('admitted')):>8} {_num(opt.get('completed')):>9} "
+              f"{_num(opt.get('mean_jct'), 4):>8}  {'1.00000' if opt['status'] == 'optimal' and label == 'OPT' else '-':<20} {seconds:>9.3f}")
+        print(f"{label}: {opt['status']} ({opt.get('method', 'ilp')}, {opt['solver']}); incumbent {_num(opt['objective'])}, bound {_num(opt['bound'])}, "
               f"gap {_num(opt['gap'], 3)}" + (f"; MIP start from {opt['start_scheduler']} "
                                                f"({_num(opt['start_objective'])})" if opt["start_scheduler"] else ""))
         if opt.get("message"):
@@ -139,8 +140,11 @@ def _print_table(summary: dict, source: str) -> None:
           f"(low: {_end_method(interval['low_method'], opt) or 'nothing earned'}, "
           f"high: {_end_method(interval['high_method'], opt)})")
     if summary["restart_cost"]:
-        print(f"Restart cost {summary['restart_cost']:g}: utilities are net of restarts; the upper bounds ignore "
-              "restart costs, so they still bound OPT")
+        relaxed = summary.get("relaxation") is not None
+        print(f"Restart cost {summary['restart_cost']:g}: utilities are net of restarts; OPT is the optimum with "
+              "restart costs, " + ("bounded above by the start-cost relaxation (every job needs one more "
+                                   "worker-slot, proofs/oasis-lr.md, Lemma R); the solve and the standalone bound "
+                                   "are of that relaxation" if relaxed else "bounded above by the model without them"))
     certificate = summary["certificate"]
     if certificate is not None:
         low, high = certificate["ratio_interval"]

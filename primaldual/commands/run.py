@@ -130,8 +130,8 @@ def run(args) -> int:
               f"worker-slots wasted)")
     if result.restart_cost > 0:
         print(f"restart cost {result.restart_cost:g} slot: {metrics.extra['restarts']} restarts lost "
-              f"{metrics.extra['restart_lost_worker_slots']:.4g} worker-slots (an OPT without restart costs still "
-              f"bounds this run from above)")
+              f"{metrics.extra['restart_lost_worker_slots']:.4g} worker-slots (the optimum with one more "
+              f"worker-slot per job bounds this run from above, proofs/oasis-lr.md Lemma R)")
     if result.promises is not None:
         promises = result.promises
         print(f"promises: {promises['made']} made, {promises['kept']} kept, {promises['broken']} broken")

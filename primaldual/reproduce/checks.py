@@ -165,18 +165,20 @@ def _mean_check(preset: str, records: list[dict], oasis: dict) -> list[Outcome]:
 
 
 def restart_checks(records: list[dict], name: str) -> list[Outcome]:
-    """A ratio set run with restart costs: every schedule verifies, and OPT's upper end (computed without
-    restart costs) stays above every utility net of restarts."""
+    """A ratio set run with restart costs: every schedule verifies, and OPT's upper end (the start-cost
+    relaxation's, Lemma R) stays above every utility net of restarts."""
     if not records:
         return []
     below = sum(1 for r in records for e in r["schedulers"].values()
                 if e["utility"] > r["opt_interval"]["high"] * (1 + 1e-6))
     total = sum(len(r["schedulers"]) for r in records)
     return [feasibility_check(name, records), Outcome(
-        f"OPT without restart costs bounds {name}",
-        "every utility net of restarts <= the upper end of the OPT interval (computed without restart costs)",
+        f"The start-cost relaxation bounds {name}",
+        "every utility net of restarts <= the upper end of the OPT interval (the relaxation's: V_i + 1 "
+        "worker-slots per job)",
         f"{total - below}/{total} hold", below == 0,
-        "charging restarts only lowers utilities, so the bounds of the model without them still hold",
+        "a job completed under a restart cost received at least V_i + 1 worker-slots (Lemma R), so every "
+        "such schedule is one of the relaxation's",
     )]
 
 

@@ -3,8 +3,8 @@
 Every experiment runs at restart cost 0 (the paper's model) and at :attr:`Settings.restart_cost` (default 0.1,
 the fraction of a slot's work a job loses when its placement changes, :mod:`primaldual.simulate`); its label
 then ends in ``-restart-F``. OPT is solved with ``method="auto"`` (the ILP where it is expected to finish,
-column generation above, :func:`primaldual.offline.resolve_method`), and always without restart costs, so it is
-an upper bound on every run with them.
+column generation above, :func:`primaldual.offline.resolve_method`); at a restart cost it is solved on the
+start-cost relaxation (:mod:`primaldual.restart_bound`), an upper bound on the optimum with restart costs.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def _experiment_specs(settings: Settings, cost: float) -> list[Spec]:
                              label=restart_label("ratio-small-20", cost), time_limit=settings.small20_time_limit,
                              **common)
     jobs_label = restart_label("utility-vs-jobs", cost)
-    # The certified interval comes from an OPT without restart costs: one solve per instance is enough.
+    # The paper band (column generation, minutes per instance) is drawn at restart cost 0 only.
     paper_opt = dict(opt=True, method="cg", time_limit=settings.paper_time_limit) \
         if settings.paper_opt and not cost else dict(opt=False)
     without_dorm = tuple(name for name in SCHEDULERS if name != "dorm")

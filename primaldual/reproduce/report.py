@@ -88,10 +88,10 @@ def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
         lines += [
             "", "## Mean OPT/ALG per set", "",
             "Mean over instances of OPT/ALG (the point: the best verified utility over ALG); in brackets the",
-            "certified interval of the mean where OPT was not proven. OPT is computed without restart costs:",
-            "charging restarts only lowers utilities, so OPT without them stays a valid upper bound, and at",
-            "restart cost > 0 the interval still holds the optimum with restart costs (its lower end then comes",
-            "from the online schedules only).", "",
+            "certified interval of the mean where OPT was not proven. At restart cost > 0, OPT is the optimum",
+            "with restart costs: its upper end is the start-cost relaxation's (every job needs one more",
+            "worker-slot, proofs/oasis-lr.md Lemma R), its lower end the best online schedule, so the ratios",
+            "there are intervals, never proven.", "",
         ] + ratio_table(summaries)
     for label, summary in summaries.items():
         lines += ["", f"## {label}: OPT/ALG per scheduler", "", "```", format_summary(summary), "```"]

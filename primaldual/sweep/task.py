@@ -17,7 +17,10 @@ from primaldual.records import jsonable
 from primaldual.sweep.spec import Spec, spec_key
 
 RECORD_FORMAT = "primaldual.sweep_record"
-RECORD_VERSION = 2
+#: 3: under restart costs the OPT interval bounds the optimum *with* restart costs through the start-cost
+#: relaxation (``opt.relaxation``, :mod:`primaldual.restart_bound`); a version-2 record with a restart cost
+#: bounded it by the model without them, and is recomputed (:func:`outdated`).
+RECORD_VERSION = 3
 
 
 def versions() -> dict[str, str]:
@@ -136,7 +139,10 @@ def scheduler_revisions(spec: Spec) -> dict[str, int]:
 
 
 def outdated(record: dict, spec: Spec) -> bool:
-    """True if a scheduler of ``spec`` has changed since ``record`` was made: its runs would differ now."""
+    """True if a scheduler of ``spec`` has changed since ``record`` was made (its runs would differ now), or
+    if the record bounds OPT under restart costs the way records did before version 3 (:data:`RECORD_VERSION`)."""
+    if spec.restart_cost and int(record.get("version", 1)) < 3:
+        return True
     made = record.get("scheduler_revisions") or {}
     return any(made.get(name, 1) != revision for name, revision in scheduler_revisions(spec).items())
 

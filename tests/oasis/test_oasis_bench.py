@@ -70,6 +70,15 @@ def test_quality_benchmark_on_two_tiny_instances():
         assert rows["rrh"]["promises_broken"] is None
         for row in rows.values():
             assert row["mean_opt_over_alg"] is None or row["mean_opt_over_alg"] >= 1.0 - 1e-6  # None: some ALG = 0
+        # The headroom is the bound over RRH: at least every scheduler's total over RRH's.
+        headroom = rows["rrh"]["headroom"][0]
+        assert headroom >= max(row["vs_rrh_total"] for row in rows.values()) - 1e-9
+    assert data["bound_proven_by_restart_cost"] == {"0.0": 2, "0.1": 2}
+    # At F > 0 the bound is the start-cost relaxation's, below OPT at F = 0 (Lemma R), above every F-run.
+    for instance in data["instances"]:
+        (at_zero, _), (at_cost, _) = instance["opt_by_restart_cost"]["0.0"], instance["opt_by_restart_cost"]["0.1"]
+        assert at_cost <= at_zero + 1e-9
+        assert all(run["utility"] <= at_cost + 1e-9 for run in instance["runs"]["0.1"].values())
 
 
 def test_compare_lr_cli_json(capsys):

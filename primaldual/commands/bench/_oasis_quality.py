@@ -10,13 +10,17 @@ preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and 
 ``oasis-lr-urgency`` is OASiS-LR with its two optional rules on (``order=urgency, immediate_blocks=false``,
 ``proofs/oasis-lr.md``), the ablation of both.
 
-OPT is the offline optimum without restart costs (``solve_offline``, HiGHS, a time limit per instance): an
-upper bound on every run with or without restart costs. Where the solver does not prove optimality (or for
-``paper``, where it is not attempted), the ratio uses the best upper bound available: the ILP bound, or the
+OPT at each restart cost ``F`` is bounded from above on its own: at ``F = 0`` by the offline optimum
+(``solve_offline``, HiGHS, a time limit per instance), at ``F > 0`` by the optimum of the start-cost relaxation
+(every job needs one more worker-slot, :mod:`primaldual.restart_bound`, proofs/oasis-lr.md Lemma R), which
+bounds every run at that cost. Where the solver does not prove optimality (or for ``paper``, where it is not
+attempted), the bound is the best one available: the ILP bound, the relaxed instance's standalone bound, or the
 smallest certificate an OASiS variant reports, so ``OPT/ALG`` is then an upper estimate. Reported per set and
 restart cost: mean utility per scheduler, its total against RRH's and the per-instance spread of that ratio,
-mean ``OPT/ALG``, promises broken (must be 0) and jobs abandoned, the scheduler's own runtime, and OASiS-LR's
-total utility over the scheduler's (``lr_over``) with the per-instance spread of that ratio.
+mean ``OPT/ALG``, promises broken (must be 0) and jobs abandoned, the scheduler's own runtime, OASiS-LR's total
+utility over the scheduler's (``lr_over``) with the per-instance spread of that ratio, and the **headroom over
+RRH**: the bound's total over RRH's total utility, the most any scheduler, online or offline, can earn over RRH
+on the set (a lead over RRH beyond it is impossible).
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ import numpy as np
 
 from primaldual.commands.bench._oasis_lr_speed import decision_times, wall_ratio
 from primaldual.generate import generate
+from primaldual.bounds import standalone_bound
 from primaldual.prices import json_number
+from primaldual.restart_bound import start_cost_relaxation
 from primaldual.scheduler import make_scheduler
 from primaldual.simulate import simulate
 from primaldual.verify import verify
@@ -51,15 +57,19 @@ SCHEDULERS = (
 SETS = {"tiny": ("tiny", None), "small": ("small", None), "small20": ("small", 20), "paper": ("paper", None)}
 
 
-def _upper_bound(instance, results: dict, time_limit: float | None) -> tuple[float, bool]:
-    """OPT without restart costs, or the best upper bound known, and whether it is proven optimal."""
+def _upper_bound(instance, results: dict, time_limit: float | None, restart_cost: float = 0.0) -> tuple[float, bool]:
+    """An upper bound on OPT at ``restart_cost`` (module docstring) and whether it is a proven optimum (of the
+    start-cost relaxation when ``restart_cost > 0``). The certificates bound OPT without restart costs, hence
+    at every cost."""
+    relaxed = start_cost_relaxation(instance, restart_cost)
     bounds = [r.report["certificate"]["best_upper_bound"] for r in results.values()
               if isinstance(r.report.get("certificate"), dict) and r.report["certificate"].get("best_upper_bound")]
+    bounds.append(standalone_bound(relaxed))
     if time_limit:
         from primaldual.offline import solve_offline
 
-        best = max(results.values(), key=lambda r: r.utility)
-        offline = solve_offline(instance, time_limit=time_limit, start=best.schedule)
+        best = max(results.values(), key=lambda r: r.utility)  # a schedule of the relaxation too (Lemma R)
+        offline = solve_offline(relaxed, time_limit=time_limit, start=best.schedule)
         if offline.status == "optimal" and offline.objective is not None:
             return float(offline.objective), True
         if offline.bound is not None:
@@ -68,10 +78,11 @@ def _upper_bound(instance, results: dict, time_limit: float | None) -> tuple[flo
 
 
 def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> dict:
-    """Every scheduler at every restart cost on one instance, and OPT (or the best bound) without them."""
-    out = {"runs": {}}
-    plain = {}
+    """Every scheduler at every restart cost on one instance, and at each cost an upper bound on OPT
+    (``opt_by_restart_cost``: ``[bound, proven]``; ``opt``/``opt_proven``: the one at cost 0, when run)."""
+    out = {"runs": {}, "opt_by_restart_cost": {}}
     for cost in restart_costs:
+        results = {}
         runs = {}
         for label, name, parameters in names:
             result = simulate(instance, make_scheduler(name, **parameters), restart_cost=cost)
@@ -83,18 +94,19 @@ def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> d
                 "promises": result.promises,
                 "seconds": result.scheduler_seconds,
             }
-            if cost == 0:
-                plain[label] = result
+            results[label] = result
         out["runs"][str(cost)] = runs
-    if plain:
-        out["opt"], out["opt_proven"] = _upper_bound(instance, plain, time_limit)
+        bound = list(_upper_bound(instance, results, time_limit, cost))
+        out["opt_by_restart_cost"][str(cost)] = bound
+        if cost == 0:
+            out["opt"], out["opt_proven"] = bound
     return out
 
 
 def _summarise(per_instance: list[dict], cost: str, labels: list[str]) -> dict:
     utilities = {label: np.array([m["runs"][cost][label]["utility"] for m in per_instance]) for label in labels}
     rrh, lr = utilities["rrh"], utilities.get("oasis-lr")
-    opt = np.array([m.get("opt", np.nan) for m in per_instance])
+    opt = np.array([m["opt_by_restart_cost"][cost][0] for m in per_instance])
     rows = {}
     for label in labels:
         u = utilities[label]
@@ -114,6 +126,7 @@ def _summarise(per_instance: list[dict], cost: str, labels: list[str]) -> dict:
             "seconds_median": statistics.median(m["runs"][cost][label]["seconds"] for m in per_instance),
             "lr_over": over[0], "lr_over_min": over[1], "lr_over_max": over[2],
         }
+    rows["rrh"]["headroom"] = _ratio_spread(opt, rrh)  # OPT's bound over RRH: no scheduler can lead by more
     return rows
 
 
@@ -147,6 +160,8 @@ def run_quality(sets, first_seed: int, count: int, restart_costs=(0.0, 0.1), tim
         out["sets"][label] = {
             "seeds": seeds,
             "opt_proven": int(sum(bool(m.get("opt_proven")) for m in per_instance)),
+            "bound_proven_by_restart_cost": {str(c): int(sum(bool(m["opt_by_restart_cost"][str(c)][1])
+                                                         for m in per_instance)) for c in restart_costs},
             "by_restart_cost": {str(c): _summarise(per_instance, str(c), labels) for c in restart_costs},
             "instances": per_instance,
         }
@@ -161,10 +176,14 @@ def print_quality(figures: dict) -> None:
               f"{timing['decision_ms_median']:.2f} ms, p90 {timing['decision_ms_p90']:.2f} ms")
     for label, data in figures["sets"].items():
         seeds = data["seeds"]
-        print(f"{label}: seeds {seeds[0]}-{seeds[-1]} ({len(seeds)}); OPT proven on {data['opt_proven']}, "
-              f"else the best upper bound (OPT without restart costs bounds every run)")
+        print(f"{label}: seeds {seeds[0]}-{seeds[-1]} ({len(seeds)}); OPT/ALG against OPT where proven, else "
+              f"the best upper bound; at a restart cost against the start-cost relaxation (Lemma R)")
         for cost, rows in data["by_restart_cost"].items():
-            print(f"  restart cost {cost}:")
+            proven = data["bound_proven_by_restart_cost"][cost]
+            headroom = rows["rrh"]["headroom"]
+            room = "-" if headroom[0] is None else f"{headroom[0]:.3f} [{headroom[1]:.2f}, {headroom[2]:.2f}]"
+            print(f"  restart cost {cost}: bound proven optimal on {proven} of {len(seeds)}; headroom over RRH "
+                  f"(bound / RRH, the most any scheduler can earn over it) {room}")
             print(f"    {'scheduler':16s} {'mean util':>10s} {'vs rrh':>7s} {'spread':>13s} {'OPT/ALG':>8s} "
                   f"{'abandoned':>9s} {'broken':>7s} {'median s':>9s} {'lr over':>7s} {'spread':>13s}")
             for name, row in rows.items():
