@@ -115,7 +115,7 @@ def _toml_value(value: Any) -> str:
 
 def dump_config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     """The resolved settings of ``args`` as an experiment file (``None`` values are left out)."""
-    import json
+    from primaldual.commands.run import parse_value  # the one rule the commands read --param values by
 
     lines, params = [], []
     for key, action in sorted(_actions(parser).items()):
@@ -128,7 +128,9 @@ def dump_config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> st
     for text in params:
         name_key, _, value = text.partition("=")
         name, _, key = name_key.partition(".")
-        tables.setdefault(name, []).append(f"{key} = {_toml_value(json.loads(value))}")
+        # A bare word (rule=budget) is a string to the commands, so it must be one here too (it was
+        # parsed as JSON and raised a traceback).
+        tables.setdefault(name, []).append(f"{key.strip()} = {_toml_value(parse_value(value.strip()))}")
     for name, entries in tables.items():
         lines += ["", f"[param.{name}]", *entries]
     return "\n".join(lines) + "\n"

@@ -32,6 +32,21 @@ def test_a_config_file_gives_the_records_of_the_flags(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["skipped"] == 2
 
 
+def test_a_string_parameter_on_the_command_line_is_written_to_the_resolved_config(tmp_path, capsys):
+    # --param oasis.rule=budget crashed in the config writer (the bare word was parsed as JSON).
+    out = tmp_path / "r.jsonl"
+    assert main(["ratio", "--preset", "tiny", "--instances", "1", "--schedulers", "oasis", "--param",
+                 "oasis.rule=budget", "--param", "oasis.eta=2", "--no-opt", "--workers", "1", "--no-progress",
+                 "--out", str(out)]) == 0
+    resolved = tmp_path / "r.jsonl.config.toml"
+    assert '[param.oasis]\nrule = "budget"\neta = 2' in resolved.read_text()
+    (record,) = read_records(out).values()
+    assert record["spec"]["scheduler_params"] == {"oasis": {"rule": "budget", "eta": 2}}
+    capsys.readouterr()
+    assert main(["ratio", "--config", str(resolved), "--json"]) == 0  # the file reads back as the same sweep
+    assert json.loads(capsys.readouterr().out)["skipped"] == 1
+
+
 def test_parameters_in_a_config_file(tmp_path, capsys):
     (tmp_path / "exp.toml").write_text(CONFIG + "[param.fifo]\nworkers = 2\n")
     assert main(["ratio", "--config", str(tmp_path / "exp.toml"), "--workers", "1", "--no-progress",
