@@ -113,7 +113,7 @@ class OnlineEngine:
 
 
 def _constants(instance: Instance, constants: PriceConstants | None, price_scale: float, eta: float,
-               rule: str = "budget") -> PriceConstants:
+               rule: str = "share") -> PriceConstants:
     if constants is None:
         return compute_constants(instance, eta=eta, price_scale=price_scale, rule=rule)
     if constants.resources != instance.cluster.resources:
@@ -127,7 +127,7 @@ def run_oasis(
     constants: PriceConstants | None = None,
     price_scale: float = 1.0,
     eta: float = 1.0,
-    rule: str = "budget",
+    rule: str = "share",
 ) -> OasisResult:
     """Run OASiS on ``instance`` (all jobs, arrival order) and compute its certificate.
 
@@ -232,16 +232,19 @@ class OasisScheduler(_PlanningScheduler):
     """OASiS behind the :class:`~primaldual.scheduler.OnlineScheduler` interface (``--scheduler oasis``).
 
     Parameters: ``price_scale`` (multiplies every price), ``eta`` (the ``L`` scaling), ``rule`` (the lower
-    prices: ``budget`` per pool and resource with an empty-cluster budget, the default, ``density`` per pool
-    and resource, or ``capacity``, one ``L``; see
-    :mod:`primaldual.prices`), or explicit ``constants`` (a :class:`PriceConstants`). ``report()`` carries the
+    prices, per pool and resource unless ``capacity``: ``share``, each resource's share of an initial-dual
+    budget, the default; ``budget``, an empty-cluster budget for every job; ``density``, a quarter of the least
+    value density; or ``capacity``, one ``L`` in mixed units; see :mod:`primaldual.prices` and proofs/oasis.md
+    sections 7-7c), or explicit ``constants`` (a :class:`PriceConstants`). ``report()`` carries the
     certificate under ``"certificate"``; ``parameters()`` the constants.
     """
 
     name = "oasis"
+    # 2: the default rule went from budget to share (proofs/oasis.md section 7c); revision-1 records are recomputed.
+    revision = 2
 
     def __init__(self, price_scale: float = 1.0, eta: float = 1.0, constants: PriceConstants | None = None,
-                 rule: str = "budget"):
+                 rule: str = "share"):
         if rule not in PRICE_RULES:
             raise InputError(f"scheduler oasis: rule must be one of {', '.join(PRICE_RULES)}, got {rule!r}")
         self.rule = rule

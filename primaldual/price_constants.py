@@ -18,9 +18,13 @@ not available (docs/papers.md, OASiS); the choices below are this project's, der
   an empty cluster charges every job at most ``1 / (4 eta)`` of its utility. (GPU, vCPU, GB and Gbps are not
   summed with each other any more.) The initial dual ``D_0 = sum_r L^r T sum c^r`` is not bounded by
   construction; ``kappa = D_0 / opt_lower_bound`` is recorded and the theorem applies only where ``kappa < 1``.
-* ``rule="budget"`` (``oasis``'s default; :mod:`primaldual.price_budget`, proofs/oasis.md section 7b): the same
+* ``rule="budget"`` (:mod:`primaldual.price_budget`, proofs/oasis.md section 7b): the same
   shape, scaled by the measured overlap ``rho`` so that a job's whole fastest standalone schedule costs at most
   ``1 / (2 eta)`` of its utility on an empty cluster, whatever number of resources it demands.
+* ``rule="share"`` (``oasis``'s default; :mod:`primaldual.price_share`, proofs/oasis.md section 7c): one lower
+  price per pool and resource, each unit type's equal share of an initial dual ``D_0 = 2.5 LB / eta`` in its own
+  unit (``LB = opt_lower_bound``), scaled down only if even the cheapest job would pay more than half its
+  utility on the empty cluster.
 * ``rule="capacity"`` (the first implementation, kept for comparison):
   ``L = opt_lower_bound / (2 eta T (sum_{h,r} c_h^r + sum_{k,r} c_k^r))``, one number in mixed units. The
   initial dual objective ``D_0 = L T sum c`` is then ``opt_lower_bound / (2 eta) <= OPT / (2 eta)``: the
@@ -65,6 +69,7 @@ import numpy as np
 from primaldual.errors import InputError
 from primaldual.instance import Instance
 from primaldual.price_budget import budget_lower_prices
+from primaldual.price_share import share_lower_prices
 from primaldual.standalone import _demand_fraction, standalone_utilities
 
 #: Above this small-demand fraction the 1/(1 - eps) headroom makes prices useless (``alpha_discrete`` grows
@@ -265,8 +270,8 @@ def _upper_from_density(lower: np.ndarray, density: np.ndarray, fraction: np.nda
 
 
 #: How ``compute_constants`` sets the lower prices (module docstring): ``"density"`` (default), ``"capacity"``
-#: (kept for Lemma 5's ``D_0 <= OPT / (2 eta)`` by construction) or ``"budget"`` (``oasis``'s default).
-PRICE_RULES = ("density", "capacity", "budget")
+#: (kept for Lemma 5's ``D_0 <= OPT / (2 eta)`` by construction), ``"budget"`` or ``"share"`` (``oasis``'s default).
+PRICE_RULES = ("density", "capacity", "budget", "share")
 
 
 def density_lower_prices(instance: Instance, standalone: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
@@ -349,6 +354,8 @@ def compute_constants(
         worker_lower = ps_lower = np.full(n_resources, opt_lower_bound / (2.0 * eta * capacity_time))
     elif rule == "budget":
         worker_lower, ps_lower = budget_lower_prices(instance, standalone, eta)
+    elif rule == "share":
+        worker_lower, ps_lower = share_lower_prices(instance, standalone, eta)
     else:
         worker_lower, ps_lower = density_lower_prices(instance, standalone, eta)
 

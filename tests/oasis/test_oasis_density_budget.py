@@ -47,8 +47,7 @@ def test_density_rule_prices_that_job_out_and_budget_admits_it():
     instance = _many_unit_job()
     assert run_oasis(instance, rule="density").total_utility == 0.0
     assert run_oasis(instance, rule="budget").total_utility == pytest.approx(12.0)
-    assert run_oasis(instance).total_utility == pytest.approx(12.0)  # budget is oasis's default
-    assert OasisScheduler().rule == "budget"
+    assert OasisScheduler(rule="budget").rule == "budget"
 
 
 def test_overlap_below_the_unit_count_keeps_prices_higher():
@@ -105,13 +104,16 @@ def test_no_tiny_design_instance_earns_zero(seed):
     """Design seeds of the `tiny` preset: OASiS admits at least the first job that can finish."""
     instance = generate("tiny", seed)
     if standalone_utilities(instance).max(initial=0.0) > 0:
+        assert run_oasis(instance, rule="budget").total_utility > 0
         assert run_oasis(instance).total_utility > 0
 
 
+@pytest.mark.parametrize("rule", ["budget", "share"])
 @settings(max_examples=40, deadline=None)
-@given(random_instances())
-def test_oasis_earns_something_whenever_some_job_can_finish(instance):
-    """Corollary of Lemma 8: while OASiS has admitted nothing the cluster is empty, so the first job that can
-    finish is admitted; ALG > 0 exactly when some job can finish alone (OPT > 0)."""
+@given(instance=random_instances())
+def test_oasis_earns_something_whenever_some_job_can_finish(instance, rule):
+    """Corollary of Lemma 8 (budget) and Lemma 8' (share, oasis's default): while OASiS has admitted nothing the
+    cluster is empty, so the first job that can finish (budget), or that pays at most half its utility there
+    (share: the cheapest one does), is admitted; ALG > 0 exactly when some job can finish alone (OPT > 0)."""
     can_finish = standalone_utilities(instance).max(initial=0.0) > 0
-    assert (run_oasis(instance).total_utility > 0) == can_finish
+    assert (run_oasis(instance, rule=rule).total_utility > 0) == can_finish

@@ -92,7 +92,7 @@ def test_capacities_never_exceeded_with_large_demands(case):
 
 def test_rejected_jobs_allocate_nothing_and_change_nothing():
     instance = small_demand_instance(2, n_jobs=120, capacity=10.0)
-    engine = OnlineEngine(instance, compute_constants(instance, rule="budget"))  # oasis's default rule
+    engine = OnlineEngine(instance, compute_constants(instance, rule="share"))  # oasis's default rule
     rejected = 0
     for i in arrival_order(instance):
         prices = engine.state.worker_prices.copy(), engine.state.ps_prices.copy()
@@ -207,7 +207,7 @@ def test_scheduler_slot_by_slot_equals_run(make, name):
 def test_scheduler_report_and_parameters():
     instance = generate("small", 1)
     scheduler = make_scheduler("oasis", price_scale=2.0, eta=1.5)
-    assert scheduler.parameters() == {"price_scale": 2.0, "eta": 1.5, "rule": "budget"}  # before start: no instance yet
+    assert scheduler.parameters() == {"price_scale": 2.0, "eta": 1.5, "rule": "share"}  # before start: no instance yet
     _, report = drive(scheduler, instance)
     certificate = report["certificate"]
     for key in ("dual_objective", "primal", "opt_interval", "ratio_upper_bound", "alpha", "two_alpha",

@@ -40,7 +40,7 @@ def test_every_strategy_satisfies_the_protocol():
 
 def test_exponential_prices_are_run_oasis_and_constants_mean_exponential():
     instance = generate("small", 1, jobs=20)
-    constants = compute_constants(instance, rule="budget")  # oasis's default rule
+    constants = compute_constants(instance, rule="share")  # oasis's default rule
     reference = run_oasis(instance)
     for prices in (ExponentialPrices(constants), constants):
         result = run(instance, prices).result("oasis")
@@ -98,7 +98,7 @@ def test_learned_floor_is_oasis_while_the_floor_is_zero():
     floored prices are OASiS's exactly."""
     jobs = [make_job(t, 2, 1, [1.0, 1.0], [0.0, 0.5], Constant(5.0)) for t in range(4)]
     instance = make_instance(jobs, [[8.0, 8.0]], [[0.0, 8.0]], horizon=6)
-    constants = compute_constants(instance, rule="budget")  # oasis's default rule
+    constants = compute_constants(instance, rule="share")  # oasis's default rule
     prices = LearnedFloorPrices(constants)
     floored = run(instance, prices).result("oasis")
     assert prices.highest.worker.max() == 0 and prices.highest.ps.max() == 0
