@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from primaldual.baselines.placement import can_finish, dominant_share_unit
+from primaldual.baselines.placement import can_finish, dominant_share_unit, widest
 from primaldual.dual import best_schedule, unit_prices
 from primaldual.errors import InputError
 from primaldual.instance import Instance
@@ -69,7 +69,6 @@ from primaldual.oasis_lr_order import UrgencyOrder, check_order
 from primaldual.oasis_lr_report import DualRecord, certificate_terms
 from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
 from primaldual.scheduler import Allocation, OnlineScheduler, register_scheduler
-from primaldual.standalone import fastest_standalone_workers
 
 
 class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
@@ -91,8 +90,9 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
 
     name = "oasis-lr"
     provable = False
-    # 2: the default eta went from 0.25 to 0.05; records of revision 1 are recomputed (oasis-p inherits it).
-    revision = 2
+    # 2: the default eta went from 0.25 to 0.05; 3: a pending job counts as finishable only at the width it can
+    # have (baselines.placement.widest), not N_i. Earlier records are recomputed (oasis-p inherits it).
+    revision = 3
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
@@ -136,7 +136,7 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
         self.constants = compute_constants(instance, eta=self.eta, rule=self.rule)
         self.standalone = standalone_utilities(instance)
         self.ledger = Ledger(instance)
-        self.fastest_workers = np.array([fastest_standalone_workers(instance, i) for i in range(instance.n_jobs)])
+        self.fastest_workers = widest(instance)
         # Per-run caches: a scheduler may be reused on another instance (primaldual/scheduler.py).
         self._present = None
         self._arrivals = set(int(a) for a in instance.arrivals)
@@ -194,7 +194,7 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
             self.pending = [self.pending[m] for m in sorted(range(len(self.pending)),
                                                             key=lambda m: (-density[m], self.pending[m]))]
         for i in self.pending:
-            if not can_finish(slot, int(self.remaining[i]), int(self.chunks[i]), self.instance.horizon):
+            if not can_finish(slot, int(self.remaining[i]), int(self.fastest_workers[i]), self.instance.horizon):
                 continue  # can no longer finish: it earns nothing, so it stops competing
             last = self.offered.get(i)
             due = last is None or slot - last[0] >= self.reoffer_every or self.remaining[i] <= 0.75 * last[1]

@@ -30,7 +30,7 @@ import heapq
 
 import numpy as np
 
-from primaldual.baselines.placement import FreeCapacity, can_finish, check_placement, place_units
+from primaldual.baselines.placement import FreeCapacity, can_finish, check_placement, place_units, widest
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
 
 
@@ -98,6 +98,8 @@ def progressive_filling(
 
 class DrfScheduler(OnlineScheduler):
     name = "drf"
+    # 2: skip_unfinishable assumes the width the job can have (placement.widest), not N_i.
+    revision = 2
 
     def __init__(self, placement: str = "first_fit", skip_unfinishable: bool = True):
         self.placement = check_placement(placement)
@@ -106,6 +108,7 @@ class DrfScheduler(OnlineScheduler):
     def start(self, instance) -> None:
         self.instance = instance
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
+        self.widest = widest(instance)
         self.skipped: set[int] = set()
 
     def parameters(self) -> dict:
@@ -120,7 +123,7 @@ class DrfScheduler(OnlineScheduler):
             return {}
         remaining = state.remaining_work[active]
         if self.skip_unfinishable:
-            finishable = can_finish(slot, remaining, self.chunks[active], self.instance.horizon)
+            finishable = can_finish(slot, remaining, self.widest[active], self.instance.horizon)
             self.skipped.update(int(i) for i in active[~finishable])
             active, remaining = active[finishable], remaining[finishable]
         limits = {int(i): int(min(n, r)) for i, n, r in zip(active, self.chunks[active], remaining)}

@@ -75,12 +75,15 @@ from primaldual.baselines.placement import (
     dominant_share_unit,
     grow,
     trim,
+    widest,
 )
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
 
 
 class RrhScheduler(OnlineScheduler):
     name = "rrh"
+    # 2: skip_unfinishable assumes the width the job can have (placement.widest), not N_i.
+    revision = 2
 
     def __init__(self, discount_rate: float = 0.02, risk_weight: float = 1.0, preemptive: bool = True,
                  placement: str = "first_fit", skip_unfinishable: bool = True):
@@ -102,6 +105,7 @@ class RrhScheduler(OnlineScheduler):
         worker_total, ps_total = cluster.worker_capacity.sum(axis=0), cluster.ps_capacity.sum(axis=0)
         self.unit = np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs])
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
+        self.widest = widest(instance)
         self.remaining = np.array(instance.work_units, dtype=np.int64)
         self.admitted: list[int] = []
         self.rejected: list[int] = []
@@ -145,7 +149,7 @@ class RrhScheduler(OnlineScheduler):
         return reward / (remaining * np.maximum(self.unit[jobs_array], 1e-12))
 
     def _finishable(self, slot: int, i: int) -> bool:
-        return bool(can_finish(slot, int(self.remaining[i]), int(self.chunks[i]), self.instance.horizon))
+        return bool(can_finish(slot, int(self.remaining[i]), int(self.widest[i]), self.instance.horizon))
 
     def on_arrival(self, slot: int, jobs: list[int]) -> None:
         for i in jobs:

@@ -272,3 +272,17 @@ def test_jobs_that_demand_nothing_of_a_pool(name):
     assert result.completed == 2
     for i, job in enumerate(instance.jobs):
         assert result.schedule[i].workers.sum(axis=1).max() <= job.chunks
+
+
+@pytest.mark.parametrize("name", ["rrh", "drf", "oasis-lr", "oasis-p"])
+def test_a_job_wider_than_the_cluster_holds_is_not_counted_finishable(name):
+    """One worker server holds a single worker (cpu 3, two per worker). Job 0 (3 worker-slots, worth 3) arrives
+    first; job 1 (4 worker-slots, N = 2, worth 60) at slot 1 cannot finish by slot 3 on one worker, though with
+    N = 2 workers it could. Judged by N, RRH and OASiS-LR gave it the server and earned nothing (generated
+    `tiny` seed 61007 is this case); judged by the width that fits (placement.widest), job 0 finishes."""
+    jobs = [make_job(arrival=0, work=3, chunks=2, worker_demand=(1.0, 2.0), utility=Constant(3.0)),
+            make_job(arrival=1, work=4, chunks=2, worker_demand=(1.0, 2.0), utility=Constant(60.0))]
+    instance = make_instance(jobs, horizon=4, worker_capacity=((3.0, 3.0),))
+    result = simulate(instance, make_scheduler(name))
+    assert verify(instance, result.schedule).feasible
+    assert result.utility == pytest.approx(3.0) and 1 not in result.received

@@ -357,7 +357,7 @@ def test_a_record_from_an_earlier_scheduler_revision_is_recomputed_and_a_current
         assert first.computed == 1
         record = first.records[0]
         assert record["scheduler_revisions"] == {"oasis-lr": scheduler_revision("oasis-lr"), "fifo": 1}
-        assert scheduler_revision("oasis-lr") == 2 and scheduler_revision("oasis-p") == 2
+        assert scheduler_revision("oasis-lr") == 3 and scheduler_revision("oasis-p") == 3
         assert sweep([spec], out, executor=executor, progress=False).computed == 0
 
         old = dict(record)
@@ -372,11 +372,13 @@ def test_a_record_from_an_earlier_scheduler_revision_is_recomputed_and_a_current
 
 
 def test_a_custom_task_s_records_are_stamped_by_the_sweep_and_reused(tmp_path):
+    from primaldual.scheduler import scheduler_revision
+
     out = tmp_path / "r.jsonl"
     spec = Spec(preset="tiny", seed=5, schedulers=("oasis-lr",), opt=False)
     with ThreadPoolExecutor(1) as executor:
         first = sweep([spec], out, executor=executor, progress=False, task=_task_with_a_wrong_stamp)
-        assert first.records[0]["scheduler_revisions"] == {"oasis-lr": 2}
+        assert first.records[0]["scheduler_revisions"] == {"oasis-lr": scheduler_revision("oasis-lr")}
         assert sweep([spec], out, executor=executor, progress=False, task=_task_with_a_wrong_stamp).computed == 0
 
 
