@@ -211,7 +211,8 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     evaluation = Evaluation(
         instance=instance, outcomes=outcomes, interval=interval, ratios={}, offline=offline,
         offline_verification=offline_verification, solve=solve, mip_start=start_name,
-        restart_cost=float(restart_cost), warnings=tuple(extra_warnings + warnings), seconds=seconds, bound_instance=bound_instance)
+        restart_cost=float(restart_cost), warnings=tuple(extra_warnings + warnings), seconds=seconds,
+        bound_instance=bound_instance)
     for name, outcome in outcomes.items():
         if outcome.ran:
             certified = evaluation.certified_ratio(name)
