@@ -16,7 +16,8 @@ of that type's capacity-time its schedule holds. ``SHARE_BUDGET = 2.5`` was chos
 ``tiny``/``small`` 20000-20199 (proofs/oasis.md section 7c, where the values 1 to 5 are compared). A guard keeps OASiS from pricing out a whole instance: if even the cheapest job (least cost of its
 fastest standalone schedule at the lower prices over its ``f_i^alone``) would pay more than ``GUARD = 1/2`` of its
 utility on the empty cluster, every ``L_u`` is scaled down until it pays exactly half. Then the first job
-with the least such ratio to arrive on the empty cluster is admitted, so ALG > 0 whenever OPT > 0 (Lemma 8').
+with the least such ratio to arrive on the empty cluster is admitted, so ALG > 0 whenever OPT > 0 (Lemma 8'),
+at every ``price_scale`` below ``1 / GUARD = 2`` (``compute_constants`` multiplies the prices after the guard).
 """
 
 from __future__ import annotations

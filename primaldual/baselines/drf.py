@@ -17,8 +17,9 @@ Reading (docs/papers.md, OASiS):
 
 Choices in the baseline's favour:
 
-* a job that could not finish by the horizon even with ``N_i`` workers in every remaining slot is left out
-  (``skip_unfinishable``): it would earn nothing and take resources from jobs that can finish;
+* a job that could not finish by the horizon even with the most workers it can have (``N_i``, or fewer where
+  the servers hold fewer: ``placement.widest``) in every remaining slot is left out (``skip_unfinishable``): it
+  would earn nothing and take resources from jobs that can finish;
 * a job is capped at its remaining work, so in its last slot it takes no worker it cannot use.
 
 Parameters: ``placement`` (``first_fit`` default, or ``least_loaded``), ``skip_unfinishable`` (True).

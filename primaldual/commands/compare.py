@@ -129,7 +129,7 @@ def _print_table(summary: dict, source: str) -> None:
         objective = "-" if opt["objective"] is None else f"{opt['objective']:.4f}"
         label = "OPT" if opt.get("relaxation") is None else "OPT bound"
         print(f"{label:<{width}} {objective:>10} {_num(opt.get('admitted')):>8} {_num(opt.get('completed')):>9} "
-              f"{_num(opt.get('mean_jct'), 4):>8}  {'1.00000' if opt['status'] == 'optimal' and label == 'OPT' else '-':<20} {seconds:>9.3f}")
+              f"{_num(opt.get('mean_jct'), 4):>8}  {'1.00000' if opt['status'] == 'optimal' and not summary['restart_cost'] else '-':<20} {seconds:>9.3f}")
         print(f"{label}: {opt['status']} ({opt.get('method', 'ilp')}, {opt['solver']}); incumbent {_num(opt['objective'])}, bound {_num(opt['bound'])}, "
               f"gap {_num(opt['gap'], 3)}" + (f"; MIP start from {opt['start_scheduler']} "
                                                f"({_num(opt['start_objective'])})" if opt["start_scheduler"] else ""))

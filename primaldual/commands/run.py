@@ -9,6 +9,7 @@ from primaldual.compare import describe
 from primaldual.errors import InputError
 from primaldual.files import load_instance, save_schedule
 from primaldual.generate import PRESETS, generate
+from primaldual.restart_bound import applies
 from primaldual.scheduler import available_schedulers, make_scheduler
 from primaldual.simulate import SimulationError, check_restart_cost, simulate, to_jsonable
 
@@ -129,9 +130,10 @@ def run(args) -> int:
         print(f"{metrics.abandoned} started jobs abandoned, never completed ({metrics.wasted_worker_slots} "
               f"worker-slots wasted)")
     if result.restart_cost > 0:
+        bound = ("the optimum with one more worker-slot per job bounds this run from above, proofs/oasis-lr.md "
+                 "Lemma R" if applies(result.restart_cost) else "the optimum without restart costs bounds this run")
         print(f"restart cost {result.restart_cost:g} slot: {metrics.extra['restarts']} restarts lost "
-              f"{metrics.extra['restart_lost_worker_slots']:.4g} worker-slots (the optimum with one more "
-              f"worker-slot per job bounds this run from above, proofs/oasis-lr.md Lemma R)")
+              f"{metrics.extra['restart_lost_worker_slots']:.4g} worker-slots ({bound})")
     if result.promises is not None:
         promises = result.promises
         print(f"promises: {promises['made']} made, {promises['kept']} kept, {promises['broken']} broken")

@@ -130,7 +130,11 @@ def dump_config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> st
         name, _, key = name_key.partition(".")
         # A bare word (rule=budget) is a string to the commands, so it must be one here too (it was
         # parsed as JSON and raised a traceback).
-        tables.setdefault(name, []).append(f"{key.strip()} = {_toml_value(parse_value(value.strip()))}")
+        parsed = parse_value(value.strip())
+        if parsed is None:  # TOML has no null; a comment keeps the file honest, and the value was the default's
+            tables.setdefault(name, []).append(f"# {key.strip()} = null (given on the command line; TOML has no null)")
+        else:
+            tables.setdefault(name, []).append(f"{key.strip()} = {_toml_value(parsed)}")
     for name, entries in tables.items():
         lines += ["", f"[param.{name}]", *entries]
     return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ import itertools
 import math
 
 import numpy as np
+from hypothesis import strategies as st
 
 from primaldual.instance import Cluster, Instance, Job, job_with_work
 from primaldual.utility import Constant, LinearDecay, Sigmoid, Step
@@ -276,3 +277,26 @@ def completion_costs_by_enumeration(instance: Instance, i: int, worker_prices, p
                 best = min(best, sum(c for _, c in choice))
         out.append(best)
     return out
+
+
+#: The resources of the hand-made and random instances of the lower-price rules' tests.
+RESOURCES = ("gpu", "cpu", "mem")
+
+
+@st.composite
+def random_instances(draw):
+    n_workers = draw(st.integers(1, 3))
+    n_ps = draw(st.integers(1, 2))
+    capacity = st.sampled_from([0.0, 1.0, 2.0, 4.0, 8.0])
+    worker_capacity = [[draw(capacity) for _ in RESOURCES] for _ in range(n_workers)]
+    ps_capacity = [[draw(capacity) for _ in RESOURCES] for _ in range(n_ps)]
+    horizon = draw(st.integers(2, 8))
+    jobs = []
+    for _ in range(draw(st.integers(1, 6))):
+        demand = st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0])
+        value = draw(st.floats(0.1, 100.0))
+        utility = draw(st.sampled_from([Constant(value), LinearDecay(value, 6.0), Step(value, 2.0)]))
+        jobs.append(make_job(draw(st.integers(0, horizon - 1)), draw(st.integers(1, 12)), draw(st.integers(1, 4)),
+                             [draw(demand) for _ in RESOURCES], [draw(demand) for _ in RESOURCES], utility,
+                             bandwidth_ratio=draw(st.sampled_from([0.25, 0.5, 1.0]))))
+    return make_instance(jobs, worker_capacity, ps_capacity, horizon, resources=RESOURCES)

@@ -9,14 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oasis_helpers import make_instance, make_job
+from oasis_helpers import RESOURCES, make_instance, make_job, random_instances
 from primaldual.generate import generate
 from primaldual.oasis import OasisScheduler, OnlineEngine, run_oasis
 from primaldual.price_budget import standalone_resource_slots
 from primaldual.price_share import GUARD, SHARE_BUDGET, share_lower_prices
 from primaldual.prices import compute_constants, standalone_utilities
 from primaldual.utility import Constant
-from test_oasis_density_budget import RESOURCES, random_instances
 
 
 def _two_jobs():
@@ -82,12 +81,12 @@ def test_initial_dual_is_the_budget_unless_the_guard_lowers_it(instance, eta):
         assert min(ratios) == pytest.approx(GUARD)
 
 
-@settings(max_examples=40, deadline=None)
-@given(random_instances())
-def test_lemma_8_prime_the_cheapest_job_is_admitted_on_the_empty_cluster(instance):
+@settings(max_examples=60, deadline=None)
+@given(random_instances(), st.sampled_from([0.05, 0.25, 1.0]))
+def test_lemma_8_prime_the_cheapest_job_is_admitted_on_the_empty_cluster(instance, eta):
     """The job with the least cost ratio pays at most half its utility on the empty cluster: the subroutine
-    finds mu >= (1 - GUARD) f^alone for it, so it is admitted."""
-    constants = compute_constants(instance, rule="share")
+    finds mu >= (1 - GUARD) f^alone for it, so it is admitted (small eta: high prices, the guard at work)."""
+    constants = compute_constants(instance, rule="share", eta=eta)
     alone = standalone_utilities(instance)
     jobs = np.flatnonzero(alone > 0)
     if not jobs.size:

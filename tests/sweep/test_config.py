@@ -47,6 +47,18 @@ def test_a_string_parameter_on_the_command_line_is_written_to_the_resolved_confi
     assert json.loads(capsys.readouterr().out)["skipped"] == 1
 
 
+def test_a_null_parameter_is_a_comment_in_the_resolved_config(tmp_path, capsys):
+    # TOML has no null: it was written as the string "None", which the scheduler then refused on rerun.
+    out = tmp_path / "r.jsonl"
+    assert main(["ratio", "--preset", "tiny", "--instances", "1", "--schedulers", "fifo", "--param",
+                 "fifo.workers=null", "--no-opt", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    resolved = tmp_path / "r.jsonl.config.toml"
+    assert "# workers = null" in resolved.read_text()
+    capsys.readouterr()
+    assert main(["ratio", "--config", str(resolved), "--out", str(tmp_path / "again.jsonl"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["computed"] == 1
+
+
 def test_parameters_in_a_config_file(tmp_path, capsys):
     (tmp_path / "exp.toml").write_text(CONFIG + "[param.fifo]\nworkers = 2\n")
     assert main(["ratio", "--config", str(tmp_path / "exp.toml"), "--workers", "1", "--no-progress",
