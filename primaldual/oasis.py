@@ -23,7 +23,6 @@ slot by slot, and the earliest on a further tie. Both schedulers are determinist
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -34,6 +33,7 @@ from primaldual.errors import InputError
 from primaldual.instance import Instance
 from primaldual.oasis_result import JobDecision, OasisResult  # noqa: F401 - re-exported
 from primaldual.price_strategy import ExponentialPrices, PriceStrategy, ZeroPrices
+from primaldual.price_constants import check_scale
 from primaldual.prices import PRICE_RULES, PriceConstants, compute_constants
 from primaldual.schedule import JobSchedule, Schedule
 from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
@@ -231,7 +231,7 @@ class _PlanningScheduler(OnlineScheduler):
 class OasisScheduler(_PlanningScheduler):
     """OASiS behind the :class:`~primaldual.scheduler.OnlineScheduler` interface (``--scheduler oasis``).
 
-    Parameters: ``price_scale`` (multiplies every price), ``eta`` (the ``L`` scaling), ``rule`` (the lower
+    Parameters: ``price_scale`` (multiplies every price), ``eta`` (the ``L`` scaling; both in [1e-9, 1e9]), ``rule`` (the lower
     prices, per pool and resource unless ``capacity``: ``share``, each resource's share of an initial-dual
     budget, the default; ``budget``, an empty-cluster budget for every job; ``density``, a quarter of the least
     value density; or ``capacity``, one ``L`` in mixed units; see :mod:`primaldual.prices` and proofs/oasis.md
@@ -248,11 +248,8 @@ class OasisScheduler(_PlanningScheduler):
         if rule not in PRICE_RULES:
             raise InputError(f"scheduler oasis: rule must be one of {', '.join(PRICE_RULES)}, got {rule!r}")
         self.rule = rule
-        for label, value in (("price_scale", price_scale), ("eta", eta)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise InputError(f"scheduler oasis: {label} must be a finite number > 0, got {value!r}")
-        self.price_scale = float(price_scale)
-        self.eta = float(eta)
+        self.price_scale = check_scale("scheduler oasis: price_scale", price_scale)
+        self.eta = check_scale("scheduler oasis: eta", eta)
         self.constants = constants
 
     def _make_prices(self, instance: Instance) -> PriceStrategy:

@@ -245,11 +245,25 @@ class PriceConstants:
 
     def rescaled(self, factor: float) -> "PriceConstants":
         """The same constants with every price multiplied by ``factor`` (``alpha`` unchanged)."""
-        _check_positive("price_scale", factor)
+        check_scale("price_scale", factor)
         return dataclasses.replace(
             self, lower=self.lower * factor, worker_upper=self.worker_upper * factor,
             ps_upper=self.ps_upper * factor, worker_lower=self.worker_lower * factor,
             ps_lower=self.ps_lower * factor, price_scale=self.price_scale * factor)
+
+
+#: The range of ``eta`` and ``price_scale``: wider values drive a lower or upper price past float range (a
+#: vanishing eta made the share rule's L infinite and its guard inf * 0; a huge one overflowed U / L).
+SCALE_RANGE = (1e-9, 1e9)
+
+
+def check_scale(name: str, value) -> float:
+    """``eta`` or ``price_scale``: a number in :data:`SCALE_RANGE`, else :class:`InputError` naming it."""
+    low, high = SCALE_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+            or not math.isfinite(value) or not low <= value <= high:
+        raise InputError(f"{name}: must be a number in [{low:g}, {high:g}], got {value!r}")
+    return float(value)
 
 
 def _check_positive(name: str, value) -> None:
@@ -315,8 +329,8 @@ def compute_constants(
     fractions, ``opt_lower_bound``) are always computed, so the theorem's conditions are checked for whatever
     constants are used.
     """
-    _check_positive("eta", eta)
-    _check_positive("price_scale", price_scale)
+    check_scale("eta", eta)
+    check_scale("price_scale", price_scale)
     if rule not in PRICE_RULES:
         raise InputError(f"rule: must be one of {', '.join(PRICE_RULES)}, got {rule!r}")
     cluster = instance.cluster

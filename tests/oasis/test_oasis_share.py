@@ -107,3 +107,35 @@ def test_generated_instances_keep_every_price_in_its_own_unit(preset, seed):
                              constants.ps_lower * constants.ps_capacity_time])
     positive = np.concatenate([constants.worker_capacity_time, constants.ps_capacity_time]) > 0
     assert np.allclose(shares[positive], shares[positive][0])
+
+
+@pytest.mark.parametrize("rule", ["share", "budget", "density", "capacity"])
+@pytest.mark.parametrize("eta", [1e-9, 1e9])
+def test_every_rule_keeps_finite_prices_over_the_whole_eta_range(rule, eta):
+    """At both ends of SCALE_RANGE every constant, theta and the certificate stay finite (past them the share
+    rule's L overflowed and its guard computed inf * 0, and U / L overflowed for the others); the share rule
+    still earns something (Lemma 8' does not depend on eta)."""
+    for preset in ("tiny", "small", "paper"):
+        instance = generate(preset, 3)
+        constants = compute_constants(instance, rule=rule, eta=eta)
+        for values in (constants.worker_lower, constants.ps_lower, constants.worker_upper, constants.ps_upper,
+                       constants.worker_log_ratio, constants.ps_log_ratio):
+            assert np.isfinite(values).all(), (preset, values)
+        if preset != "paper":
+            result = run_oasis(instance, rule=rule, eta=eta)
+            assert np.isfinite(result.certificate.dual_objective)
+            if rule == "share":
+                assert result.total_utility > 0
+
+
+@pytest.mark.parametrize("field, value", [("eta", "1e-300"), ("eta", "1e300"), ("price_scale", "1e-12"),
+                                          ("price_scale", "inf")])
+def test_an_eta_or_price_scale_outside_the_range_is_refused_by_name(field, value, capsys):
+    from primaldual.cli import main
+
+    assert main(["compare", "--preset", "tiny", "--seed", "1", "--schedulers", "oasis",
+                 "--param", f"oasis.{field}={value}"]) == 2
+    err = capsys.readouterr().err
+    assert f"{field}: must be a number in [1e-09, 1e+09]" in err and "Traceback" not in err
+    with pytest.raises(Exception, match=rf"{field}: must be a number in"):
+        compute_constants(generate("tiny", 1), **{field: float(value)})
