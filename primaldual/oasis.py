@@ -231,12 +231,12 @@ class _PlanningScheduler(OnlineScheduler):
 class OasisScheduler(_PlanningScheduler):
     """OASiS behind the :class:`~primaldual.scheduler.OnlineScheduler` interface (``--scheduler oasis``).
 
-    Parameters: ``price_scale`` (multiplies every price), ``eta`` (the ``L`` scaling; both in [1e-9, 1e9]), ``rule`` (the lower
-    prices, per pool and resource unless ``capacity``: ``share``, each resource's share of an initial-dual
-    budget, the default; ``budget``, an empty-cluster budget for every job; ``density``, a quarter of the least
-    value density; or ``capacity``, one ``L`` in mixed units; see :mod:`primaldual.prices` and proofs/oasis.md
-    sections 7-7c), or explicit ``constants`` (a :class:`PriceConstants`). ``report()`` carries the
-    certificate under ``"certificate"``; ``parameters()`` the constants.
+    Parameters: ``price_scale`` (multiplies every price), ``eta`` (the ``L`` scaling; both in [1e-9, 1e9]),
+    ``rule`` (the lower prices, per pool and resource unless ``capacity``: ``share``, each resource's share of an
+    initial-dual budget, the default; ``budget``, an empty-cluster budget for every job; ``density``, a quarter of
+    the least value density; or ``capacity``, one ``L`` in mixed units; see :mod:`primaldual.prices` and
+    proofs/oasis.md sections 7-7c), or explicit ``constants`` (a :class:`PriceConstants`). ``report()`` carries
+    the certificate under ``"certificate"``; ``parameters()`` the constants.
     """
 
     name = "oasis"
