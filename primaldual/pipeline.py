@@ -36,7 +36,7 @@ from typing import Any, Callable, ContextManager, Iterable, Mapping, Protocol, r
 
 from primaldual.bounds import OptInterval, Ratio, best_feasible, opt_interval, standalone_bound
 from primaldual.options import SolveOptions
-from primaldual.restart_bound import bound_instance as relaxed_bound_instance
+from primaldual.restart_bound import relaxation_or_instance
 
 
 @runtime_checkable
@@ -185,7 +185,7 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
         with step(f"running {name}"):
             outcomes[name] = _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)
     best = best_feasible(outcomes.values())
-    bound_instance, warning = relaxed_bound_instance(instance, restart_cost)
+    bound_instance, warning = relaxation_or_instance(instance, restart_cost)
     extra_warnings = [warning] if warning else []
     offline = offline_verification = start_name = None
     if solve is not None:

@@ -43,7 +43,7 @@ def applies(restart_cost: float) -> bool:
     return float(restart_cost) > RELAXATION_THRESHOLD
 
 
-def bound_instance(instance: Instance, restart_cost: float) -> tuple[Instance, str | None]:
+def relaxation_or_instance(instance: Instance, restart_cost: float) -> tuple[Instance, str | None]:
     """The instance whose optimum bounds OPT at ``restart_cost``: the start-cost relaxation, or ``instance``
     itself, with a warning, where the relaxation cannot be built (a job at the edge of the file format's
     ranges, whose raised compute time or work would leave them; ``docs/input-ranges.md``): the optimum without
@@ -79,4 +79,4 @@ def start_cost_relaxation(instance: Instance, restart_cost: float) -> Instance:
     return relaxed
 
 
-__all__ = ["EXTRA_WORK_UNITS", "RELAXATION_THRESHOLD", "applies", "bound_instance", "start_cost_relaxation"]
+__all__ = ["EXTRA_WORK_UNITS", "RELAXATION_THRESHOLD", "applies", "relaxation_or_instance", "start_cost_relaxation"]

@@ -21,6 +21,8 @@ RECORD_FORMAT = "primaldual.sweep_record"
 #: relaxation (``opt.relaxation``, :mod:`primaldual.restart_bound`); a version-2 record with a restart cost
 #: bounded it by the model without them, and is recomputed (:func:`outdated`).
 RECORD_VERSION = 3
+#: The first record version whose OPT interval under restart costs is the start-cost relaxation's.
+RELAXED_BOUND_VERSION = 3
 
 
 def versions() -> dict[str, str]:
@@ -121,7 +123,8 @@ def run(spec: Spec) -> dict[str, Any]:
         "version": RECORD_VERSION,
         "spec": spec.to_dict(),
         # The instance's own standalone bound; under a restart cost the interval's is the relaxation's.
-        "instance": _instance_summary(instance, standalone_bound(instance)),
+        "instance": _instance_summary(instance, evaluation.interval.upper_candidates["standalone"]
+                                      if evaluation.relaxation is None else standalone_bound(instance)),
         "schedulers": schedulers,
         "opt": opt,
         "opt_interval": jsonable(evaluation.interval),
@@ -142,7 +145,7 @@ def scheduler_revisions(spec: Spec) -> dict[str, int]:
 def outdated(record: dict, spec: Spec) -> bool:
     """True if a scheduler of ``spec`` has changed since ``record`` was made (its runs would differ now), or
     if the record bounds OPT under restart costs the way records did before version 3 (:data:`RECORD_VERSION`)."""
-    if spec.restart_cost and int(record.get("version", 1)) < 3:
+    if spec.restart_cost and int(record.get("version", 1)) < RELAXED_BOUND_VERSION:
         return True
     made = record.get("scheduler_revisions") or {}
     return any(made.get(name, 1) != revision for name, revision in scheduler_revisions(spec).items())

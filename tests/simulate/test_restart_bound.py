@@ -127,13 +127,13 @@ def test_at_the_edge_of_the_ranges_the_bound_falls_back_to_the_instance_with_a_w
     """A job whose work already fills the format's limit (slots x W = 1e8) cannot get one more worker-slot:
     the evaluation bounds OPT by the optimum without restart costs, still valid, and says so."""
     from primaldual.domains import MAX_WORK_CELLS
-    from primaldual.restart_bound import bound_instance
+    from primaldual.restart_bound import relaxation_or_instance
 
     work = MAX_WORK_CELLS // 2  # two slots from arrival to the horizon: 2 x W = 1e8 exactly
     instance = make_instance([make_job(work=work, chunks=1)], horizon=2, worker_capacity=((4.0, 8.0),))
     with pytest.raises(Exception, match="too large"):
         start_cost_relaxation(instance, 0.1)
-    same, warning = bound_instance(instance, 0.1)
+    same, warning = relaxation_or_instance(instance, 0.1)
     assert same is instance and "start-cost relaxation was not built" in warning and "too large" in warning
     evaluation = evaluate(instance, ["fifo"], restart_cost=0.1)
     assert evaluation.relaxation is None and any("not built" in w for w in evaluation.warnings)

@@ -33,7 +33,7 @@ from primaldual.commands.bench._oasis_lr_speed import decision_times, wall_ratio
 from primaldual.generate import generate
 from primaldual.bounds import standalone_bound
 from primaldual.prices import json_number
-from primaldual.restart_bound import bound_instance
+from primaldual.restart_bound import applies, relaxation_or_instance
 from primaldual.scheduler import make_scheduler
 from primaldual.simulate import simulate
 from primaldual.verify import verify
@@ -57,19 +57,24 @@ SCHEDULERS = (
 SETS = {"tiny": ("tiny", None), "small": ("small", None), "small20": ("small", 20), "paper": ("paper", None)}
 
 
-def _upper_bound(instance, results: dict, time_limit: float | None, restart_cost: float = 0.0) -> tuple[float, bool]:
+def _upper_bound(instance, results: dict, time_limit: float | None, restart_cost: float = 0.0,
+                 solved: dict | None = None) -> tuple[float, bool]:
     """An upper bound on OPT at ``restart_cost`` (module docstring) and whether it is a proven optimum (of the
     start-cost relaxation when ``restart_cost > 0``). The certificates bound OPT without restart costs, hence
-    at every cost."""
-    relaxed = bound_instance(instance, restart_cost)[0]  # the instance itself, a looser bound, at range edges
+    at every cost. ``solved`` keeps the offline solves of one instance: every cost above the threshold has the
+    same relaxation, so it is solved once."""
+    relaxed = relaxation_or_instance(instance, restart_cost)[0]  # the instance itself, a looser bound, at range edges
     bounds = [r.report["certificate"]["best_upper_bound"] for r in results.values()
               if isinstance(r.report.get("certificate"), dict) and r.report["certificate"].get("best_upper_bound")]
     bounds.append(standalone_bound(relaxed))
     if time_limit:
         from primaldual.offline import solve_offline
 
-        best = max(results.values(), key=lambda r: r.utility)  # a schedule of the relaxation too (Lemma R)
-        offline = solve_offline(relaxed, time_limit=time_limit, start=best.schedule)
+        solved = {} if solved is None else solved
+        if applies(restart_cost) not in solved:
+            best = max(results.values(), key=lambda r: r.utility)  # a schedule of the relaxation too (Lemma R)
+            solved[applies(restart_cost)] = solve_offline(relaxed, time_limit=time_limit, start=best.schedule)
+        offline = solved[applies(restart_cost)]
         if offline.status == "optimal" and offline.objective is not None:
             return float(offline.objective), True
         if offline.bound is not None:
@@ -81,6 +86,7 @@ def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> d
     """Every scheduler at every restart cost on one instance, and at each cost an upper bound on OPT
     (``opt_by_restart_cost``: ``[bound, proven]``; ``opt``/``opt_proven``: the one at cost 0, when run)."""
     out = {"runs": {}, "opt_by_restart_cost": {}}
+    solved: dict = {}
     for cost in restart_costs:
         results = {}
         runs = {}
@@ -96,7 +102,7 @@ def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> d
             }
             results[label] = result
         out["runs"][str(cost)] = runs
-        bound = list(_upper_bound(instance, results, time_limit, cost))
+        bound = list(_upper_bound(instance, results, time_limit, cost, solved))
         out["opt_by_restart_cost"][str(cost)] = bound
         if cost == 0:
             out["opt"], out["opt_proven"] = bound
