@@ -67,11 +67,12 @@ from primaldual.oasis_lr_admission import check_immediate_blocks, first_block_sl
 from primaldual.oasis_lr_execution import WorkConservingExecution
 from primaldual.oasis_lr_order import UrgencyOrder, check_order
 from primaldual.oasis_lr_report import DualRecord, certificate_terms
+from primaldual.oasis_lr_rollout import RolloutSelection, check_plan
 from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
 from primaldual.scheduler import Allocation, OnlineScheduler, register_scheduler
 
 
-class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
+class OasisLrScheduler(RolloutSelection, UrgencyOrder, WorkConservingExecution, OnlineScheduler):
     """OASiS-LR (module docstring). Parameters: ``delta`` (deadline slack, 0.2), ``window`` (slots of arrivals
     the floor learns from, 30), ``eta`` (0.05: the reserve price for promises; with the ``density`` rule
     ``L^r`` is the least value density over ``4 eta``, 5x the least density at 0.05: a job whose utility does not
@@ -86,21 +87,29 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
     has not fallen by a quarter; 1 re-offers every slot at about 1.5x the runtime on ``paper``),
     ``immediate_blocks`` (True: whether a promise may rest on a block that must start in the slot of the offer;
     :mod:`primaldual.oasis_lr_admission`), ``order`` (``density``; or ``urgency``: the execution order,
-    :mod:`primaldual.oasis_lr_order`)."""
+    :mod:`primaldual.oasis_lr_order`), ``plan`` (``best``; or ``fresh``/``stable``: which plan of the free
+    capacity a slot runs under restart costs, :mod:`primaldual.oasis_lr_execution`), ``lookahead`` (True for
+    ``oasis-lr``, False for ``oasis-p``: choose the execution policy at each arrival batch by a rollout of the
+    known jobs, :mod:`primaldual.oasis_lr_rollout`; the three settings before are then where it starts),
+    ``lookahead_budget`` (20000: the largest live jobs x slots left x policies x servers for which a batch is rolled out)."""
 
     name = "oasis-lr"
     provable = False
     # 2: the default eta went from 0.25 to 0.05; 3: a pending job counts as finishable only at the width it can
-    # have (baselines.placement.widest), not N_i. Earlier records are recomputed (oasis-p inherits it).
-    revision = 3
+    # have (baselines.placement.widest), not N_i; 4: the execution policy is chosen by a rollout (lookahead).
+    # Earlier records are recomputed (oasis-p inherits it).
+    revision = 4
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
                  late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3,
-                 immediate_blocks: bool | None = None, order: str | None = None):
+                 immediate_blocks: bool | None = None, order: str | None = None, plan: str = "best",
+                 lookahead: bool | None = None, lookahead_budget: int = 20000):
         self.late = bool(late)
         self.immediate_blocks = check_immediate_blocks(immediate_blocks)
         self.order = check_order(order)
+        self.plan = check_plan(plan)
+        self.lookahead_budget = _check_number("lookahead_budget", lookahead_budget, 0, 10**12, integer=True)
         self.reoffer_every = _check_number("reoffer_every", reoffer_every, 1, 10**6, integer=True)
         self.discount_rate = _check_number("discount_rate", discount_rate, 0.0, 1e6)
         self.delta = _check_number("delta", delta, 0.0, 0.99)
@@ -113,8 +122,12 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
             if not isinstance(flag, bool):
                 raise InputError(f"{label}: must be true or false, got {flag!r}")
         self.learned_floor, self.pending_tier = learned_floor, pending
+        if lookahead is not None and not isinstance(lookahead, bool):
+            raise InputError(f"lookahead: must be true or false, got {lookahead!r}")
+        self.lookahead = (not self.provable) if lookahead is None else lookahead
         self.repack = (not self.provable) if repack is None else bool(repack)
         self.restart_cost = 0.0
+        self.own_settings = {"order": self.order, "discount_rate": self.discount_rate, "plan": self.plan}
 
     def set_restart_cost(self, cost: float) -> None:
         self.restart_cost = float(cost)
@@ -123,7 +136,9 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
         out = {"delta": self.delta, "window": self.window, "eta": self.eta, "rule": self.rule,
                "late": self.late, "discount_rate": self.discount_rate, "reoffer_every": self.reoffer_every,
                "learned_floor": self.learned_floor, "pending": self.pending_tier, "repack": self.repack,
-               "restart_cost": self.restart_cost, "immediate_blocks": self.immediate_blocks, "order": self.order}
+               "restart_cost": self.restart_cost, "immediate_blocks": self.immediate_blocks,
+               "lookahead": self.lookahead, "lookahead_budget": self.lookahead_budget,
+               **self.own_settings}  # not the policy a lookahead has set for now
         if hasattr(self, "constants"):
             out["constants"] = self.constants.to_dict()
         return out
@@ -154,6 +169,7 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
         self.previous: dict[int, tuple[int, Allocation]] = {}
         self.dual = DualRecord(instance, self.constants)
         self.repacks = [0, 0]  # tried, succeeded
+        self.start_lookahead()
 
     def promised_deadlines(self) -> dict[int, int]:
         return dict(self.deadlines)
@@ -180,6 +196,8 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
         if self.learned_floor:
             self.floor = self.learner.update(slot)
             self.dual.see_floor(self.floor)
+        if self.lookahead:
+            self.choose_policy(slot)  # before the offers: the twins make them under their own policy
         self._offer(slot)
 
     def _offer(self, slot: int) -> None:
@@ -334,6 +352,7 @@ class OasisLrScheduler(UrgencyOrder, WorkConservingExecution, OnlineScheduler):
             "pending_left": len(self.pending),
             "repacks": {"tried": self.repacks[0], "succeeded": self.repacks[1]},
             "floor": self.learner.highest.to_dict(self.instance.cluster.resources),
+            **({"lookahead": self.lookahead_report()} if self.lookahead else {}),
             **terms,
         }
 

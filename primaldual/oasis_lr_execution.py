@@ -14,7 +14,8 @@ dominant share of one worker).
 * *fresh*: every job is placed first-fit from the free capacity, as RRH does (a placement that happens to equal
   the slot before's pays nothing).
 
-The slot runs the plan that delivers more present value (the stable one on ties): ``sum_i PV_i min(s_i, W_i) / W_i`` with ``s_i`` the
+With ``plan="best"`` (the default) the slot runs the plan that delivers more present value (the stable one on
+ties; ``plan="fresh"`` or ``"stable"`` always runs that one, :mod:`primaldual.oasis_lr_rollout`): ``sum_i PV_i min(s_i, W_i) / W_i`` with ``s_i`` the
 worker-slots job ``i`` is supplied after restart losses and ``W_i`` its remaining work. Keeping placements is
 not always better: a kept placement can fragment the servers so that a denser job gets fewer workers, and
 that costs more than the restarts it saves. A job that changes placement is given up to
@@ -40,7 +41,7 @@ from primaldual.scheduler import Allocation, SlotState
 class WorkConservingExecution:
     """The ``allocate`` of :class:`primaldual.oasis_lr.OasisLrScheduler` (module docstring). Expects ``instance``,
     ``ledger``, ``deadlines``, ``pending``, ``done``, ``previous``, ``chunks``, ``unit``, ``restart_cost``,
-    ``discount_rate``, ``pending_tier`` and ``work_left`` (float, per job) on ``self``."""
+    ``discount_rate``, ``plan``, ``pending_tier`` and ``work_left`` (float, per job) on ``self``."""
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         ceiling = np.asarray(state.remaining_work, dtype=float)
@@ -58,8 +59,11 @@ class WorkConservingExecution:
         free.ps -= self.ledger.ps_used[slot]
         self._finish_blocks(slot, blocks, free)
         order, values = self._growth_order(slot, blocks)
-        out = self._plan(slot, order, free.copy(), dict(blocks), stable=False)
-        if self.restart_cost > 0 and order:
+        if self.restart_cost > 0 and order and self.plan == "stable":
+            out = self._plan(slot, order, free, dict(blocks), stable=True)
+        else:
+            out = self._plan(slot, order, free.copy(), dict(blocks), stable=False)
+        if self.restart_cost > 0 and order and self.plan == "best":
             stable = self._plan(slot, order, free, dict(blocks), stable=True)
             # Ties go to the stable plan: the same value with fewer restarts.
             if self._plan_value(slot, stable, values) >= self._plan_value(slot, out, values) - 1e-12:

@@ -126,12 +126,15 @@ def test_the_urgency_order_serves_the_job_that_loses_by_waiting_first():
     decaying 40 / 1.02 + (40 - 20) = 59.2: it goes first (slot 0, 40), the flat job in slots 1-2 (100): 140.
     Neither job is promised (the decaying one is the least dense; the flat one's block would be immediate)."""
     instance = _flat_and_decaying()
-    density = simulate(instance, make_scheduler("oasis-lr", order="density"))
+    density = simulate(instance, make_scheduler("oasis-lr", order="density", lookahead=False))
     assert density.metrics.completion_slots == {0: 1, 1: 2} and density.utility == pytest.approx(100.0)
-    urgency = simulate(instance, make_scheduler("oasis-lr", **RULES))
+    urgency = simulate(instance, make_scheduler("oasis-lr", lookahead=False, **RULES))
     assert urgency.metrics.completion_slots == {0: 2, 1: 0} and urgency.utility == pytest.approx(140.0)
     assert urgency.promises["made"] == 0
     assert verify(instance, urgency.schedule).feasible
+    # The default looks ahead (Lemma L, one arrival batch): its rollout finds the urgency order by itself.
+    default = simulate(instance, make_scheduler("oasis-lr"))
+    assert default.utility == pytest.approx(140.0) and default.report["lookahead"]["chosen"] == {"urgency": 1}
 
 
 def test_urgency_keys_by_hand_with_restarts_and_the_horizon():

@@ -1,0 +1,120 @@
+"""OASiS-LR's lookahead (primaldual/oasis_lr_rollout.py): Lemma L of proofs/oasis-lr.md and the plumbing around it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from primaldual.errors import InputError
+from primaldual.generate import generate
+from primaldual.oasis_lr_rollout import POLICIES
+from primaldual.scheduler import make_scheduler
+from primaldual.simulate import simulate
+from primaldual.verify import verify
+
+from oasis_helpers import random_instances
+
+
+def _one_batch(instance, slot: int):
+    """``instance`` with every job arriving in ``slot``."""
+    return dataclasses.replace(instance, jobs=tuple(dataclasses.replace(job, arrival=slot) for job in instance.jobs))
+
+
+def _fixed(instance, cost: float, **extra) -> list[float]:
+    return [simulate(instance, make_scheduler("oasis-lr", lookahead=False, **change, **extra),
+                     restart_cost=cost).utility for change in POLICIES.values()]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instance=random_instances(), cost=st.sampled_from([0.0, 0.1, 0.3]), data=st.data())
+def test_one_arrival_batch_earns_exactly_the_best_fixed_policy(instance, cost, data):
+    """Lemma L: with every job arriving in one slot the rollout's twin runs are the run itself, so the
+    lookahead earns exactly the best of the fixed policies; promises and the verifier as everywhere."""
+    instance = _one_batch(instance, data.draw(st.integers(0, instance.horizon - 1)))
+    result = simulate(instance, make_scheduler("oasis-lr"), restart_cost=cost)
+    assert result.utility == pytest.approx(max(_fixed(instance, cost)), rel=1e-12, abs=1e-12)
+    assert result.promises["broken"] == 0
+    assert verify(instance, result.schedule).feasible
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+@pytest.mark.parametrize("cost", [0.0, 0.1])
+def test_one_arrival_batch_on_generated_instances(seed, cost):
+    """Lemma L on 12-job ``small`` instances, where the fixed policies differ from one another."""
+    instance = _one_batch(generate("small", seed, jobs=12), 1)
+    result = simulate(instance, make_scheduler("oasis-lr"), restart_cost=cost)
+    fixed = _fixed(instance, cost)
+    assert result.utility == pytest.approx(max(fixed), rel=1e-12)
+    report = result.report["lookahead"]
+    assert report["decisions"] == 1 and report["skipped"] == 0 and sum(report["chosen"].values()) == 1
+    assert fixed[list(POLICIES).index(next(iter(report["chosen"])))] == pytest.approx(max(fixed), rel=1e-12)
+
+
+def test_a_zero_budget_skips_every_rollout_and_is_the_fixed_policy():
+    instance = generate("small", 5, jobs=20)
+    for cost in (0.0, 0.1):
+        skipped = simulate(instance, make_scheduler("oasis-lr", lookahead_budget=0), restart_cost=cost)
+        off = simulate(instance, make_scheduler("oasis-lr", lookahead=False), restart_cost=cost)
+        assert skipped.utility == off.utility
+        assert skipped.report["lookahead"]["skipped"] == skipped.report["lookahead"]["decisions"] > 0
+        assert "lookahead" not in off.report
+
+
+def test_oasis_p_does_not_look_ahead_by_default_and_oasis_lr_does():
+    assert make_scheduler("oasis-p").lookahead is False
+    assert make_scheduler("oasis-lr").lookahead is True
+
+
+def test_a_reused_scheduler_starts_from_its_own_settings():
+    """A run may leave another policy set; the next run on the same object starts from the parameters."""
+    scheduler = make_scheduler("oasis-lr")
+    first, second = generate("small", 7, jobs=20), generate("small", 8, jobs=20)
+    simulate(first, scheduler, restart_cost=0.1)
+    again = simulate(second, scheduler, restart_cost=0.1)
+    fresh = simulate(second, make_scheduler("oasis-lr"), restart_cost=0.1)
+    assert again.utility == fresh.utility
+    assert again.parameters["order"] == "density" and again.parameters["discount_rate"] == 0.02
+
+
+def test_twins_leave_the_scheduler_alone_and_call_their_own_methods():
+    """A twin's rollout changes nothing in the scheduler it was made from, and does not go through methods a
+    bench wrapped on that object."""
+    instance = generate("small", 9, jobs=20)
+    scheduler = make_scheduler("oasis-lr")
+    scheduler.set_restart_cost(0.1)
+    scheduler.start(instance)
+    arrivals = sorted(set(instance.arrivals.tolist()))
+    scheduler.on_arrival(arrivals[0], [i for i in range(instance.n_jobs) if instance.arrivals[i] == arrivals[0]])
+    calls = []
+    scheduler.allocate = lambda *args: calls.append(args)
+    before = (scheduler.work_left.copy(), dict(scheduler.deadlines), list(scheduler.pending),
+              dict(scheduler.ledger.reservations), scheduler.ledger.worker_used.copy())
+    twin = scheduler.twin("urgency")
+    twin.rollout(arrivals[0])
+    assert not calls
+    assert np.array_equal(before[0], scheduler.work_left) and before[1] == scheduler.deadlines
+    assert before[2] == scheduler.pending and before[3] == scheduler.ledger.reservations
+    assert np.array_equal(before[4], scheduler.ledger.worker_used)
+    assert scheduler.order == "density" and twin.order == "urgency"
+
+
+@pytest.mark.parametrize("bad, field", [(dict(plan="late"), "plan"), (dict(lookahead="yes"), "lookahead"),
+                                        (dict(lookahead_budget=-1), "lookahead_budget"),
+                                        (dict(lookahead_budget=1.5), "lookahead_budget")])
+def test_bad_lookahead_parameters_are_named(bad, field):
+    with pytest.raises(InputError, match=field):
+        make_scheduler("oasis-lr", **bad)
+
+
+def test_fixed_plans_differ_only_under_restart_costs():
+    instance = generate("small", 4, jobs=20)
+    free = {plan: simulate(instance, make_scheduler("oasis-lr", lookahead=False, plan=plan)).utility
+            for plan in ("best", "fresh", "stable")}
+    assert len(set(free.values())) == 1
+    for plan in ("fresh", "stable"):
+        result = simulate(instance, make_scheduler("oasis-lr", lookahead=False, plan=plan), restart_cost=0.1)
+        assert result.promises["broken"] == 0 and verify(instance, result.schedule).feasible
