@@ -65,14 +65,14 @@ from primaldual.ledger import (
 )
 from primaldual.oasis_lr_admission import check_immediate_blocks, first_block_slot
 from primaldual.oasis_lr_execution import WorkConservingExecution
-from primaldual.oasis_lr_order import UrgencyOrder, check_order
+from primaldual.oasis_lr_order import GrowthOrder, check_order
 from primaldual.oasis_lr_report import DualRecord, certificate_terms
 from primaldual.oasis_lr_rollout import RolloutSelection, check_plan
 from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
 from primaldual.scheduler import Allocation, OnlineScheduler, register_scheduler
 
 
-class OasisLrScheduler(RolloutSelection, UrgencyOrder, WorkConservingExecution, OnlineScheduler):
+class OasisLrScheduler(RolloutSelection, GrowthOrder, WorkConservingExecution, OnlineScheduler):
     """OASiS-LR (module docstring). Parameters: ``delta`` (deadline slack, 0.2), ``window`` (slots of arrivals
     the floor learns from, 30), ``eta`` (0.05: the reserve price for promises; with the ``density`` rule
     ``L^r`` is the least value density over ``4 eta``, 5x the least density at 0.05: a job whose utility does not
@@ -86,8 +86,8 @@ class OasisLrScheduler(RolloutSelection, UrgencyOrder, WorkConservingExecution, 
     order's risk discount, RRH's), ``reoffer_every`` (3: slots between re-offers of a pending job whose work
     has not fallen by a quarter; 1 re-offers every slot at about 1.5x the runtime on ``paper``),
     ``immediate_blocks`` (True: whether a promise may rest on a block that must start in the slot of the offer;
-    :mod:`primaldual.oasis_lr_admission`), ``order`` (``density``; or ``urgency``: the execution order,
-    :mod:`primaldual.oasis_lr_order`), ``plan`` (``best``; or ``fresh``/``stable``: which plan of the free
+    :mod:`primaldual.oasis_lr_admission`), ``order`` (``density``; or ``urgency``, ``value``, ``work``: the execution
+    order, :mod:`primaldual.oasis_lr_order`), ``plan`` (``best``; or ``fresh``/``stable``: which plan of the free
     capacity a slot runs under restart costs, :mod:`primaldual.oasis_lr_execution`), ``lookahead`` (True for
     ``oasis-lr``, False for ``oasis-p``: choose the execution policy at each arrival batch by a rollout of the
     known jobs, :mod:`primaldual.oasis_lr_rollout`; the three settings before are then where it starts),

@@ -1,4 +1,4 @@
-"""OASiS-LR's execution order: present value plus the cost of one slot's delay, per resource-time.
+"""OASiS-LR's execution orders: by present value per resource-time (RRH's), by urgency, by value, per work.
 
 The work-conserving execution (:mod:`primaldual.oasis_lr_execution`) grows admitted jobs outside their block
 and pending jobs into the capacity the blocks leave free, one job after another. ``order="density"`` (the
@@ -23,7 +23,12 @@ Both terms are utilities, so their sum per resource-time needs no weight. Under 
 includes the restart a job that is not running must pay, as the simulator charges it
 (``primaldual/simulate.py``).
 
-The order only changes who grows into free capacity first; blocks still run first, so promises (G1 of
+Two more orders exist for the lookahead (:mod:`primaldual.oasis_lr_rollout`), which picks among them at each
+arrival batch: ``order="value"`` ranks by present value alone, largest first (big jobs are placed before the
+small ones fragment the servers), and ``order="work"`` by present value per remaining worker-slot (density
+without the dominant share of one worker). Neither wins alone; each is the best policy on some batches.
+
+An order only changes who grows into free capacity first; blocks still run first, so promises (G1 of
 ``proofs/oasis-lr.md``) are untouched.
 """
 
@@ -34,7 +39,7 @@ import numpy as np
 from primaldual.errors import InputError
 from primaldual.ledger import WORK_EPSILON
 
-ORDERS = ("density", "urgency")
+ORDERS = ("density", "urgency", "value", "work")
 
 
 def check_order(value) -> str:
@@ -67,15 +72,21 @@ def urgency_keys(scheduler, slot: int, candidates: list[int]) -> np.ndarray:
     return key / (np.maximum(remaining, 1.0) * np.maximum(scheduler.unit[jobs], 1e-12))
 
 
-class UrgencyOrder:
-    """Overrides the execution's ``_growth_order`` when ``self.order == "urgency"`` (module docstring)."""
+class GrowthOrder:
+    """Overrides the execution's ``_growth_order`` (density order) for the other orders (module docstring);
+    ties go to the lower index."""
 
     def _growth_order(self, slot: int, blocks: dict) -> tuple[list[int], dict[int, float]]:
         order, values = super()._growth_order(slot, blocks)
         if self.order == "density" or len(order) < 2:
             return order, values
-        key = urgency_keys(self, slot, order)
+        if self.order == "urgency":
+            key = urgency_keys(self, slot, order)
+        elif self.order == "value":
+            key = np.array([values[i] for i in order])
+        else:  # work
+            key = np.array([values[i] / max(float(self.work_left[i]), 1.0) for i in order])
         return [order[m] for m in sorted(range(len(order)), key=lambda m: (-key[m], order[m]))], values
 
 
-__all__ = ["ORDERS", "UrgencyOrder", "check_order", "urgency_keys"]
+__all__ = ["ORDERS", "GrowthOrder", "check_order", "urgency_keys"]
