@@ -23,6 +23,9 @@ Both keep the paper's dual subroutine (:mod:`primaldual.dual`) and its exponenti
    restart costs the slot runs the better of a stable plan (placements kept) and a fresh one. Reservations
    are trimmed by the work done at the end of every slot (a block starts later, or ends earlier once
    running), so the next slot's arrivals see the room.
+5. **Lookahead** (OASiS-LR only, :mod:`primaldual.oasis_lr_rollout`). At each arrival batch the execution policy
+   (the order of 4, and under restart costs the plan) is chosen by a rollout of the known jobs: one copy of the
+   state per policy runs to the horizon without further arrivals, and the best is kept until the next batch.
 
 **OASiS-LR** (``oasis-lr``) re-packs: when a newcomer with ``mu > 0`` finds no block, every reservation that has
 not started is re-placed, latest deadline first, each as late as possible before its own deadline, with the
@@ -97,7 +100,7 @@ class OasisLrScheduler(RolloutSelection, GrowthOrder, WorkConservingExecution, O
     provable = False
     # 2: the default eta went from 0.25 to 0.05; 3: a pending job counts as finishable only at the width it can
     # have (baselines.placement.widest), not N_i; 4: the execution policy is chosen by a rollout (lookahead).
-    # Earlier records are recomputed (oasis-p inherits it).
+    # Earlier records are recomputed (oasis-p inherits 1-3 and stays at 3).
     revision = 4
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
@@ -365,10 +368,12 @@ class OasisLr(OasisLrScheduler):
 
 @register_scheduler("oasis-p")
 class OasisP(OasisLrScheduler):
-    """OASiS-P: the provable variant (module docstring); same parameters, ``repack`` defaults to False."""
+    """OASiS-P: the provable variant (module docstring); same parameters, ``repack`` and ``lookahead`` default to
+    False."""
 
     name = "oasis-p"
     provable = True
+    revision = 3  # revision 4 of OASiS-LR is its lookahead, which OASiS-P does not use by default
 
 
 __all__ = ["OasisLr", "OasisLrScheduler", "OasisP", "PromiseBroken", "latest_deadline"]

@@ -122,7 +122,7 @@ class RolloutSelection:
         best, best_score = None, -math.inf
         for name in policies:
             score = self.twin(name).rollout(slot)
-            if score > best_score + 1e-9:
+            if score > best_score + 1e-9:  # within rounding, the earlier policy
                 best, best_score = name, score
         self.set_policy(best)
         self.lookahead_counts["chosen"][best] += 1

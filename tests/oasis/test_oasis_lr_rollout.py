@@ -36,7 +36,7 @@ def test_one_arrival_batch_earns_exactly_the_best_fixed_policy(instance, cost, d
     lookahead earns exactly the best of the fixed policies; promises and the verifier as everywhere."""
     instance = _one_batch(instance, data.draw(st.integers(0, instance.horizon - 1)))
     result = simulate(instance, make_scheduler("oasis-lr"), restart_cost=cost)
-    assert result.utility == pytest.approx(max(_fixed(instance, cost)), rel=1e-12, abs=1e-12)
+    assert result.utility == pytest.approx(max(_fixed(instance, cost)), rel=1e-12, abs=1e-8)
     assert result.promises["broken"] == 0
     assert verify(instance, result.schedule).feasible
 
@@ -48,10 +48,10 @@ def test_one_arrival_batch_on_generated_instances(seed, cost):
     instance = _one_batch(generate("small", seed, jobs=12), 1)
     result = simulate(instance, make_scheduler("oasis-lr"), restart_cost=cost)
     fixed = _fixed(instance, cost)
-    assert result.utility == pytest.approx(max(fixed), rel=1e-12)
+    assert result.utility == pytest.approx(max(fixed), rel=1e-12, abs=1e-8)
     report = result.report["lookahead"]
     assert report["decisions"] == 1 and report["skipped"] == 0 and sum(report["chosen"].values()) == 1
-    assert fixed[list(POLICIES).index(next(iter(report["chosen"])))] == pytest.approx(max(fixed), rel=1e-12)
+    assert fixed[list(POLICIES).index(next(iter(report["chosen"])))] == pytest.approx(max(fixed), rel=1e-12, abs=1e-8)
 
 
 def test_a_zero_budget_skips_every_rollout_and_is_the_fixed_policy():

@@ -8,7 +8,7 @@ to reproduce the design figures. Every scheduler runs in the one simulator at ea
 restart cost (default 0 and 0.1 slot). RRH runs in its three documented readings: ``rrh`` (present value,
 preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and ``rrh-np`` (non-preemptive);
 ``oasis-lr-urgency`` is OASiS-LR with its two optional rules on (``order=urgency, immediate_blocks=false``,
-``proofs/oasis-lr.md``), the ablation of both.
+``proofs/oasis-lr.md``) and without the lookahead, the ablation of both rules as fixed choices.
 
 OPT at each restart cost ``F`` is bounded from above on its own: at ``F = 0`` by the offline optimum
 (``solve_offline``, HiGHS, a time limit per instance), at ``F > 0`` by the optimum of the start-cost relaxation
@@ -42,7 +42,7 @@ from primaldual.verify import verify
 SCHEDULERS = (
     ("oasis", "oasis", {}),
     ("oasis-lr", "oasis-lr", {}),
-    ("oasis-lr-urgency", "oasis-lr", {"order": "urgency", "immediate_blocks": False}),
+    ("oasis-lr-urgency", "oasis-lr", {"order": "urgency", "immediate_blocks": False, "lookahead": False}),
     ("oasis-p", "oasis-p", {}),
     ("rrh", "rrh", {}),
     ("rrh-full", "rrh", {"risk_weight": 0.8}),
