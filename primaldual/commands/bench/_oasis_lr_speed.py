@@ -1,13 +1,15 @@
 """``primaldual bench oasis --compare-lr``: OASiS-LR's speed against OASiS's on the same instances (issue 10).
 
-Two figures, per ``paper`` instance:
+Two figures, per ``paper`` instance (``--preset small`` for others):
 
 * **Wall-time ratio.** One run is the simulator's whole run, ``simulate(instance, scheduler, restart_cost)``
   (what ``primaldual run --scheduler NAME`` does after loading the instance: every arrival, every slot's
-  allocation, and the report with its certificate). ``oasis`` and ``oasis-lr`` run on the same instance in the
-  same process, in alternating order (``oasis`` first in even repetitions), after one untimed warm-up run of
-  each (imports, caches). The figure is the median over the repetitions of ``time(oasis-lr) / time(oasis)``,
-  both wall (``perf_counter``) and CPU (``process_time``, less sensitive to a busy machine).
+  allocation, and the report with its certificate). ``oasis``, ``oasis-lr`` and ``oasis-lr`` without its
+  lookahead run on the same instance in the same process, each repetition starting with another of them, after
+  one untimed warm-up run of each (imports, caches). The figure is the median over the repetitions of
+  ``time(oasis-lr) / time(oasis)``, both wall (``perf_counter``) and CPU (``process_time``, less sensitive to a
+  busy machine); ``lookahead_ratio_median`` is ``time(oasis-lr) / time(oasis-lr without lookahead)`` (about 1
+  on ``paper``, where the budget skips the rollouts).
 * **Per-job decision time of OASiS-LR.** For each job, the time from its arrival batch being offered to its
   admit-or-pend decision: the job's own first offer (``_admit``: the cost-floor test, the dual subroutine,
   the block search or re-pack, the admission) plus an equal share, among the jobs of its arrival batch, of
@@ -38,10 +40,16 @@ TARGET_WALL_RATIO = 2.0
 TARGET_DECISION_MS = 5.0
 
 
-def _timed_run(instance, name: str, restart_cost: float) -> tuple[float, float, float, float]:
+#: The timed runs: label -> (registered name, parameters). ``oasis-lr-fixed`` is OASiS-LR without its lookahead
+#: (:mod:`primaldual.oasis_lr_rollout`), so that the lookahead's own cost is a ratio in the same run.
+RUNS = {"oasis": ("oasis", {}), "oasis-lr": ("oasis-lr", {}), "oasis-lr-fixed": ("oasis-lr", {"lookahead": False})}
+
+
+def _timed_run(instance, label: str, restart_cost: float) -> tuple[float, float, float, float]:
     """Wall and CPU seconds of one whole simulator run, the scheduler's own seconds (the simulator's clock:
     arrivals and allocations, not the report) and the utility (a determinism check)."""
-    scheduler = make_scheduler(name)
+    name, parameters = RUNS[label]
+    scheduler = make_scheduler(name, **parameters)
     wall, cpu = time.perf_counter(), time.process_time()
     result = simulate(instance, scheduler, restart_cost=restart_cost)
     return time.perf_counter() - wall, time.process_time() - cpu, result.scheduler_seconds, result.utility
@@ -49,13 +57,14 @@ def _timed_run(instance, name: str, restart_cost: float) -> tuple[float, float, 
 
 def wall_ratio(instance, repetitions: int = 5, restart_cost: float = 0.0) -> dict:
     """The median ratio of OASiS-LR's whole-run time to OASiS's (module docstring)."""
-    for name in ("oasis", "oasis-lr"):
-        _timed_run(instance, name, restart_cost)  # warm-up: imports and first-call costs
-    runs: dict[str, list[tuple[float, float, float, float]]] = {"oasis": [], "oasis-lr": []}
+    labels = list(RUNS)
+    for label in labels:
+        _timed_run(instance, label, restart_cost)  # warm-up: imports and first-call costs
+    runs: dict[str, list[tuple[float, float, float, float]]] = {label: [] for label in labels}
     for repetition in range(repetitions):
-        order = ("oasis", "oasis-lr") if repetition % 2 == 0 else ("oasis-lr", "oasis")
-        for name in order:
-            runs[name].append(_timed_run(instance, name, restart_cost))
+        # Each repetition starts with another scheduler, so none is always first on a warming machine.
+        for label in labels[repetition % 3:] + labels[:repetition % 3]:
+            runs[label].append(_timed_run(instance, label, restart_cost))
     for name, values in runs.items():
         if len({v[3] for v in values}) != 1:  # pragma: no cover - the schedulers are deterministic
             raise AssertionError(f"{name}: utility differs between repetitions")
@@ -72,6 +81,11 @@ def wall_ratio(instance, repetitions: int = 5, restart_cost: float = 0.0) -> dic
         "oasis_lr_seconds_median": statistics.median(v[0] for v in runs["oasis-lr"]),
         "oasis_utility": runs["oasis"][0][3],
         "oasis_lr_utility": runs["oasis-lr"][0][3],
+        # The lookahead's cost and gain: OASiS-LR against itself without it.
+        "lookahead_ratio_median": statistics.median(lr[0] / fixed[0] for lr, fixed in
+                                                    zip(runs["oasis-lr"], runs["oasis-lr-fixed"])),
+        "oasis_lr_fixed_seconds_median": statistics.median(v[0] for v in runs["oasis-lr-fixed"]),
+        "oasis_lr_fixed_utility": runs["oasis-lr-fixed"][0][3],
     }
 
 
@@ -178,27 +192,30 @@ def decision_times(instance, restart_cost: float = 0.0) -> dict:
     }
 
 
-def compare_lr(seeds: list[int], repetitions: int = 5, restart_cost: float = 0.0, jobs: int | None = None) -> dict:
-    """Both figures on the ``paper`` instances of ``seeds`` (``jobs`` jobs, default the preset's), and their
+def compare_lr(seeds: list[int], repetitions: int = 5, restart_cost: float = 0.0, jobs: int | None = None,
+               preset: str = "paper") -> dict:
+    """Both figures on the ``preset`` instances of ``seeds`` (``jobs`` jobs, default the preset's), and their
     medians across instances."""
     instances = []
     for seed in seeds:
-        instance = generate("paper", seed, jobs=jobs)
+        instance = generate(preset, seed, jobs=jobs)
         instances.append({"seed": seed, **wall_ratio(instance, repetitions, restart_cost),
                           **decision_times(instance, restart_cost)})
     return {
+        "preset": preset,
         "restart_cost": restart_cost,
         "instances": instances,
         "wall_ratio_median": statistics.median(r["wall_ratio_median"] for r in instances),
         "scheduler_ratio_median": statistics.median(r["scheduler_ratio_median"] for r in instances),
         "decision_ms_median": statistics.median(r["decision_ms_median"] for r in instances),
+        "lookahead_ratio_median": statistics.median(r["lookahead_ratio_median"] for r in instances),
         "target_wall_ratio": TARGET_WALL_RATIO,
         "target_decision_ms": TARGET_DECISION_MS,
     }
 
 
 def print_compare_lr(figures: dict) -> None:
-    print(f"oasis-lr against oasis on paper instances, restart cost {figures['restart_cost']:g} "
+    print(f"oasis-lr against oasis on {figures['preset']} instances, restart cost {figures['restart_cost']:g} "
           f"(whole simulator runs, same process, alternating order; wall times inflate on a busy machine)")
     for r in figures["instances"]:
         print(f"  seed {r['seed']}: wall ratio median {r['wall_ratio_median']:.2f} (range {r['wall_ratio_min']:.2f}-"
@@ -207,8 +224,11 @@ def print_compare_lr(figures: dict) -> None:
               f"{r['oasis_seconds_median']:.2f} s); decision median {r['decision_ms_median']:.2f} ms, p90 "
               f"{r['decision_ms_p90']:.2f} ms (oasis {r['oasis_decision_ms_median']:.2f} ms); floor LP "
               f"{r['floor_seconds']:.2f} s, re-offers {r['reoffer_seconds']:.2f} s, allocate "
-              f"{r['allocate_seconds']:.2f} s, report {r['report_seconds']:.2f} s")
+              f"{r['allocate_seconds']:.2f} s, report {r['report_seconds']:.2f} s; lookahead: "
+              f"{r['lookahead_ratio_median']:.2f}x the time without it, utility {r['oasis_lr_utility']:.1f} against "
+              f"{r['oasis_lr_fixed_utility']:.1f}")
     print(f"median over instances: wall ratio {figures['wall_ratio_median']:.2f} (target <= "
           f"{figures['target_wall_ratio']:g}; without the reports {figures['scheduler_ratio_median']:.2f}), "
           f"decision {figures['decision_ms_median']:.2f} ms (target <= "
-          f"{figures['target_decision_ms']:g} ms)")
+          f"{figures['target_decision_ms']:g} ms; the targets are for paper), lookahead "
+          f"{figures['lookahead_ratio_median']:.2f}x the time without it")

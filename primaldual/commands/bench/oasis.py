@@ -208,7 +208,10 @@ def add_arguments(parser) -> None:
                         help="oasis-lr against oasis on paper instances instead: median whole-run wall-time ratio "
                              "(same process, alternating order) and oasis-lr's per-job decision time")
     parser.add_argument("--seeds", default="500,501,502",
-                        help="with --compare-lr: comma-separated paper seeds (default 500,501,502)")
+                        help="with --compare-lr: comma-separated seeds (default 500,501,502)")
+    parser.add_argument("--preset", choices=("paper", "small"), default="paper",
+                        help="with --compare-lr: the instances' preset (default paper, where issue 10's runtime "
+                             "targets apply; small with --jobs 20 shows the lookahead's cost where it runs)")
     parser.add_argument("--repetitions", type=int, default=5,
                         help="with --compare-lr: timed runs of each scheduler per instance (default 5)")
     parser.add_argument("--restart-cost", type=float, default=0.0,
@@ -269,7 +272,7 @@ def _compare_lr(args) -> int:
     if args.repetitions < 1:
         raise InputError(f"--repetitions: must be >= 1, got {args.repetitions}")
     restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
-    figures = compare_lr(seeds, args.repetitions, restart_cost, args.jobs)
+    figures = compare_lr(seeds, args.repetitions, restart_cost, args.jobs, args.preset)
     if args.json:
         print_json(figures)
     else:
