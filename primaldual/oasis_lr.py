@@ -67,10 +67,10 @@ from primaldual.ledger import (
     latest_deadline,
 )
 from primaldual.oasis_lr_admission import check_immediate_blocks, first_block_slot
-from primaldual.oasis_lr_execution import WorkConservingExecution
+from primaldual.oasis_lr_execution import WorkConservingExecution, check_plan
 from primaldual.oasis_lr_order import GrowthOrder, check_order
 from primaldual.oasis_lr_report import DualRecord, certificate_terms
-from primaldual.oasis_lr_rollout import RolloutSelection, check_plan
+from primaldual.oasis_lr_rollout import SETTINGS, RolloutSelection
 from primaldual.prices import PRICE_RULES, compute_constants, standalone_utilities
 from primaldual.scheduler import Allocation, OnlineScheduler, register_scheduler
 
@@ -130,7 +130,7 @@ class OasisLrScheduler(RolloutSelection, GrowthOrder, WorkConservingExecution, O
         self.lookahead = (not self.provable) if lookahead is None else lookahead
         self.repack = (not self.provable) if repack is None else bool(repack)
         self.restart_cost = 0.0
-        self.own_settings = {"order": self.order, "discount_rate": self.discount_rate, "plan": self.plan}
+        self.own_settings = {name: getattr(self, name) for name in SETTINGS}
 
     def set_restart_cost(self, cost: float) -> None:
         self.restart_cost = float(cost)

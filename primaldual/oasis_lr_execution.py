@@ -34,8 +34,19 @@ import math
 import numpy as np
 
 from primaldual.baselines.placement import UNBOUNDED, FreeCapacity, grow, trim, units_that_fit
+from primaldual.errors import InputError
 from primaldual.ledger import WORK_EPSILON
 from primaldual.scheduler import Allocation, SlotState
+
+
+#: Plans of the free capacity under restart costs (module docstring).
+PLANS = ("best", "fresh", "stable")
+
+
+def check_plan(value) -> str:
+    if value not in PLANS:
+        raise InputError(f"plan: must be one of {', '.join(PLANS)}, got {value!r}")
+    return value
 
 
 class WorkConservingExecution:
@@ -238,4 +249,4 @@ def _first_fit(count: int, caps: np.ndarray) -> np.ndarray | None:
     return np.minimum(np.maximum(count - before, 0), caps).astype(np.int64)
 
 
-__all__ = ["WorkConservingExecution", "place_most"]
+__all__ = ["PLANS", "WorkConservingExecution", "check_plan", "place_most"]

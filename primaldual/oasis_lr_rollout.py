@@ -40,7 +40,6 @@ from typing import Any
 
 import numpy as np
 
-from primaldual.errors import InputError
 from primaldual.ledger import WORK_EPSILON
 from primaldual.scheduler import SlotState
 
@@ -58,20 +57,11 @@ POLICIES: dict[str, dict[str, Any]] = {
     "fresh": {"plan": "fresh"},  # restart costs only: always the first-fit plan, as RRH
 }
 
-#: Plans of the free capacity under restart costs (:mod:`primaldual.oasis_lr_execution`).
-PLANS = ("best", "fresh", "stable")
-
-#: Settings a policy may change.
+#: Settings a policy may change (the scheduler's values of them are its ``own_settings``).
 SETTINGS = ("order", "discount_rate", "plan")  # discount_rate: for policies a user adds
 
 #: The state a twin needs its own copy of; everything else (the instance, constants, job tables) is shared.
 _STATE = ("pending", "deadlines", "offered", "done", "previous", "work_left", "remaining", "repacks")
-
-
-def check_plan(value) -> str:
-    if value not in PLANS:
-        raise InputError(f"plan: must be one of {', '.join(PLANS)}, got {value!r}")
-    return value
 
 
 class _NoRecord:
@@ -109,8 +99,7 @@ class RolloutSelection:
 
     def choose_policy(self, slot: int) -> None:
         policies = self.candidate_policies()
-        live = sum(1 for i in range(self.instance.n_jobs)
-                   if self.instance.arrivals[i] <= slot and i not in self.done and self.work_left[i] > WORK_EPSILON)
+        live = len(self._live(slot))
         if len(policies) < 2 or live == 0:
             return
         self.lookahead_counts["decisions"] += 1
@@ -161,8 +150,7 @@ class RolloutSelection:
         arrived = instance.arrivals <= slot
         score = 0.0
         for s in range(slot, instance.horizon):
-            live = [i for i in np.flatnonzero(arrived).tolist()
-                    if i not in self.done and self.work_left[i] > WORK_EPSILON]
+            live = self._live(slot)  # no arrivals after slot
             if not live:
                 break
             state = SlotState(s, np.ceil(self.work_left - WORK_EPSILON), arrived, np.zeros(instance.n_jobs, bool),
@@ -175,10 +163,15 @@ class RolloutSelection:
                 self.on_completion(s, finished)
         return score
 
+    def _live(self, slot: int) -> list[int]:
+        """Jobs arrived by ``slot``, not completed, with work left."""
+        return [i for i in np.flatnonzero((self.instance.arrivals <= slot) & (self.work_left > WORK_EPSILON)).tolist()
+                if i not in self.done]
+
     def lookahead_report(self) -> dict[str, Any]:
         counts = self.lookahead_counts
         return {"decisions": counts["decisions"], "skipped": counts["skipped"],
                 "chosen": {k: v for k, v in counts["chosen"].items() if v}, "budget": self.lookahead_budget}
 
 
-__all__ = ["PLANS", "POLICIES", "RolloutSelection", "check_plan"]
+__all__ = ["POLICIES", "SETTINGS", "RolloutSelection"]
