@@ -216,7 +216,7 @@ def compare_lr(seeds: list[int], repetitions: int = 5, restart_cost: float = 0.0
 
 def print_compare_lr(figures: dict) -> None:
     print(f"oasis-lr against oasis on {figures['preset']} instances, restart cost {figures['restart_cost']:g} "
-          f"(whole simulator runs, same process, alternating order; wall times inflate on a busy machine)")
+          f"(whole simulator runs, same process, rotating order; wall times inflate on a busy machine)")
     for r in figures["instances"]:
         print(f"  seed {r['seed']}: wall ratio median {r['wall_ratio_median']:.2f} (range {r['wall_ratio_min']:.2f}-"
               f"{r['wall_ratio_max']:.2f}, CPU {r['cpu_ratio_median']:.2f}, without the reports "

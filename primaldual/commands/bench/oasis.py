@@ -205,8 +205,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quality", action="store_true",
                         help="utility of oasis, oasis-lr, oasis-p and the baselines on fresh seeds instead")
     parser.add_argument("--compare-lr", action="store_true",
-                        help="oasis-lr against oasis on paper instances instead: median whole-run wall-time ratio "
-                             "(same process, alternating order) and oasis-lr's per-job decision time")
+                        help="oasis-lr against oasis (and against itself without the lookahead) on --preset instances "
+                             "instead: median whole-run wall-time ratios (same process, rotating order) and "
+                             "oasis-lr's per-job decision time")
     parser.add_argument("--seeds", default="500,501,502",
                         help="with --compare-lr: comma-separated seeds (default 500,501,502)")
     parser.add_argument("--preset", choices=("paper", "small"), default="paper",
