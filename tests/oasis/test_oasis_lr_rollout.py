@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from primaldual.errors import InputError
 from primaldual.generate import generate
+from primaldual.oasis_lr_order import GrowthOrder
 from primaldual.oasis_lr_rollout import POLICIES
 from primaldual.scheduler import make_scheduler
 from primaldual.simulate import simulate
@@ -115,6 +116,30 @@ def test_fixed_plans_differ_only_under_restart_costs():
     free = {plan: simulate(instance, make_scheduler("oasis-lr", lookahead=False, plan=plan)).utility
             for plan in ("best", "fresh", "stable")}
     assert len(set(free.values())) == 1
-    for plan in ("fresh", "stable"):
+    costly = {}
+    for plan in ("best", "fresh", "stable"):
         result = simulate(instance, make_scheduler("oasis-lr", lookahead=False, plan=plan), restart_cost=0.1)
         assert result.promises["broken"] == 0 and verify(instance, result.schedule).feasible
+        costly[plan] = result.utility
+    assert len(set(costly.values())) > 1  # on this instance the stable plan alone earns less
+
+
+class _Ranked:
+    """The density order's output for three jobs: order 0, 1, 2 and their present values."""
+
+    def _growth_order(self, slot, blocks):
+        return [0, 1, 2], {0: 10.0, 1: 30.0, 2: 20.0}
+
+
+class _Order(GrowthOrder, _Ranked):
+    def __init__(self, order):
+        self.order, self.work_left = order, np.array([1.0, 10.0, 2.0])
+
+
+@pytest.mark.parametrize("order, expected", [("density", [0, 1, 2]), ("value", [1, 2, 0]),
+                                             ("work", [0, 2, 1])])
+def test_value_and_work_orders_by_hand(order, expected):
+    """``value``: present value, largest first (30, 20, 10); ``work``: present value per remaining worker-slot
+    (10, 3, 10: jobs 0 and 2 tie and the lower index goes first); ``density`` keeps the order it is given."""
+    ranked, values = _Order(order)._growth_order(0, {})
+    assert ranked == expected and values == {0: 10.0, 1: 30.0, 2: 20.0}
