@@ -137,7 +137,7 @@ class OasisLrScheduler(RolloutSelection, GrowthOrder, WorkConservingExecution, O
 
     def parameters(self) -> dict[str, Any]:
         out = {"delta": self.delta, "window": self.window, "eta": self.eta, "rule": self.rule,
-               "late": self.late, "discount_rate": self.discount_rate, "reoffer_every": self.reoffer_every,
+               "late": self.late, "reoffer_every": self.reoffer_every,
                "learned_floor": self.learned_floor, "pending": self.pending_tier, "repack": self.repack,
                "restart_cost": self.restart_cost, "immediate_blocks": self.immediate_blocks,
                "lookahead": self.lookahead, "lookahead_budget": self.lookahead_budget,
