@@ -25,6 +25,8 @@ import multiprocessing
 import os
 import time
 
+from primaldual.processes import sigterm_held
+
 #: Share of the machine's physical memory the solver child may use by default.
 DEFAULT_MEMORY_SHARE = 0.5
 
@@ -57,10 +59,10 @@ def _cap_memory(limit: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
 
 
-def _child(connection, target, args, memory_limit, prepare) -> None:  # runs in the spawned process
+def _child(connection, target, args, memory_limit, prepare, parent) -> None:  # runs in the spawned process
     from primaldual.processes import exit_with_parent
 
-    exit_with_parent()
+    exit_with_parent(parent)  # the pid that started it: a parent gone before this line is noticed too
     try:
         if prepare is not None:
             prepare(*args)  # imports and solver probes, before the cap: they must not fail for lack of memory
@@ -115,11 +117,12 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
     """
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(sender, target, args, memory_limit, prepare),
+    process = context.Process(target=_child, args=(sender, target, args, memory_limit, prepare, os.getpid()),
                               daemon=True)
     started = time.monotonic()
     deadline = None if time_limit is None else started + float(time_limit) + float(grace)
-    process.start()
+    with sigterm_held():  # a SIGTERM mid-start would leave the child a traceback on our stderr
+        process.start()
     sender.close()
     state: dict = {"built": None, "incumbent": None, "bound": None}
     phase = "building the model"  # the phases' names complete "the time limit ran out while ..."

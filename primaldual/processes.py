@@ -7,6 +7,7 @@ notice by itself). :func:`exit_with_parent` is the initializer every child of th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -53,6 +54,31 @@ def exit_with_parent(parent: int | None = None) -> None:
     if os.getppid() != parent:
         os._exit(1)
     threading.Thread(target=_watch, args=(parent,), name="exit-with-parent", daemon=True).start()
+
+
+@contextlib.contextmanager
+def sigterm_held():
+    """Hold a SIGTERM that arrives inside the block and act on it at the end of the block.
+
+    For starting a spawned child: between creating it and writing its start-up data to it, a parent that dies
+    (a pool worker's SIGTERM is the default, immediate exit) leaves the child reading an empty pipe, and
+    Python's ``spawn_main`` prints an ``EOFError`` traceback to the stderr it shares with the command, before
+    any code of ours runs in it. Held, the signal takes effect right after the child has all it needs (it then
+    ends with its parent, :func:`exit_with_parent`). The handler is a Python one, so it holds the signal
+    whichever thread the kernel delivers it to. Outside the main thread, where no handler can be set, the block
+    runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+        if caught:
+            os.kill(os.getpid(), signal.SIGTERM)  # now, as it would have been: the previous handler or the exit
 
 
 class Terminated(KeyboardInterrupt):

@@ -201,3 +201,22 @@ def test_a_child_ends_on_sigterm_whatever_its_parent_installed():
             "print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "True", done.stderr
+
+
+@pytest.mark.parametrize("install, returncode, after", [("", -signal.SIGTERM, ""),
+                                                         ("terminate_like_interrupt()\n", 1, "Terminated")])
+def test_a_sigterm_while_a_child_starts_acts_after_the_start(install, returncode, after):
+    """``sigterm_held``: the code inside the block runs to its end, then the signal does what it would have
+    done (the default exit, or the handler installed before); a pool worker killed mid-start would otherwise
+    leave its spawned child an EOFError traceback on the command's stderr."""
+    code = ("import os, signal\n"
+            "from primaldual.processes import sigterm_held, terminate_like_interrupt\n"
+            f"{install}"
+            "with sigterm_held():\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    print('started', flush=True)\n"
+            "print('not reached', flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout == "started\n", done.stderr
+    assert done.returncode == returncode and after in done.stderr
+
