@@ -1,0 +1,99 @@
+"""What the package computes, captured so that a restructuring can be checked bit for bit.
+
+``capture(cases)`` runs every registered scheduler on each case's instance at each restart cost and records
+the utility, a digest of the schedule file and a digest of the scheduler's report; ``solve`` cases record the
+offline optimum; ``compare`` cases record ``compare --opt``'s summary without its timings. Run as a script it
+writes ``outputs.json`` beside this file (``python tests/golden/capture.py``); ``test_golden.py`` recomputes it
+and compares every value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+OUTPUTS = HERE / "outputs.json"
+
+#: (preset, seed, jobs or None). Seeds 424242+ are used nowhere else in the project.
+SCHEDULER_CASES = [("tiny", 424242, None), ("tiny", 424243, None), ("small", 424244, None),
+                   ("small", 424245, 20), ("paper", 424246, None)]
+RESTART_COSTS = (0.0, 0.1)
+SOLVE_CASES = [("tiny", 424247, None), ("small", 424248, None)]
+COMPARE_CASES = [("tiny", 424249, None), ("small", 424250, None)]
+
+
+def digest(value) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _without_timings(value):
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items()
+                if not (k.endswith("seconds") or k in ("timings", "time_limited", "message"))}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def _instance(preset, seed, jobs):
+    from primaldual.generate import generate
+    return generate(preset, seed=seed) if jobs is None else generate(preset, seed=seed, jobs=jobs)
+
+
+def scheduler_outputs() -> dict:
+    from primaldual.files import schedule_to_dict
+    from primaldual.records import jsonable
+    from primaldual.scheduler import available_schedulers
+    from primaldual.simulate import simulate
+
+    out = {}
+    for preset, seed, jobs in SCHEDULER_CASES:
+        instance = _instance(preset, seed, jobs)
+        for name in available_schedulers():
+            for cost in RESTART_COSTS:
+                result = simulate(instance, name, restart_cost=cost)
+                out[f"{preset}/{seed}/{jobs}/{name}/{cost}"] = {
+                    "utility": repr(float(result.utility)),
+                    "schedule": digest(schedule_to_dict(result.schedule)),
+                    "report": digest(_without_timings(jsonable(result.report))),
+                    "promises": None if result.promises is None else dict(result.promises),
+                }
+    return out
+
+
+def solve_outputs() -> dict:
+    from primaldual.files import schedule_to_dict
+    from primaldual.offline import solve_offline
+
+    out = {}
+    for preset, seed, jobs in SOLVE_CASES:
+        result = solve_offline(_instance(preset, seed, jobs))
+        out[f"{preset}/{seed}/{jobs}"] = {
+            "status": str(result.status), "objective": repr(float(result.objective)),
+            "schedule": digest(schedule_to_dict(result.schedule))}
+    return out
+
+
+def compare_outputs() -> dict:
+    from primaldual.compare import compare
+
+    out = {}
+    for preset, seed, jobs in COMPARE_CASES:
+        comparison = compare(_instance(preset, seed, jobs), opt=True, time_limit=None)
+        out[f"{preset}/{seed}/{jobs}"] = _without_timings(comparison.summary)
+    return out
+
+
+def capture() -> dict:
+    return {"schedulers": scheduler_outputs(), "solve": solve_outputs(), "compare": compare_outputs()}
+
+
+if __name__ == "__main__":
+    part = sys.argv[1] if len(sys.argv) > 1 else None
+    data = capture()
+    OUTPUTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {OUTPUTS}: {len(data['schedulers'])} scheduler runs")

@@ -1,0 +1,32 @@
+"""Every captured output of the package, recomputed: a restructuring may not change one bit of them.
+
+``outputs.json`` was written by ``capture.py`` on the commit before the architecture step (76e22c7's
+behaviour); every scheduler's utility, schedule and report, the offline optimum and ``compare --opt``'s
+summary must stay exactly what they were. Re-capture only for a change that is meant to alter results, and
+say so in the commit.
+"""
+
+import json
+
+import pytest
+
+from capture import OUTPUTS, compare_outputs, scheduler_outputs, solve_outputs
+
+EXPECTED = json.loads(OUTPUTS.read_text())
+
+
+@pytest.mark.slow
+def test_every_scheduler_run_is_unchanged():
+    got = scheduler_outputs()
+    assert got.keys() == EXPECTED["schedulers"].keys()
+    changed = [key for key in got if got[key] != EXPECTED["schedulers"][key]]
+    assert changed == []
+
+
+def test_offline_optima_are_unchanged():
+    assert solve_outputs() == EXPECTED["solve"]
+
+
+@pytest.mark.slow
+def test_compare_summaries_are_unchanged():
+    assert compare_outputs() == EXPECTED["compare"]
