@@ -14,7 +14,7 @@ Because every T_i is convex piecewise-linear, ``tau >= every piece`` is equivale
 minimum of tau is exactly the min-max makespan.
 
 :func:`build_batch_sizing_model` only builds; :func:`solve_batch_sizing` hands the model to
-:func:`primaldual.solvers.solve_model` (the package's one entry point to a solver) with a zero
+:func:`primaldual.backends.solvers.solve_model` (the package's one entry point to a solver) with a zero
 relative MIP gap. HiGHS still stops at its absolute gap (1e-6, here in seconds), so the reference
 ``makespan`` is optimal up to that and ``bound`` is the solver's proven lower bound on the optimum.
 """
@@ -28,7 +28,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from primaldual.lbbsp.problem import BatchSizingProblem
-from primaldual.solvers import solve_model
+from primaldual.backends.solvers import solve_model
 
 
 def build_batch_sizing_model(problem: BatchSizingProblem) -> pyo.ConcreteModel:
@@ -59,7 +59,7 @@ def build_batch_sizing_model(problem: BatchSizingProblem) -> pyo.ConcreteModel:
 class BatchSizingResult:
     """Outcome of :func:`solve_batch_sizing`.
 
-    ``status`` is :func:`primaldual.solvers.solve_model`'s normalised status. ``batch`` is the
+    ``status`` is :func:`primaldual.backends.solvers.solve_model`'s normalised status. ``batch`` is the
     integer allocation (rounded from the solver's values), ``makespan`` its objective re-evaluated
     with the time laws, ``objective`` the solver's own value and ``bound`` its proven lower bound;
     all four are None unless ``status == "optimal"``.
@@ -77,7 +77,7 @@ class BatchSizingResult:
 
 def solve_batch_sizing(problem: BatchSizingProblem, solver: str = "highs",
                        time_limit: float | None = None) -> BatchSizingResult:
-    """Build the model, then solve it with backend ``solver`` (a :data:`primaldual.solvers.SOLVERS` name)."""
+    """Build the model, then solve it with backend ``solver`` (a :data:`primaldual.backends.solvers.SOLVERS` name)."""
     started = time.perf_counter()
     model = build_batch_sizing_model(problem)
     built = time.perf_counter()

@@ -1,7 +1,7 @@
 """The offline utility-maximisation problem (1)-(13) of OASiS as a Pyomo model (docs/papers.md, OASiS).
 
-:func:`build_offline_model` is pure: it reads an :class:`~primaldual.instance.Instance` and returns a
-``pyomo.environ.ConcreteModel``; it never solves and does no I/O (see :mod:`primaldual.offline` for that).
+:func:`build_offline_model` is pure: it reads an :class:`~primaldual.core.instance.Instance` and returns a
+``pyomo.environ.ConcreteModel``; it never solves and does no I/O (see :mod:`primaldual.offline.solve` for that).
 Slots are zero-based (the paper counts from one).
 
 Linearising the completion slot (8)
@@ -65,8 +65,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyomo.environ as pyo
 
-from primaldual.errors import InputError
-from primaldual.instance import Instance
+from primaldual.core.errors import InputError
+from primaldual.core.instance import Instance
 from primaldual.models.offline_parts import (  # noqa: F401 - re-exported
     UTILITY_FLOOR,
     _binding,

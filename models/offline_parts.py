@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyomo.environ as pyo
 
-from primaldual.instance import Instance
+from primaldual.core.instance import Instance
 
 #: Utilities below this fraction of the largest are counted as 0 in the objective (see ``objective_slack``).
 UTILITY_FLOOR = 1e-9

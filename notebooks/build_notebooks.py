@@ -43,7 +43,7 @@ import numpy as np
 
 import primaldual
 from primaldual.sweep import Spec, ratio_specs, summarize, format_summary, sweep
-from primaldual import plots
+from primaldual.views import sweep_figures as plots
 
 # Results go to RESULTS_DIR (a fresh temporary folder by default). Point it at a folder of your own to keep
 # them: a rerun then only computes the specs that are missing (sweeps are resumable).
@@ -61,22 +61,22 @@ OASiS is claimed to be **2α-competitive**: on every instance, OPT / ALG <= 2α,
 problem (1) and α = max(1, ln(U/L)) from its price functions (docs/papers.md; the constant is a [design]
 reconstruction, proved for this implementation in proofs/oasis.md). This notebook measures OPT / ALG on many small random instances, for OASiS and for
 each baseline: `oasis-lr` and `oasis-p` (OASiS with learned prices and a reservation ledger;
-primaldual/oasis_lr.py), FIFO, DRF, Dorm, `greedy` (OASiS's schedule search without prices) and RRH in the three
+primaldual/oasis/lr/scheduler.py), FIFO, DRF, Dorm, `greedy` (OASiS's schedule search without prices) and RRH in the three
 readings of primaldual/baselines/rrh.py: `rrh` (present value, preemptive), `rrh-full-reward` (the source's full
 reward, risk_weight 0.8) and `rrh-nonpreemptive` (a started job keeps its servers); the two named readings are
 registered by primaldual/reproduce/readings.py, whose `run_task` the sweeps below use so that worker processes
 know them too.
 
-* **OPT** comes from the offline ILP (`primaldual.offline.solve_offline`, HiGHS), MIP-started from the best online
+* **OPT** comes from the offline ILP (`primaldual.offline.solve.solve_offline`, HiGHS), MIP-started from the best online
   schedule. On `tiny` it is proven optimal; on `small` the solver has a time limit, so OPT is bracketed by a
   **certified interval**: the best feasible utility known (every schedule is re-checked by the independent
   verifier) and the least of the solver's bound, OASiS's dual objective (weak duality) and the standalone bound
   (every job alone on the empty cluster). This is the same interval `primaldual compare` prints
-  (`primaldual.pipeline.evaluate`; docs/architecture.md).
+  (`primaldual.evaluation.pipeline.evaluate`; docs/architecture.md).
 * A ratio is then an interval `[OPT_lower / ALG, OPT_upper / ALG]`; a dot below is `OPT_lower / ALG`, a vertical
   bar the interval where it is not a point.
 * ALG = 0 with OPT > 0 makes the ratio unbounded: such instances are counted, not averaged.
-* At the `paper` scale the ILP does not finish; **column generation** (`method="cg"`, primaldual/price_and_branch.py)
+* At the `paper` scale the ILP does not finish; **column generation** (`method="cg"`, primaldual/offline/price_and_branch.py)
   gives a verified schedule and a certified bound instead, so the ratio there is an interval too.
 """),
         code("""
@@ -211,7 +211,7 @@ def oasis_vs_baselines():
 # OASiS versus the baselines: total utility as the load grows
 
 The paper's headline figure: total job utility of OASiS, its variants `oasis-lr` and `oasis-p`
-(primaldual/oasis_lr.py), and of greedy, FIFO, DRF, RRH (three readings: `rrh`, `rrh-full-reward`,
+(primaldual/oasis/lr/scheduler.py), and of greedy, FIFO, DRF, RRH (three readings: `rrh`, `rrh-full-reward`,
 `rrh-nonpreemptive`; primaldual/baselines/rrh.py and primaldual/reproduce/readings.py) and Dorm as the number of jobs
 grows, on a cluster of fixed size (docs/papers.md: the paper reports that OASiS does best, more so when
 resources are scarce). Instances come from the `paper` preset (50 worker and 50 PS servers, 200 slots of one hour; the

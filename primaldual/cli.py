@@ -16,7 +16,7 @@ import sys
 import warnings
 
 from primaldual import __version__
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 
 #: numpy's floating-point RuntimeWarnings (an inf or NaN inside a vectorised step whose result is masked or
 #: handled) say nothing a user can act on; the command line does not show them. Other warnings still show.
@@ -59,7 +59,7 @@ def _missing_subcommand(parser: argparse.ArgumentParser, args) -> argparse.Argum
 
 
 def main(argv: list[str] | None = None) -> int:
-    from primaldual.processes import Terminated, terminate_like_interrupt
+    from primaldual.backends.processes import Terminated, terminate_like_interrupt
 
     # First, before the (slow) parser build imports every command: SIGTERM from here on ends like Ctrl-C.
     previous = terminate_like_interrupt()

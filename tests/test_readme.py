@@ -23,8 +23,8 @@ def test_readme_python_block_runs(tmp_path, index):
     block = BLOCKS[index]
     # A registered scheduler is exercised through the simulator, as the README says it can be.
     exercise = (
-        "\n    from primaldual.generate import generate\n    from primaldual.simulate import simulate\n"
-        "    from primaldual.verify import verify\n    instance = generate('small', seed=1)\n"
+        "\n    from primaldual.core.generate import generate\n    from primaldual.simulation.simulator import simulate\n"
+        "    from primaldual.core.verify import verify\n    instance = generate('small', seed=1)\n"
         "    result = simulate(instance, 'one-worker')\n    assert verify(instance, result.schedule).feasible\n"
         if "register_scheduler" in block else ""
     )

@@ -9,7 +9,7 @@ name      reading                                                     module
 ``dorm``  partitions re-solved by a MILP at arrivals and departures   :mod:`.dorm`
 ========  ==========================================================  ==========================
 
-They are registered by name in :data:`primaldual.scheduler.BUILTIN_SCHEDULERS` and share the in-slot
+They are registered by name in :data:`primaldual.simulation.scheduler.BUILTIN_SCHEDULERS` and share the in-slot
 placement rules of :mod:`.placement`.
 
 Choices the sources leave open are resolved in favour of the baseline and written down in each docstring.
@@ -23,6 +23,6 @@ Common to all four:
   (and the PSs those need), so the rest of its share is free for others in that slot.
 """
 
-from primaldual.baselines.placement import PLACEMENTS, FreeCapacity
+from primaldual.simulation.placement import PLACEMENTS, FreeCapacity
 
 __all__ = ["PLACEMENTS", "FreeCapacity"]

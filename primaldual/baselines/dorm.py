@@ -60,10 +60,10 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from primaldual.baselines.drf import progressive_filling
-from primaldual.baselines.placement import FreeCapacity, check_placement, dominant_share_unit, grow, trim
+from primaldual.simulation.placement import FreeCapacity, check_placement, dominant_share_unit, grow, trim
 from primaldual.models.dorm import DormProblem, build_dorm_model, extract_partition
-from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
-from primaldual.solvers import check_solver, solve_model
+from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
+from primaldual.backends.solvers import check_solver, solve_model
 
 
 FORMULATIONS = ("auto", "per_server", "pooled")

@@ -31,8 +31,8 @@ import heapq
 
 import numpy as np
 
-from primaldual.baselines.placement import FreeCapacity, can_finish, check_placement, place_units, widest
-from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
+from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, place_units, widest
+from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
 
 
 def dominant_shares(instance, workers: dict[int, int], parameter_servers: dict[int, int]) -> dict[int, float]:

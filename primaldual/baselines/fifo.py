@@ -20,15 +20,15 @@ Choices in the baseline's favour:
   start one slot earlier.
 
 Parameters: ``workers`` (None or a positive integer), ``placement`` (``first_fit`` default, or
-``least_loaded``; see :mod:`primaldual.baselines.placement`), ``skip_unfinishable`` (True).
+``least_loaded``; see :mod:`primaldual.simulation.placement`), ``skip_unfinishable`` (True).
 """
 
 from __future__ import annotations
 
 from collections import deque
 
-from primaldual.baselines.placement import FreeCapacity, can_finish, check_placement, trim
-from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
+from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, trim
+from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
 
 
 class FifoScheduler(OnlineScheduler):

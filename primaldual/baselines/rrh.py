@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.baselines.placement import (
+from primaldual.simulation.placement import (
     FreeCapacity,
     can_finish,
     check_placement,
@@ -77,7 +77,7 @@ from primaldual.baselines.placement import (
     trim,
     widest,
 )
-from primaldual.scheduler import Allocation, OnlineScheduler, SlotState
+from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
 
 
 class RrhScheduler(OnlineScheduler):

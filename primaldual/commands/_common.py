@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from primaldual.records import json_default
+from primaldual.sweep.records import json_default
 
 
 def print_json(data: dict) -> None:
@@ -27,7 +27,7 @@ def check_output_path(path, flag: str, *, directory: bool = False):
     """
     from pathlib import Path
 
-    from primaldual.errors import InputError
+    from primaldual.core.errors import InputError
 
     target = Path(path)
     if directory:

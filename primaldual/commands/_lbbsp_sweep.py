@@ -6,7 +6,7 @@ Kept apart from :mod:`primaldual.commands.lbbsp`, which registers it, to keep bo
 from __future__ import annotations
 
 from primaldual.commands._common import print_json
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 
 # Caps that keep a trace (iterations x workers times, and the replay's copies of it) well inside memory.
 MAX_WORKERS, MAX_ITERATIONS = 1000, 100_000

@@ -5,7 +5,7 @@ with the independent verifier, optionally solves the offline ILP with a time lim
 online schedule as a MIP start), and prints one table: utility, admitted, completed, mean JCT, OPT/ALG and
 the scheduler's own runtime, followed by the certificate a scheduler offers (OASiS's).
 
-The work is done by :func:`primaldual.compare.compare` (:mod:`primaldual.bounds` says how OPT/ALG is bounded);
+The work is done by :func:`primaldual.evaluation.compare.compare` (:mod:`primaldual.evaluation.bounds` says how OPT/ALG is bounded);
 this module parses the flags and prints the table, where an OPT/ALG interval shows "-" for an end that is
 unbounded (ALG = 0). Steps that run longer than a few seconds say so on stderr.
 
@@ -20,11 +20,11 @@ import sys
 
 from primaldual.commands._common import add_json_flag, print_json
 from primaldual.commands.run import add_instance_arguments, instance_from_args, parse_parameter
-from primaldual.compare import compare
-from primaldual.errors import InputError
-from primaldual.options import add_solve_arguments, check_restart_cost, solve_options_from_args
-from primaldual.progress import slow_steps
-from primaldual.scheduler import available_schedulers, scheduler_class
+from primaldual.evaluation.compare import compare
+from primaldual.core.errors import InputError
+from primaldual.offline.options import add_solve_arguments, check_restart_cost, solve_options_from_args
+from primaldual.commands._progress import slow_steps
+from primaldual.simulation.scheduler import available_schedulers, scheduler_class
 
 ORDER = 50
 

@@ -6,8 +6,8 @@ import inspect
 import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
-from primaldual.files import save_instance
-from primaldual.generate import PRESETS, generate
+from primaldual.core.files import save_instance
+from primaldual.core.generate import PRESETS, generate
 
 ORDER = 10
 

@@ -15,7 +15,7 @@ import argparse
 import math
 
 from primaldual.commands._common import add_json_flag, print_json
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 from primaldual.lbbsp.aggregation import KINDS
 from primaldual.lbbsp.predictors import PREDICTORS
 from primaldual.lbbsp.scenarios import SCENARIOS

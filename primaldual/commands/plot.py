@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 
 ORDER = 65
 #: Figure formats ``plot schedule`` writes, by file suffix.
@@ -63,7 +63,7 @@ def run(args) -> int:
 
 
 def run_records(args, path: Path) -> int:
-    from primaldual.records import read_records
+    from primaldual.sweep.records import read_records
     from primaldual.views.distribution_figures import distribution_summary
     from primaldual.views.sweep_figures import caption_for, plot_records
 
@@ -85,8 +85,8 @@ def run_records(args, path: Path) -> int:
 
 
 def run_schedule(args, paths: list[str]) -> int:
-    from primaldual.files import load_instance, load_schedule
-    from primaldual.verify import verify
+    from primaldual.core.files import load_instance, load_schedule
+    from primaldual.core.verify import verify
     from primaldual.views.gantt import MAX_ROWS, sampled_rows, save_schedule_figure
 
     if len(paths) != 2:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
-from primaldual.errors import InputError
-from primaldual.generate import PRESETS
-from primaldual.options import add_solve_arguments, check_restart_cost, solve_options_from_args
+from primaldual.core.errors import InputError
+from primaldual.core.generate import PRESETS
+from primaldual.offline.options import add_solve_arguments, check_restart_cost, solve_options_from_args
 
 ORDER = 60
 
@@ -64,7 +64,7 @@ def register(subparsers) -> None:
 
 
 def parse_schedulers(text: str | None):
-    from primaldual.scheduler import available_schedulers
+    from primaldual.simulation.scheduler import available_schedulers
     from primaldual.sweep import DEFAULT_SCHEDULERS
 
     if text is None:
@@ -108,7 +108,7 @@ def specs_from_args(args):
 
 
 def run(args) -> int:
-    from primaldual.processes import terminate_like_interrupt
+    from primaldual.backends.processes import terminate_like_interrupt
     from primaldual.sweep import format_summary, summarize
     from primaldual.sweep.config import apply_config, dump_config
 

@@ -6,7 +6,7 @@ import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.commands.ratio import add_executor_arguments
-from primaldual.options import check_restart_cost
+from primaldual.offline.options import check_restart_cost
 from primaldual.reproduce.experiments import RESTART_COST
 
 ORDER = 80
@@ -41,7 +41,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from primaldual.errors import InputError
+    from primaldual.core.errors import InputError
     from primaldual.reproduce import reproduce
     from primaldual.sweep import dask_executor
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
-from primaldual.compare import describe
-from primaldual.errors import InputError
-from primaldual.files import load_instance, save_schedule
-from primaldual.generate import PRESETS, generate
-from primaldual.restart_bound import applies
-from primaldual.scheduler import available_schedulers, make_scheduler
-from primaldual.simulate import SimulationError, check_restart_cost, simulate, to_jsonable
+from primaldual.evaluation.compare import describe
+from primaldual.core.errors import InputError
+from primaldual.core.files import load_instance, save_schedule
+from primaldual.core.generate import PRESETS, generate
+from primaldual.evaluation.restart_bound import applies
+from primaldual.simulation.scheduler import available_schedulers, make_scheduler
+from primaldual.simulation.simulator import SimulationError, check_restart_cost, simulate, to_jsonable
 
 ORDER = 40
 

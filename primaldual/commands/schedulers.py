@@ -1,14 +1,14 @@
 """``primaldual schedulers``: every registered scheduler with its parameters, defaults and one-line doc.
 
-The list is read from the classes themselves (:func:`primaldual.scheduler.scheduler_info`: the ``__init__``
+The list is read from the classes themselves (:func:`primaldual.simulation.scheduler.scheduler_info`: the ``__init__``
 signature and the docstrings), so a scheduler registered by a third-party package shows up like the built-in ones.
 """
 
 from __future__ import annotations
 
 from primaldual.commands._common import add_json_flag, print_json
-from primaldual.domains import show
-from primaldual.scheduler import available_schedulers, scheduler_info
+from primaldual.core.domains import show
+from primaldual.simulation.scheduler import available_schedulers, scheduler_info
 
 ORDER = 35
 

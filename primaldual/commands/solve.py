@@ -6,12 +6,12 @@ import sys
 import time
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
-from primaldual.errors import InputError
-from primaldual.files import load_instance, load_schedule, save_schedule
+from primaldual.core.errors import InputError
+from primaldual.core.files import load_instance, load_schedule, save_schedule
 from primaldual.models.offline import FORMULATIONS
-from primaldual.offline import METHODS, solve_offline, write_model
-from primaldual.offline_child import DEFAULT_MEMORY_SHARE
-from primaldual.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
+from primaldual.offline.solve import METHODS, solve_offline, write_model
+from primaldual.offline.child import DEFAULT_MEMORY_SHARE
+from primaldual.backends.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
 
 ORDER = 30
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from primaldual.commands._common import add_json_flag, print_json
-from primaldual.files import load_instance, load_schedule
-from primaldual.verify import verify
+from primaldual.core.files import load_instance, load_schedule
+from primaldual.core.verify import verify
 
 ORDER = 20
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 
 # Shares are quantised to this many decimals before rounding, so that speeds that differ only by
 # floating-point noise (e.g. after scaling all speeds by a constant) round the same way.

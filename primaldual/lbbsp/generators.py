@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 from primaldual.lbbsp.traces import PAI_HEADER, WorkerTrace
 
 KINDS = ("amplified", "persistent", "mid_run", "several", "iid")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 from primaldual.lbbsp.time_laws import TimeLaws
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 from primaldual.lbbsp.cpu import equal_batches, proportional_batches
 from primaldual.lbbsp.exact import solve_exact
 from primaldual.lbbsp.gpu import GpuController, GpuStepperConfig

@@ -69,11 +69,11 @@ def robust_shares(costs, tail: float = 0.0, normalise: bool = True, weights=None
 
 
 def new_highs():
-    """A silent HiGHS solver (:func:`primaldual.highs_backend.quiet_highs`) on the default thread scheduler."""
-    from primaldual.highs_backend import quiet_highs
-    from primaldual.solvers import _size_highs_threads
+    """A silent HiGHS solver (:func:`primaldual.backends.highs.quiet_highs`) on the default thread scheduler."""
+    from primaldual.backends.highs import quiet_highs
+    from primaldual.backends.solvers import _size_highs_threads
 
-    _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process (see primaldual/solvers.py)
+    _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process (see primaldual/backends/solvers.py)
     return quiet_highs()
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 
 PACKAGED = {"pai:job_1": "job_1_norm.csv", "pai:job_2": "job_2_norm.csv", "pai:job_3": "job_3_norm.csv"}
 PAI_HEADER = ("", "worker", "gpu", "time", "batch_time_norm")

@@ -65,7 +65,7 @@ def cross_entropy(weights: np.ndarray, features: np.ndarray, labels: np.ndarray)
 
 def _worker(connection, parent: int) -> None:
     """Worker process: gradient of its slice, then the emulated straggling sleep; reports compute time."""
-    from primaldual.processes import exit_with_parent
+    from primaldual.backends.processes import exit_with_parent
 
     exit_with_parent(parent)
     features, labels = connection.recv()  # sent by the server: children never import scikit-learn

@@ -6,7 +6,7 @@ readings, Dorm), each experiment at restart cost 0 and 0.1 (``--restart-cost``):
 
 1. empirical competitive ratios OPT/ALG on ``tiny`` instances (OPT proven by the ILP), on ``small`` and on
    20-job ``small`` instances (OPT with a time limit, bracketed by a certified interval); at a restart cost
-   OPT is the optimum with restart costs, bounded by the start-cost relaxation (:mod:`primaldual.restart_bound`:
+   OPT is the optimum with restart costs, bounded by the start-cost relaxation (:mod:`primaldual.evaluation.restart_bound`:
    every job needs one more worker-slot), solved in its place;
 2. total utility against the number of jobs and against the cluster's capacity on the ``paper`` preset (seeds,
    error bars); outside ``--quick`` the jobs curve also gets OPT's certified interval from column generation

@@ -65,7 +65,7 @@ def time_limited(record: dict) -> bool:
 
 def oasis_certificate(record: dict) -> dict:
     """OASiS's certificate in a record (``{}`` if OASiS did not run): the fields of
-    :meth:`primaldual.oasis.Certificate.to_dict`."""
+    :meth:`primaldual.oasis.engine.Certificate.to_dict`."""
     return record["schedulers"].get("oasis", {}).get("report", {}).get("certificate", {})
 
 

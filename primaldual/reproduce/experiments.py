@@ -1,10 +1,10 @@
 """What ``primaldual reproduce`` runs: the settings (quick or full) and the sweep specs of each experiment.
 
 Every experiment runs at restart cost 0 (the paper's model) and at :attr:`Settings.restart_cost` (default 0.1,
-the fraction of a slot's work a job loses when its placement changes, :mod:`primaldual.simulate`); its label
+the fraction of a slot's work a job loses when its placement changes, :mod:`primaldual.simulation.simulator`); its label
 then ends in ``-restart-F``. OPT is solved with ``method="auto"`` (the ILP where it is expected to finish,
-column generation above, :func:`primaldual.offline.resolve_method`); at a restart cost it is solved on the
-start-cost relaxation (:mod:`primaldual.restart_bound`), an upper bound on the optimum with restart costs.
+column generation above, :func:`primaldual.offline.solve.resolve_method`); at a restart cost it is solved on the
+start-cost relaxation (:mod:`primaldual.evaluation.restart_bound`), an upper bound on the optimum with restart costs.
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-import primaldual.simulate  # noqa: F401  (importing the simulator registers oasis-lr and oasis-p)
+import primaldual.simulation.simulator  # noqa: F401  (importing the simulator registers oasis-lr and oasis-p)
 from primaldual.baselines.rrh import RrhScheduler
-from primaldual.scheduler import available_schedulers, register_scheduler
+from primaldual.simulation.scheduler import available_schedulers, register_scheduler
 
 #: Name -> the parameters of :class:`~primaldual.baselines.rrh.RrhScheduler` that make the reading.
 READINGS = {

@@ -23,7 +23,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 
 #: Flags that are not experiment settings (where to read the file itself, how to print).
 NOT_SETTINGS = ("config", "json", "help")

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from primaldual.errors import InputError
-from primaldual.records import ResultsFile, read_records
+from primaldual.core.errors import InputError
+from primaldual.sweep.records import ResultsFile, read_records
 from primaldual.sweep.executors import local_executor
 from primaldual.sweep.spec import Spec, spec_key
 from primaldual.sweep.task import outdated, run, scheduler_revisions
@@ -34,7 +34,7 @@ def _progress_bar(total: int, initial: int, enabled: bool, description: str):
 
 def _check_specs(specs: list) -> None:
     """Fail before starting any process if a spec is not a Spec or names an unknown scheduler."""
-    from primaldual.scheduler import scheduler_class
+    from primaldual.simulation.scheduler import scheduler_class
 
     for n, spec in enumerate(specs):
         if not isinstance(spec, Spec):
@@ -89,7 +89,7 @@ def sweep(
     :func:`~primaldual.sweep.task.run` (a picklable top-level function). A task that raises stops the sweep
     with its error; the records already written stay, so a rerun after the fix resumes.
 
-    A malformed line in ``out`` raises :class:`primaldual.records.ResultsFileError` before anything runs.
+    A malformed line in ``out`` raises :class:`primaldual.sweep.records.ResultsFileError` before anything runs.
     """
     specs = list(specs)
     _check_specs(specs)

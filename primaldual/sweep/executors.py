@@ -8,7 +8,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Iterator
 
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 
 #: How long to wait for a Dask scheduler given by address before saying it cannot be reached.
 CONNECT_SECONDS = 10.0
@@ -16,16 +16,16 @@ CONNECT_SECONDS = 10.0
 
 def initialize_local_worker(parent: int) -> None:
     """Initializer of a local pool worker: end with the sweep's process, and one thread per runtime."""
-    from primaldual.processes import exit_with_parent
-    from primaldual.workers import initialize_worker
+    from primaldual.backends.processes import exit_with_parent
+    from primaldual.backends.threads import initialize_worker
 
     exit_with_parent(parent)
     initialize_worker()
 
 
 def local_executor(workers: int | None = None) -> ProcessPoolExecutor:
-    """Spawned worker processes, each capped at one BLAS/OpenMP thread (see :mod:`primaldual.workers`), each
-    ending soon after the process that started it, however it ended (:mod:`primaldual.processes`).
+    """Spawned worker processes, each capped at one BLAS/OpenMP thread (see :mod:`primaldual.backends.threads`), each
+    ending soon after the process that started it, however it ended (:mod:`primaldual.backends.processes`).
 
     Spawn, not fork: a forked child would inherit the parent's already-started BLAS and solver threads and
     locks, and whatever the parent imported; a spawned one starts clean, like a Dask worker.
@@ -52,7 +52,7 @@ def dask_executor(address: str | None = None, workers: int | None = None) -> Ite
         raise InputError("--executor dask: needs Dask distributed (pip install 'primaldual[dask]')") from None
     cluster = None
     if address is None:
-        from primaldual.workers import single_thread_environment
+        from primaldual.backends.threads import single_thread_environment
 
         # Dask's nanny already caps OMP/MKL/OpenBLAS at one thread per worker process; the extra variables
         # make the cap explicit and cover the other runtimes.

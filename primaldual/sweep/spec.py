@@ -11,11 +11,11 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from primaldual.errors import InputError
-from primaldual.options import SolveOptions
+from primaldual.core.errors import InputError
+from primaldual.offline.options import SolveOptions
 
 #: Bumped when the meaning of a spec field or of a record changes, so that old results are not reused.
-#: Version 2: one OPT interval for every command (:mod:`primaldual.bounds`), records with ``opt_interval``.
+#: Version 2: one OPT interval for every command (:mod:`primaldual.evaluation.bounds`), records with ``opt_interval``.
 SPEC_VERSION = 2
 #: The paper's order: OASiS, then the baselines; ``greedy`` is OASiS's admission without prices.
 DEFAULT_SCHEDULERS = ("oasis", "greedy", "fifo", "drf", "rrh", "dorm")
@@ -80,9 +80,9 @@ def _optional(kind, value, name: str, problems: list[str], minimum=None):
 class Spec:
     """One experiment of a sweep: an instance (preset, knobs, seed), the schedulers, and the OPT computation.
 
-    The instance knobs are those of :func:`primaldual.generate.generate` (``None`` = the preset's value).
+    The instance knobs are those of :func:`primaldual.core.generate.generate` (``None`` = the preset's value).
     ``scheduler_params`` maps a scheduler name to keyword parameters for
-    :func:`primaldual.scheduler.make_scheduler` (given as a dict, stored as a sorted tuple).
+    :func:`primaldual.simulation.scheduler.make_scheduler` (given as a dict, stored as a sorted tuple).
     ``opt`` runs the offline ILP with ``solver`` under ``time_limit`` seconds (``None``: no limit),
     ``mip_gap`` (``None``: the solver's default) and ``threads`` solver threads, MIP-started from the best
     online schedule when ``mip_start``. ``label`` is free text that groups specs (part of the key).
@@ -109,8 +109,8 @@ class Spec:
     restart_cost: float = 0.0
 
     def __post_init__(self):
-        from primaldual.generate import PRESETS
-        from primaldual.simulate import check_restart_cost
+        from primaldual.core.generate import PRESETS
+        from primaldual.simulation.simulator import check_restart_cost
 
         problems: list[str] = []
         if self.preset not in PRESETS:

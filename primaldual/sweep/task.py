@@ -1,6 +1,6 @@
 """The pure task of a sweep: one :class:`~primaldual.sweep.spec.Spec` in, one JSON record out.
 
-The record is :func:`primaldual.pipeline.evaluate` on the generated instance, written down (its format, with an
+The record is :func:`primaldual.evaluation.pipeline.evaluate` on the generated instance, written down (its format, with an
 example, is in ``docs/formats.md``). Durations (every key ending in ``seconds``) go to ``record["timings"]``,
 the only part of a record that depends on the machine; :func:`deterministic_part` is the rest.
 """
@@ -12,13 +12,13 @@ import time
 from importlib import metadata
 from typing import Any
 
-from primaldual.bounds import Ratio, standalone_bound
-from primaldual.records import jsonable
+from primaldual.evaluation.bounds import Ratio, standalone_bound
+from primaldual.sweep.records import jsonable
 from primaldual.sweep.spec import Spec, spec_key
 
 RECORD_FORMAT = "primaldual.sweep_record"
 #: 3: under restart costs the OPT interval bounds the optimum *with* restart costs through the start-cost
-#: relaxation (``opt.relaxation``, :mod:`primaldual.restart_bound`); a version-2 record with a restart cost
+#: relaxation (``opt.relaxation``, :mod:`primaldual.evaluation.restart_bound`); a version-2 record with a restart cost
 #: bounded it by the model without them, and is recomputed (:func:`outdated`).
 RECORD_VERSION = 3
 #: The first record version whose OPT interval under restart costs is the start-cost relaxation's.
@@ -83,8 +83,8 @@ def _scheduler_entry(instance, outcome, timings: dict) -> dict[str, Any]:
 
 
 def _job_outcomes(instance, outcome) -> dict:
-    """Per-job outcomes of the run (:class:`primaldual.views.distributions.JobOutcomes`), abandoned jobs included."""
-    from primaldual.views.distributions import job_outcomes
+    """Per-job outcomes of the run (:class:`primaldual.evaluation.outcomes.JobOutcomes`), abandoned jobs included."""
+    from primaldual.evaluation.outcomes import job_outcomes
 
     return job_outcomes(instance, outcome.result.schedule, received=outcome.result.received).to_dict()
 
@@ -100,8 +100,8 @@ def _opt_entry(evaluation, timings: dict) -> dict[str, Any]:
 
 def run(spec: Spec) -> dict[str, Any]:
     """Run one spec; return its record (a plain JSON dict; ``docs/formats.md`` describes it)."""
-    from primaldual.generate import generate
-    from primaldual.pipeline import evaluate
+    from primaldual.core.generate import generate
+    from primaldual.evaluation.pipeline import evaluate
 
     started = time.perf_counter()
     timings: dict[str, Any] = {"schedulers": {}}
@@ -135,9 +135,9 @@ def run(spec: Spec) -> dict[str, Any]:
 
 
 def scheduler_revisions(spec: Spec) -> dict[str, int]:
-    """Each scheduler's ``revision`` (:attr:`primaldual.scheduler.OnlineScheduler.revision`) as this package
+    """Each scheduler's ``revision`` (:attr:`primaldual.simulation.scheduler.OnlineScheduler.revision`) as this package
     runs it; a record without the field was made at revision 1 of every scheduler."""
-    from primaldual.scheduler import scheduler_revision
+    from primaldual.simulation.scheduler import scheduler_revision
 
     return {name: scheduler_revision(name) for name in spec.schedulers}
 
@@ -152,7 +152,7 @@ def outdated(record: dict, spec: Spec) -> bool:
 
 
 def ratio_interval(opt_lower: float, opt_upper: float, utility: float) -> dict[str, Any]:
-    """OPT/ALG of one scheduler as a certified interval, in a record's form (:class:`primaldual.bounds.Ratio`)."""
+    """OPT/ALG of one scheduler as a certified interval, in a record's form (:class:`primaldual.evaluation.bounds.Ratio`)."""
     return Ratio.of(opt_lower, opt_upper, utility).to_dict()
 
 

@@ -1,6 +1,6 @@
 """Views of what the schedulers did.
 
-- :mod:`primaldual.views.distributions`: per-job outcomes of a schedule (:func:`job_outcomes`) and the cluster's
+- :mod:`primaldual.evaluation.outcomes`: per-job outcomes of a schedule (:func:`job_outcomes`) and the cluster's
   utilisation per slot (:func:`utilisation_over_time`): numbers only, no matplotlib;
 - :mod:`primaldual.views.style`: one scheduler order, colour and marker for every figure;
 - :mod:`primaldual.views.gantt`: ``primaldual plot schedule``, a Gantt chart of one schedule;
@@ -11,6 +11,6 @@
 The modules that draw import matplotlib on demand, so reading numbers does not load it.
 """
 
-from primaldual.views.distributions import JobOutcomes, job_outcomes, utilisation_over_time
+from primaldual.evaluation.outcomes import JobOutcomes, job_outcomes, utilisation_over_time
 
 __all__ = ["JobOutcomes", "job_outcomes", "utilisation_over_time"]

@@ -2,8 +2,8 @@
 and utilisation per scheduler; as figures and as numbers (:func:`distribution_summary`, for ``--json``).
 
 Readers use exactly ``record["schedulers"][name]["outcomes"]`` (a :meth:`JobOutcomes.to_dict
-<primaldual.views.distributions.JobOutcomes.to_dict>`) and ``record["schedulers"][name]["metrics"]
-["utilisation"]`` (:meth:`primaldual.metrics.RunMetrics.to_dict`); a figure is drawn only when its data is in
+<primaldual.evaluation.outcomes.JobOutcomes.to_dict>`) and ``record["schedulers"][name]["metrics"]
+["utilisation"]`` (:meth:`primaldual.core.metrics.RunMetrics.to_dict`); a figure is drawn only when its data is in
 the records. Jobs are pooled over the records (seeds) of a group, and every figure says how many.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from primaldual.views.distributions import JobOutcomes
+from primaldual.evaluation.outcomes import JobOutcomes
 from primaldual.views.style import colour, line_width, marker, ordered, seeds_note
 
 #: The quantiles reported per distribution, as ``p10`` ... ``p90``.

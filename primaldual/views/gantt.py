@@ -19,11 +19,11 @@ from typing import Mapping
 
 import numpy as np
 
-from primaldual.errors import InputError
-from primaldual.instance import Instance
-from primaldual.schedule import Schedule
-from primaldual.utility import DeadlineUtility
-from primaldual.views.distributions import JobOutcomes, job_outcomes, utilisation_over_time
+from primaldual.core.errors import InputError
+from primaldual.core.instance import Instance
+from primaldual.core.schedule import Schedule
+from primaldual.core.utility import DeadlineUtility
+from primaldual.evaluation.outcomes import JobOutcomes, job_outcomes, utilisation_over_time
 
 #: Rows drawn before the chart switches to a sample of the jobs.
 MAX_ROWS = 40

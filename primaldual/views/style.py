@@ -1,7 +1,7 @@
 """One scheduler order, one colour and one marker per scheduler, for every figure of the package.
 
 The order puts OASiS and its variants first (the paper's algorithm and this package's subject), then the
-baselines in the order of :data:`primaldual.scheduler.BUILTIN_SCHEDULERS`, then any other name alphabetically.
+baselines in the order of :data:`primaldual.simulation.scheduler.BUILTIN_SCHEDULERS`, then any other name alphabetically.
 A name outside the table gets a colour from its name's checksum, so it is the same in every figure whatever
 other schedulers appear beside it.
 """

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from primaldual.commands.bench.oasis import reference_best_schedule
-from primaldual.dual import best_schedule
-from primaldual.generate import generate
+from primaldual.dual.subroutine import best_schedule
+from primaldual.core.generate import generate
 from primaldual.lbbsp.bench import run_benchmark
 from primaldual.models.offline import build_offline_model
-from primaldual.oasis import run_oasis
-from primaldual.simulate import simulate
+from primaldual.oasis.engine import run_oasis
+from primaldual.simulation.simulator import simulate
 
 pytestmark = pytest.mark.benchmark
 

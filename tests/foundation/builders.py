@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.instance import Cluster, Instance, Job, job_with_work
-from primaldual.utility import Constant, Sigmoid
+from primaldual.core.instance import Cluster, Instance, Job, job_with_work
+from primaldual.core.utility import Constant, Sigmoid
 
 
 def make_job(

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from primaldual.cli import main
-from primaldual.errors import InputError
-from primaldual.files import (
+from primaldual.core.errors import InputError
+from primaldual.core.files import (
     instance_from_dict,
     instance_to_dict,
     load_instance,
@@ -22,10 +22,10 @@ from primaldual.files import (
     schedule_from_dict,
     schedule_to_dict,
 )
-from primaldual.generate import generate
-from primaldual.instance import Cluster, Instance, Job
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.utility import Constant, LinearDecay, Sigmoid, Step
+from primaldual.core.generate import generate
+from primaldual.core.instance import Cluster, Instance, Job
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step
 
 # ------------------------------------------------------------------------------------------ strategies
 
@@ -58,7 +58,7 @@ def instances(draw) -> Instance:
                 epochs=draw(st.integers(1, 10)),
                 chunks=draw(st.integers(1, 16)),
                 minibatches_per_chunk=draw(st.integers(1, 100)),
-                # W = E N M (tau + 2e/b) / slot stays within the work domain (primaldual/domains.py)
+                # W = E N M (tau + 2e/b) / slot stays within the work domain (primaldual/core/domains.py)
                 compute_seconds=draw(st.floats(1e-3, 1e3)),
                 gradient_mb=draw(st.floats(0.0, 1e3)),
                 worker_bandwidth_gbps=b,
@@ -242,7 +242,7 @@ def test_schedule_validation(entry, message):
 
 
 def test_job_with_work_has_exactly_that_work():
-    from primaldual.instance import Cluster, Instance, job_with_work
+    from primaldual.core.instance import Cluster, Instance, job_with_work
 
     for work, chunks, slot in ((1, 1, 1.0), (7, 3, 3600.0), (12, 5, 60.0)):
         job = job_with_work(work, chunks, [1.0], [1.0], Constant(1.0), slot_seconds=slot,

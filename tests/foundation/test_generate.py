@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from primaldual.cli import main
-from primaldual.errors import InputError
-from primaldual.files import instance_to_dict, load_instance
-from primaldual.generate import PRESETS, generate
+from primaldual.core.errors import InputError
+from primaldual.core.files import instance_to_dict, load_instance
+from primaldual.core.generate import PRESETS, generate
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from primaldual.errors import InputError
-from primaldual.utility import Constant, LinearDecay, Sigmoid, Step, utility_from_dict, utility_to_dict
+from primaldual.core.errors import InputError
+from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step, utility_from_dict, utility_to_dict
 
 positive = st.floats(min_value=0.0, max_value=1e3, allow_nan=False)
 utilities = st.one_of(

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from primaldual.cli import main
-from primaldual.files import save_instance, save_schedule
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.utility import Sigmoid
-from primaldual.verify import verify
+from primaldual.core.files import save_instance, save_schedule
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.core.utility import Sigmoid
+from primaldual.core.verify import verify
 
 from .builders import make_instance, make_job
 

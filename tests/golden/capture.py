@@ -42,14 +42,14 @@ def _without_timings(value):
 
 
 def _instance(preset, seed, jobs):
-    from primaldual.generate import generate
+    from primaldual.core.generate import generate
     return generate(preset, seed=seed) if jobs is None else generate(preset, seed=seed, jobs=jobs)
 
 
 def scheduler_outputs() -> dict:
-    from primaldual.files import schedule_to_dict
-    from primaldual.records import jsonable
-    from primaldual.simulate import simulate
+    from primaldual.core.files import schedule_to_dict
+    from primaldual.sweep.records import jsonable
+    from primaldual.simulation.simulator import simulate
 
     out = {}
     for preset, seed, jobs in SCHEDULER_CASES:
@@ -67,8 +67,8 @@ def scheduler_outputs() -> dict:
 
 
 def solve_outputs() -> dict:
-    from primaldual.files import schedule_to_dict
-    from primaldual.offline import solve_offline
+    from primaldual.core.files import schedule_to_dict
+    from primaldual.offline.solve import solve_offline
 
     out = {}
     for preset, seed, jobs in SOLVE_CASES:
@@ -80,7 +80,7 @@ def solve_outputs() -> dict:
 
 
 def compare_outputs() -> dict:
-    from primaldual.compare import compare
+    from primaldual.evaluation.compare import compare
 
     out = {}
     for preset, seed, jobs in COMPARE_CASES:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from primaldual.cli import main
-from primaldual.errors import InputError
-from primaldual.scheduler import available_schedulers, make_scheduler, scheduler_class
+from primaldual.core.errors import InputError
+from primaldual.simulation.scheduler import available_schedulers, make_scheduler, scheduler_class
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -195,7 +195,7 @@ def test_numpy_runtime_warnings_do_not_reach_the_user(monkeypatch):
 
 def test_a_child_ends_on_sigterm_whatever_its_parent_installed():
     code = ("import signal\n"
-            "from primaldual.processes import exit_with_parent, terminate_like_interrupt\n"
+            "from primaldual.backends.processes import exit_with_parent, terminate_like_interrupt\n"
             "terminate_like_interrupt()\n"
             "exit_with_parent()\n"
             "print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)\n")
@@ -210,7 +210,7 @@ def test_a_sigterm_while_a_child_starts_acts_after_the_start(install, returncode
     done (the default exit, or the handler installed before); a pool worker killed mid-start would otherwise
     leave its spawned child an EOFError traceback on the command's stderr."""
     code = ("import os, signal\n"
-            "from primaldual.processes import sigterm_held, terminate_like_interrupt\n"
+            "from primaldual.backends.processes import sigterm_held, terminate_like_interrupt\n"
             f"{install}"
             "with sigterm_held():\n"
             "    os.kill(os.getpid(), signal.SIGTERM)\n"

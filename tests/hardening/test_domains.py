@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from primaldual.domains import DEMAND, INSTANCE_FIELDS, JOB_FIELDS, Domain, JsonOverflow, show
-from primaldual.errors import InputError
-from primaldual.files import instance_from_dict, instance_to_dict
-from primaldual.generate import PRESETS, generate
-from primaldual.instance import Cluster, Instance, job_with_work
-from primaldual.utility import Constant
+from primaldual.core.domains import DEMAND, INSTANCE_FIELDS, JOB_FIELDS, Domain, JsonOverflow, show
+from primaldual.core.errors import InputError
+from primaldual.core.files import instance_from_dict, instance_to_dict
+from primaldual.core.generate import PRESETS, generate
+from primaldual.core.instance import Cluster, Instance, job_with_work
+from primaldual.core.utility import Constant
 
 any_value = st.one_of(
     st.integers(), st.integers(min_value=10**300, max_value=10**500), st.floats(), st.booleans(), st.none(),

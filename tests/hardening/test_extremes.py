@@ -10,11 +10,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from primaldual.errors import InputError
-from primaldual.instance import Cluster, Instance, Job
-from primaldual.simulate import simulate
-from primaldual.utility import Constant, LinearDecay, Sigmoid, Step
-from primaldual.verify import verify
+from primaldual.core.errors import InputError
+from primaldual.core.instance import Cluster, Instance, Job
+from primaldual.simulation.simulator import simulate
+from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step
+from primaldual.core.verify import verify
 
 EDGES = [0.0, 1e-3, 1.0, 1e9]  # demands and capacities: 0, the smallest positive demand, 1, the largest
 BANDWIDTHS = [1e-6, 1.0, 1e6]

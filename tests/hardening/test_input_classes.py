@@ -13,8 +13,8 @@ import json
 import pytest
 
 from primaldual.cli import main
-from primaldual.files import instance_to_dict
-from primaldual.generate import generate
+from primaldual.core.files import instance_to_dict
+from primaldual.core.generate import generate
 
 EMPTY_SCHEDULE = {"format": "primaldual.schedule", "version": 1, "jobs": []}
 
@@ -154,8 +154,8 @@ def test_a_folder_given_as_the_instance_is_refused(tmp_path, capsys):
 
 
 def test_hundreds_of_problems_give_a_bounded_message(base):
-    from primaldual.errors import SHOWN_PROBLEMS, InputError
-    from primaldual.files import instance_from_dict
+    from primaldual.core.errors import SHOWN_PROBLEMS, InputError
+    from primaldual.core.files import instance_from_dict
 
     data = _edit(base, ("jobs",), [dict(job, epochs=0) for job in base["jobs"]] * 30)
     with pytest.raises(InputError) as error:

@@ -6,7 +6,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from lbbsp_strategies import speeds
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 from primaldual.lbbsp.cpu import equal_batches, largest_remainder, proportional_batches, proportional_shares
 from primaldual.lbbsp.exact import solve_exact
 from primaldual.lbbsp.problem import BatchSizingProblem

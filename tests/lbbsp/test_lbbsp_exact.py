@@ -7,12 +7,12 @@ import pyomo.environ as pyo
 import pytest
 from hypothesis import given, settings
 
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 from primaldual.lbbsp.exact import _deadline_counts, continuous_makespan_lower_bound, solve_exact, solve_greedy
 from primaldual.lbbsp.problem import BatchSizingProblem
 from primaldual.lbbsp.time_laws import TimeLaws
 from primaldual.models.batch_sizing import build_batch_sizing_model, solve_batch_sizing
-from primaldual.solvers import solver_available
+from primaldual.backends.solvers import solver_available
 from lbbsp_strategies import gpu_problems
 
 

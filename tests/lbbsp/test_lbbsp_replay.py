@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from primaldual.cli import main
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 from primaldual.lbbsp.replay import make_law, replay
 from primaldual.lbbsp.traces import WorkerTrace, achieved_cov, cov_trace, load_cov_table, load_trace, parse_trace
 from trace_strategies import variable_traces

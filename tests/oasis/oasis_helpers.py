@@ -1,6 +1,6 @@
 """Helpers shared by the OASiS tests: hand-built instances and brute-force enumerations.
 
-The brute forces here share no code with :mod:`primaldual.dual` or :mod:`primaldual.oasis`: they enumerate
+The brute forces here share no code with :mod:`primaldual.dual.subroutine` or :mod:`primaldual.oasis.engine`: they enumerate
 placements server by server with ``itertools`` and check capacities directly.
 """
 
@@ -12,8 +12,8 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from primaldual.instance import Cluster, Instance, Job, job_with_work
-from primaldual.utility import Constant, LinearDecay, Sigmoid, Step
+from primaldual.core.instance import Cluster, Instance, Job, job_with_work
+from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step
 
 
 def make_job(

@@ -9,10 +9,10 @@ import pytest
 
 from primaldual.commands.bench.oasis import reference_best_schedule
 from primaldual.cli import main
-from primaldual.dual import best_schedule
-from primaldual.generate import generate
-from primaldual.oasis import OnlineEngine, arrival_order
-from primaldual.prices import compute_constants
+from primaldual.dual.subroutine import best_schedule
+from primaldual.core.generate import generate
+from primaldual.oasis.engine import OnlineEngine, arrival_order
+from primaldual.oasis.prices import compute_constants
 
 
 def test_reference_dp_agrees_with_the_vectorised_subroutine():

@@ -13,18 +13,18 @@ from oasis_helpers import (
     small_demand_instance,
     unit_jobs_instance,
 )
-from primaldual.dual import best_schedule
-from primaldual.generate import generate
-from primaldual.oasis import OnlineEngine, arrival_order, run_greedy, run_oasis
-from primaldual.prices import compute_constants
-from primaldual.utility import Sigmoid
+from primaldual.dual.subroutine import best_schedule
+from primaldual.core.generate import generate
+from primaldual.oasis.engine import OnlineEngine, arrival_order, run_greedy, run_oasis
+from primaldual.oasis.prices import compute_constants
+from primaldual.core.utility import Sigmoid
 
 TOLERANCE = 1e-9
 
 
 def check_certificate_against(result, optimum: float, optimum_tolerance: float = TOLERANCE):
     """``ALG <= OPT <= D``. ``optimum_tolerance`` is how far below the true OPT ``optimum`` may lie: an ILP
-    reported "optimal" is only proven within ``primaldual.offline.OPTIMALITY_TOLERANCE`` (relative), so ALG,
+    reported "optimal" is only proven within ``primaldual.offline.solve.OPTIMALITY_TOLERANCE`` (relative), so ALG,
     when OASiS finds the optimum, may exceed its incumbent by that much. Every upper bound is checked tightly:
     the incumbent never exceeds OPT."""
     certificate = result.certificate
@@ -63,9 +63,9 @@ def test_final_mu_is_the_best_payoff_over_own_capacity_schedules(seed):
 
 @pytest.mark.parametrize("preset,seed", [("tiny", s) for s in range(8)] + [("small", s) for s in range(4)])
 def test_certificate_bounds_the_ilp_optimum(preset, seed):
-    """Lemma 3 against the ILP (primaldual.offline): D >= OPT wherever the ILP is solved, and D is at least
+    """Lemma 3 against the ILP (primaldual.offline.solve): D >= OPT wherever the ILP is solved, and D is at least
     any verified schedule's utility in any case. On tiny instances the ILP and the brute force agree."""
-    from primaldual.offline import OPTIMALITY_TOLERANCE, solve_offline
+    from primaldual.offline.solve import OPTIMALITY_TOLERANCE, solve_offline
 
     instance = generate(preset, seed)
     offline = solve_offline(instance)
@@ -97,7 +97,7 @@ def ilp_small_demand_instance(seed: int):
 def test_opt_within_two_alpha_of_alg_under_small_demand(seed):
     """The theorem on instances that satisfy its assumption: OPT (ILP) <= 2 alpha_discrete ALG, and the
     dual-side chain D <= D_0 + alpha_discrete ALG that proves it."""
-    from primaldual.offline import OPTIMALITY_TOLERANCE, solve_offline
+    from primaldual.offline.solve import OPTIMALITY_TOLERANCE, solve_offline
 
     instance = ilp_small_demand_instance(seed)
     result = run_oasis(instance, rule="capacity")  # Lemma 5 holds by construction

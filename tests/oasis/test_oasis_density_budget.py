@@ -1,4 +1,4 @@
-"""The budget rule for OASiS's lower prices (primaldual/price_budget.py, proofs/oasis.md section 7b): on the
+"""The budget rule for OASiS's lower prices (primaldual/oasis/budget.py, proofs/oasis.md section 7b): on the
 empty cluster every job that can finish costs at most 1 / (BUDGET_FACTOR eta) of its utility, so OASiS admits it."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oasis_helpers import RESOURCES, make_instance, make_job, random_instances
-from primaldual.generate import generate
-from primaldual.oasis import OasisScheduler, OnlineEngine, run_oasis
-from primaldual.price_budget import BUDGET_FACTOR, budget_lower_prices, standalone_resource_slots
-from primaldual.prices import compute_constants, standalone_utilities
-from primaldual.utility import Constant
+from primaldual.core.generate import generate
+from primaldual.oasis.engine import OasisScheduler, OnlineEngine, run_oasis
+from primaldual.oasis.budget import BUDGET_FACTOR, budget_lower_prices, standalone_resource_slots
+from primaldual.oasis.prices import compute_constants, standalone_utilities
+from primaldual.core.utility import Constant
 
 def _many_unit_job(value: float = 12.0):
     """One job demanding all three resources on both pools (6 units): 6 worker-slots, 3 workers per slot,

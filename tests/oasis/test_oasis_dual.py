@@ -1,4 +1,4 @@
-"""The dual subroutine (primaldual.dual) against brute-force enumeration of every schedule of a tiny job."""
+"""The dual subroutine (primaldual.dual.subroutine) against brute-force enumeration of every schedule of a tiny job."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from oasis_helpers import (
     make_instance,
     make_job,
 )
-from primaldual.dual import best_schedule, cheapest_fill, cover_work, slot_costs
-from primaldual.utility import Constant, LinearDecay, Sigmoid, Step
+from primaldual.dual.subroutine import best_schedule, cheapest_fill, cover_work, slot_costs
+from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step
 
 TOLERANCE = 1e-9
 
@@ -291,7 +291,7 @@ def test_ties_put_the_work_early():
 
 
 def test_bad_objective_is_refused():
-    from primaldual.errors import InputError
+    from primaldual.core.errors import InputError
 
     instance = nonconvex_instance()
     with pytest.raises(InputError, match="objective"):

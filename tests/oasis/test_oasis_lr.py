@@ -1,4 +1,4 @@
-"""OASiS-LR and OASiS-P (primaldual.oasis_lr): promises, the ledger, the learned floor and the bound's terms.
+"""OASiS-LR and OASiS-P (primaldual.oasis.lr.scheduler): promises, the ledger, the learned floor and the bound's terms.
 
 Each test names the lemma of ``proofs/oasis-lr.md`` it checks.
 """
@@ -13,15 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from oasis_helpers import brute_force_optimum, make_instance, make_job
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.learned_prices import solve_floor
-from primaldual.ledger import Ledger, Reservation, block_length
-from primaldual.oasis_lr import latest_deadline
-from primaldual.scheduler import available_schedulers, make_scheduler
-from primaldual.simulate import simulate
-from primaldual.utility import Constant, LinearDecay, Sigmoid
-from primaldual.verify import verify
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.oasis.learned_floor import solve_floor
+from primaldual.oasis.ledger import Ledger, Reservation, block_length
+from primaldual.oasis.lr.scheduler import latest_deadline
+from primaldual.simulation.scheduler import available_schedulers, make_scheduler
+from primaldual.simulation.simulator import simulate
+from primaldual.core.utility import Constant, LinearDecay, Sigmoid
+from primaldual.core.verify import verify
 
 
 # ------------------------------------------------------------------------------------------- the ledger

@@ -1,4 +1,4 @@
-"""OASiS-LR's execution and offers (primaldual.oasis_lr_execution, primaldual.oasis_lr): hand-computed cases.
+"""OASiS-LR's execution and offers (primaldual.oasis.lr.execution, primaldual.oasis.lr.scheduler): hand-computed cases.
 
 Each case fails on the behaviour it replaced (named in its docstring).
 """
@@ -11,13 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from oasis_helpers import make_instance, make_job
-from primaldual.baselines.placement import FreeCapacity
-from primaldual.generate import generate
-from primaldual.ledger import Reservation
-from primaldual.scheduler import Allocation, make_scheduler
-from primaldual.simulate import simulate
-from primaldual.utility import Constant, LinearDecay
-from primaldual.verify import verify
+from primaldual.simulation.placement import FreeCapacity
+from primaldual.core.generate import generate
+from primaldual.oasis.ledger import Reservation
+from primaldual.simulation.scheduler import Allocation, make_scheduler
+from primaldual.simulation.simulator import simulate
+from primaldual.core.utility import Constant, LinearDecay
+from primaldual.core.verify import verify
 
 
 def one_server(jobs, gpus=4.0, horizon=8):
@@ -130,7 +130,7 @@ def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
     same ``mu`` as without it; where the floor skips the search entirely (no schedule, ``feasible`` False) the
     full search finds ``mu = 0``. On 20-job ``small`` instances, where the learned floor makes many offers
     unprofitable."""
-    from primaldual.dual import best_schedule, least_prices
+    from primaldual.dual.subroutine import best_schedule, least_prices
 
     instance = generate("small", 300 + seed, jobs=20)
     scheduler = make_scheduler("oasis-lr")
@@ -162,7 +162,7 @@ def test_the_cost_floor_stops_the_subroutine_early_without_changing_mu(price):
     """``best_schedule(..., cost_floor=True)``, whose floor is a true lower bound on every schedule's cost (work
     times the cheapest worker price per resource, plus the PS-slots eq. (6) needs times the cheapest PS price),
     finds the same ``mu`` and, when ``mu > 0``, the same schedule, and searches no more slots than without it."""
-    from primaldual.dual import best_schedule
+    from primaldual.dual.subroutine import best_schedule
 
     instance = generate("small", 11, jobs=20)
     cluster = instance.cluster

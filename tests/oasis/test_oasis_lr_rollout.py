@@ -1,4 +1,4 @@
-"""OASiS-LR's lookahead (primaldual/oasis_lr_rollout.py): Lemma L of proofs/oasis-lr.md and the plumbing around it."""
+"""OASiS-LR's lookahead (primaldual/oasis/lr/rollout.py): Lemma L of proofs/oasis-lr.md and the plumbing around it."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.oasis_lr_order import GrowthOrder
-from primaldual.oasis_lr_rollout import POLICIES
-from primaldual.scheduler import make_scheduler
-from primaldual.simulate import simulate
-from primaldual.verify import verify
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.oasis.lr.order import GrowthOrder
+from primaldual.oasis.lr.rollout import POLICIES
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import simulate
+from primaldual.core.verify import verify
 
 from oasis_helpers import random_instances
 

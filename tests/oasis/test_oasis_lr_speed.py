@@ -13,15 +13,15 @@ import copy
 import numpy as np
 import pytest
 
-from primaldual.baselines.placement import FreeCapacity
-from primaldual.dual import best_schedule, least_prices
-from primaldual.generate import generate
-from primaldual.ledger import PriceCache
-from primaldual.oasis import OnlineEngine, arrival_order
-from primaldual.oasis_lr_execution import place_most
-from primaldual.prices import compute_constants
-from primaldual.scheduler import make_scheduler
-from primaldual.simulate import simulate
+from primaldual.simulation.placement import FreeCapacity
+from primaldual.dual.subroutine import best_schedule, least_prices
+from primaldual.core.generate import generate
+from primaldual.oasis.ledger import PriceCache
+from primaldual.oasis.engine import OnlineEngine, arrival_order
+from primaldual.oasis.lr.execution import place_most
+from primaldual.oasis.prices import compute_constants
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import simulate
 
 
 def test_the_subroutine_without_placements_gives_the_same_answer():
@@ -130,7 +130,7 @@ def test_oasis_lr_against_oasis_on_a_paper_instance():
 @pytest.mark.parametrize("name", ["oasis-lr", "oasis-p"])
 @pytest.mark.parametrize("restart_cost", [0.0, 0.1])
 def test_a_reused_scheduler_gives_the_fresh_scheduler_s_results(name, restart_cost):
-    """A scheduler may be reused on another instance (primaldual/scheduler.py): its per-run caches (present
+    """A scheduler may be reused on another instance (primaldual/simulation/scheduler.py): its per-run caches (present
     values, arrival slots, prices) are rebuilt by ``start``. Running small seed 0 first, then seed 104, gives
     seed 104's fresh run; before the fix, the cached arrival slots of seed 0 gave 22.94 instead of 23.55."""
     first, second = generate("small", 0), generate("small", 104, jobs=6)

@@ -1,5 +1,5 @@
-"""OASiS-LR's admission rule against immediate blocks (primaldual.oasis_lr_admission) and its urgency order
-(primaldual.oasis_lr_order).
+"""OASiS-LR's admission rule against immediate blocks (primaldual.oasis.lr.admission) and its urgency order
+(primaldual.oasis.lr.order).
 
 With ``immediate_blocks=False`` a promise rests on a block that starts after the slot of its offer, and with
 ``order="urgency"`` free capacity goes first to the jobs with the most present value plus one slot's delay cost
@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from oasis_helpers import make_instance, make_job
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.scheduler import make_scheduler
-from primaldual.simulate import simulate
-from primaldual.oasis_lr_order import urgency_keys
-from primaldual.utility import Constant, LinearDecay
-from primaldual.verify import verify
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import simulate
+from primaldual.oasis.lr.order import urgency_keys
+from primaldual.core.utility import Constant, LinearDecay
+from primaldual.core.verify import verify
 
 #: Both optional rules on.
 RULES = {"immediate_blocks": False, "order": "urgency"}

@@ -1,4 +1,4 @@
-"""The online loop (primaldual.oasis): feasibility, admission, the scheduler interface, determinism."""
+"""The online loop (primaldual.oasis.engine): feasibility, admission, the scheduler interface, determinism."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oasis_helpers import make_instance, make_job, small_demand_instance
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.oasis import (
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.oasis.engine import (
     GreedyScheduler,
     OasisScheduler,
     OnlineEngine,
@@ -22,11 +22,11 @@ from primaldual.oasis import (
     run_greedy,
     run_oasis,
 )
-from primaldual.prices import compute_constants
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.scheduler import SlotState, make_scheduler
-from primaldual.utility import Constant, Sigmoid
-from primaldual.verify import verify
+from primaldual.oasis.prices import compute_constants
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.simulation.scheduler import SlotState, make_scheduler
+from primaldual.core.utility import Constant, Sigmoid
+from primaldual.core.verify import verify
 
 INSTANCES = [("tiny", s) for s in range(25)] + [("small", s) for s in range(6)]
 
@@ -251,8 +251,8 @@ def test_same_schedule_in_a_fresh_interpreter():
     """No dependence on hash seeds, import order or process state."""
     code = (
         "import json, hashlib\n"
-        "from primaldual.generate import generate\n"
-        "from primaldual.oasis import run_oasis\n"
+        "from primaldual.core.generate import generate\n"
+        "from primaldual.oasis.engine import run_oasis\n"
         "r = run_oasis(generate('small', 7))\n"
         "blob = json.dumps(r.to_dict()) + ''.join(p.workers.tobytes().hex() + p.parameter_servers.tobytes().hex()"
         " for p in r.schedule.assignments.values())\n"

@@ -1,4 +1,4 @@
-"""Price constants and price state (primaldual.prices): formulas, conditions of the theorem, edge cases."""
+"""Price constants and price state (primaldual.oasis.prices): formulas, conditions of the theorem, edge cases."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from oasis_helpers import (
     small_demand_instance,
     unit_jobs_instance,
 )
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.oasis import OnlineEngine, arrival_order
-from primaldual.prices import (
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.oasis.engine import OnlineEngine, arrival_order
+from primaldual.oasis.prices import (
     PriceConstants,
     PriceState,
     compute_constants,
@@ -27,7 +27,7 @@ from primaldual.prices import (
     fit_counts,
     standalone_utilities,
 )
-from primaldual.utility import Constant
+from primaldual.core.utility import Constant
 
 
 def test_constants_of_a_hand_computed_instance():

@@ -1,4 +1,4 @@
-"""The share rule for OASiS's lower prices, oasis's default (primaldual/price_share.py, proofs/oasis.md section 7c):
+"""The share rule for OASiS's lower prices, oasis's default (primaldual/oasis/share.py, proofs/oasis.md section 7c):
 one lower price per pool and resource, each unit type's equal share of an initial dual of SHARE_BUDGET LB / eta,
 and a guard so that the cheapest job pays at most half its utility on the empty cluster (Lemma 8')."""
 
@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oasis_helpers import RESOURCES, make_instance, make_job, random_instances
-from primaldual.generate import generate
-from primaldual.oasis import OasisScheduler, OnlineEngine, run_oasis
-from primaldual.price_budget import standalone_resource_slots
-from primaldual.price_share import GUARD, SHARE_BUDGET, share_lower_prices
-from primaldual.prices import compute_constants, standalone_utilities
-from primaldual.utility import Constant
+from primaldual.core.generate import generate
+from primaldual.oasis.engine import OasisScheduler, OnlineEngine, run_oasis
+from primaldual.oasis.budget import standalone_resource_slots
+from primaldual.oasis.share import GUARD, SHARE_BUDGET, share_lower_prices
+from primaldual.oasis.prices import compute_constants, standalone_utilities
+from primaldual.core.utility import Constant
 
 
 def _two_jobs():

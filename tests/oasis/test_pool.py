@@ -8,13 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oasis_helpers import make_instance, make_job
-from primaldual.generate import generate
-from primaldual.metrics import RunMetrics, compute_metrics, schedule_load
-from primaldual.oasis import run_greedy, run_oasis
-from primaldual.pool import POOL_NAMES, cluster_pools
-from primaldual.prices import PriceState, compute_constants
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.utility import Constant
+from primaldual.core.generate import generate
+from primaldual.core.metrics import RunMetrics, compute_metrics, schedule_load
+from primaldual.oasis.engine import run_greedy, run_oasis
+from primaldual.core.pool import POOL_NAMES, cluster_pools
+from primaldual.oasis.prices import PriceState, compute_constants
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.core.utility import Constant
 
 
 def two_pool_instance():

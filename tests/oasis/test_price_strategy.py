@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oasis_helpers import brute_force_best, make_instance, make_job
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.oasis import OnlineEngine, arrival_order, run_greedy, run_oasis
-from primaldual.price_strategy import ExponentialPrices, LearnedFloorPrices, PriceStrategy, ZeroPrices
-from primaldual.prices import compute_constants
-from primaldual.utility import Constant
-from primaldual.verify import verify
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.oasis.engine import OnlineEngine, arrival_order, run_greedy, run_oasis
+from primaldual.oasis.strategy import ExponentialPrices, LearnedFloorPrices, PriceStrategy, ZeroPrices
+from primaldual.oasis.prices import compute_constants
+from primaldual.core.utility import Constant
+from primaldual.core.verify import verify
 
 
 def run(instance, prices, name="run"):

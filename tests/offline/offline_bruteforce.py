@@ -1,6 +1,6 @@
 """Brute-force offline optimum for tiny instances, written from the paper's constraints alone.
 
-It uses neither Pyomo nor ``primaldual.models`` nor ``primaldual.offline``: only the data model
+It uses neither Pyomo nor ``primaldual.models`` nor ``primaldual.offline.solve``: only the data model
 (``Instance``: capacities, demands, arrival, ``N_i``, ``b_i``, ``B_i``, ``V_i``, ``f_i``).
 
 Exactness of the two prunings (each keeps at least one optimal schedule):

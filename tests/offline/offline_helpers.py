@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from primaldual.instance import Cluster, Instance, job_with_work
-from primaldual.solvers import solver_available
-from primaldual.utility import Constant
+from primaldual.core.instance import Cluster, Instance, job_with_work
+from primaldual.backends.solvers import solver_available
+from primaldual.core.utility import Constant
 
 SLOT_SECONDS = 3600.0
 

@@ -8,9 +8,9 @@ import highspy
 import pytest
 from offline_helpers import require_solver
 
-from primaldual.generate import generate
-from primaldual.offline import solve_offline, write_model
-from primaldual.verify import verify
+from primaldual.core.generate import generate
+from primaldual.offline.solve import solve_offline, write_model
+from primaldual.core.verify import verify
 
 INSTANCES = [("tiny", 4), ("tiny", 7), ("tiny", 11), ("small", 0), ("small", 1), ("small", 4)]
 #: Six jobs of the contended ``small`` preset: hard enough to need branching, solved by GLPK in about a second

@@ -6,11 +6,11 @@ from hypothesis import strategies as st
 from offline_bruteforce import brute_force_optimum, job_schedules
 from offline_helpers import make_instance, make_job
 
-from primaldual.generate import generate
-from primaldual.offline import solve_offline
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.utility import Constant, LinearDecay
-from primaldual.verify import verify
+from primaldual.core.generate import generate
+from primaldual.offline.solve import solve_offline
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.core.utility import Constant, LinearDecay
+from primaldual.core.verify import verify
 
 
 def test_brute_force_enumerator_on_a_hand_case():

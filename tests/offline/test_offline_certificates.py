@@ -8,14 +8,14 @@ import pyomo.environ as pyo
 import pytest
 from offline_helpers import make_instance, make_job, require_solver
 
-import primaldual.offline as offline
-from primaldual.generate import generate
+import primaldual.offline.solve as offline
+from primaldual.core.generate import generate
 from primaldual.models.offline import build_offline_model, schedulable_jobs
-from primaldual.offline import OPTIMALITY_TOLERANCE, solve_offline
-from primaldual.schedule import Schedule
-from primaldual.solvers import solve_model
-from primaldual.utility import Constant, Sigmoid
-from primaldual.verify import verify
+from primaldual.offline.solve import OPTIMALITY_TOLERANCE, solve_offline
+from primaldual.core.schedule import Schedule
+from primaldual.backends.solvers import solve_model
+from primaldual.core.utility import Constant, Sigmoid
+from primaldual.core.verify import verify
 
 
 @pytest.fixture(scope="module")

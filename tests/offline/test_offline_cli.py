@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-import primaldual.offline as offline
+import primaldual.offline.solve as offline
 from offline_helpers import run
-from primaldual.files import load_instance, load_schedule, save_instance, save_schedule
-from primaldual.generate import generate
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.solvers import solver_available
-from primaldual.verify import verify
+from primaldual.core.files import load_instance, load_schedule, save_instance, save_schedule
+from primaldual.core.generate import generate
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.backends.solvers import solver_available
+from primaldual.core.verify import verify
 
 
 @pytest.fixture()

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from primaldual.column_generation import Cells, RestrictedMaster, place_on_servers, price_all, reduced_cost
-from primaldual.generate import generate
+from primaldual.offline.column_generation import Cells, RestrictedMaster, place_on_servers, price_all, reduced_cost
+from primaldual.core.generate import generate
 from primaldual.models.offline import schedulable_jobs
-from primaldual.offline import solve_offline
-from primaldual.price_and_branch import column_generation_solve
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.simulate import simulate
-from primaldual.verify import verify
+from primaldual.offline.solve import solve_offline
+from primaldual.offline.price_and_branch import column_generation_solve
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.simulation.simulator import simulate
+from primaldual.core.verify import verify
 
 TOLERANCE = 1e-6
 

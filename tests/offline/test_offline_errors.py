@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 from offline_helpers import make_instance, make_job
 
-import primaldual.offline as offline
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.offline import solve_offline
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.solvers import get_solver, solve_model, solver_available
-from primaldual.verify import verify
+import primaldual.offline.solve as offline
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.offline.solve import solve_offline
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.backends.solvers import get_solver, solve_model, solver_available
+from primaldual.core.verify import verify
 
 
 @pytest.fixture(scope="module")

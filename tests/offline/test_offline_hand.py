@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from offline_helpers import make_instance, make_job, require_solver
 
-from primaldual.offline import solve_offline
-from primaldual.utility import Constant, LinearDecay, Step
-from primaldual.verify import verify
+from primaldual.offline.solve import solve_offline
+from primaldual.core.utility import Constant, LinearDecay, Step
+from primaldual.core.verify import verify
 
 BACKENDS = ["highs", "cbc", "glpk"]
 

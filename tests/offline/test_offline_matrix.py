@@ -6,11 +6,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from primaldual.generate import generate
+from primaldual.core.generate import generate
 from primaldual.models.offline import build_offline_model, model_size
-from primaldual.offline import solve_offline
-from primaldual.offline_matrix import build_matrix_model
-from primaldual.verify import verify
+from primaldual.offline.solve import solve_offline
+from primaldual.offline.matrix import build_matrix_model
+from primaldual.core.verify import verify
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -43,7 +43,7 @@ def test_matrix_path_on_small_instances(seed):
 
 
 def test_matrix_builder_refuses_what_it_does_not_cover():
-    from primaldual.errors import InputError
+    from primaldual.core.errors import InputError
 
     with pytest.raises(InputError, match="--builder"):
         solve_offline(generate("tiny", 0), method="pooled", builder="matrix")
@@ -65,8 +65,8 @@ def _row_activity(model, x):
 def test_a_schedule_written_as_a_start_vector_is_a_feasible_point_of_the_same_value(seed, jobs, scheduler):
     import numpy as np
 
-    from primaldual.offline_matrix import start_vector
-    from primaldual.simulate import simulate
+    from primaldual.offline.matrix import start_vector
+    from primaldual.simulation.simulator import simulate
 
     instance = generate("tiny", seed, jobs=jobs)
     schedule = simulate(instance, scheduler).schedule
@@ -82,7 +82,7 @@ def test_a_schedule_written_as_a_start_vector_is_a_feasible_point_of_the_same_va
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=0, max_value=100_000), jobs=st.integers(min_value=2, max_value=6))
 def test_matrix_and_pyomo_paths_agree_with_a_mip_start(seed, jobs):
-    from primaldual.simulate import simulate
+    from primaldual.simulation.simulator import simulate
 
     instance = generate("tiny", seed, jobs=jobs)
     start = simulate(instance, "fifo").schedule
@@ -97,8 +97,8 @@ def test_matrix_and_pyomo_paths_agree_with_a_mip_start(seed, jobs):
 
 def test_highs_takes_the_mip_start_of_the_matrix_path():
     """Stopped at once, HiGHS has no solution of its own but returns the start it was given."""
-    from primaldual.offline_matrix import solve_matrix_model, start_vector
-    from primaldual.simulate import simulate
+    from primaldual.offline.matrix import solve_matrix_model, start_vector
+    from primaldual.simulation.simulator import simulate
 
     instance = generate("small", 2, jobs=30, horizon=40)
     start = simulate(instance, "greedy").schedule

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from offline_helpers import run
-from primaldual.files import load_instance, load_schedule, save_instance
-from primaldual.generate import generate
-from primaldual.verify import verify
+from primaldual.core.files import load_instance, load_schedule, save_instance
+from primaldual.core.generate import generate
+from primaldual.core.verify import verify
 
 
 @pytest.fixture()

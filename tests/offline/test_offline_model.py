@@ -4,13 +4,13 @@ import pyomo.environ as pyo
 import pytest
 from offline_helpers import make_instance, make_job
 
-from primaldual.errors import InputError
-from primaldual.generate import generate
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
 from primaldual.models.offline import (
     UTILITY_FLOOR, build_offline_model, model_size, offline_sparsity, schedulable_jobs,
 )
-from primaldual.solvers import solve_model
-from primaldual.utility import Constant, LinearDecay, Sigmoid
+from primaldual.backends.solvers import solve_model
+from primaldual.core.utility import Constant, LinearDecay, Sigmoid
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The pooled ILP placed on servers (primaldual/offline_pooled.py): the per-slot packing against brute force,
+"""The pooled ILP placed on servers (primaldual/offline/pooled.py): the per-slot packing against brute force,
 a pooled optimum that cannot be packed is not reported as proven, and pooled-first agrees with the ILP."""
 
 import itertools
@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from offline_helpers import make_instance, make_job
 
-from primaldual.generate import generate
-from primaldual.offline import solve_offline
-from primaldual.offline_pooled import best_online_schedule, pack_slot
-from primaldual.utility import Constant
-from primaldual.verify import verify
+from primaldual.core.generate import generate
+from primaldual.offline.solve import solve_offline
+from primaldual.offline.pooled import best_online_schedule, pack_slot
+from primaldual.core.utility import Constant
+from primaldual.core.verify import verify
 
 
 def _packs_by_brute_force(units, demand, fit, capacity) -> bool:
@@ -75,8 +75,8 @@ def test_pooled_first_agrees_with_the_per_server_ilp(seed, jobs):
 
 
 def test_pooled_first_is_on_above_the_matrix_threshold_and_refused_for_other_methods():
-    from primaldual.errors import InputError
-    from primaldual.offline_options import _large_ilp_options
+    from primaldual.core.errors import InputError
+    from primaldual.offline.methods import _large_ilp_options
 
     small = generate("tiny", 0)
     assert _large_ilp_options(small, "ilp", "highs", "strong", None, None, None) == {
@@ -92,7 +92,7 @@ def test_pooled_first_is_on_above_the_matrix_threshold_and_refused_for_other_met
 
 def test_pack_slot_decides_exactly_where_first_fit_fails():
     # The greedy placement strands a unit here; the exact program finds the packing (found by a random search).
-    from primaldual.offline_pooled import _first_fit
+    from primaldual.offline.pooled import _first_fit
 
     units, demand = np.array([2, 3, 2]), np.array([[1.5], [1.0], [0.0]])
     capacity = np.array([[1.0], [3.0], [2.0]])
@@ -107,8 +107,8 @@ def test_pack_slot_decides_exactly_where_first_fit_fails():
 @given(seed=st.integers(min_value=0, max_value=100_000), jobs=st.integers(min_value=1, max_value=6))
 def test_pooled_matrix_model_equals_the_pyomo_pooled_model(seed, jobs):
     from primaldual.models.offline import build_offline_model, model_size
-    from primaldual.offline_matrix import build_matrix_model, solve_matrix_model
-    from primaldual.solvers import solve_model
+    from primaldual.offline.matrix import build_matrix_model, solve_matrix_model
+    from primaldual.backends.solvers import solve_model
 
     instance = generate("tiny", seed, jobs=jobs)
     matrix = build_matrix_model(instance, pooled=True)
@@ -125,9 +125,9 @@ def test_pooled_matrix_model_equals_the_pyomo_pooled_model(seed, jobs):
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=0, max_value=100_000), jobs=st.integers(min_value=1, max_value=6))
 def test_pooled_lp_prices_bound_opt_and_price_below_the_pooled_lp(seed, jobs):
-    from primaldual.column_generation import Cells, price_all
+    from primaldual.offline.column_generation import Cells, price_all
     from primaldual.models.offline import schedulable_jobs
-    from primaldual.offline_pooled import pooled_lp_prices
+    from primaldual.offline.pooled import pooled_lp_prices
 
     instance = generate("tiny", seed, jobs=jobs)
     jobs_with_variables = schedulable_jobs(instance)

@@ -2,9 +2,9 @@
 
 import pyomo.environ as pyo
 
-from primaldual.generate import generate
-from primaldual.offline import solve_offline
-from primaldual.solvers import solve_model
+from primaldual.core.generate import generate
+from primaldual.offline.solve import solve_offline
+from primaldual.backends.solvers import solve_model
 
 
 def _model():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.instance import Cluster, Instance, Job, job_with_work
-from primaldual.scheduler import Allocation, OnlineScheduler
-from primaldual.utility import Constant, Sigmoid
+from primaldual.core.instance import Cluster, Instance, Job, job_with_work
+from primaldual.simulation.scheduler import Allocation, OnlineScheduler
+from primaldual.core.utility import Constant, Sigmoid
 
 
 def make_job(arrival=0, work=4, chunks=2, worker_demand=(1.0, 1.0), ps_demand=(0.0, 1.0), utility=None,

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from primaldual.baselines.drf import dominant_shares, progressive_filling
-from primaldual.baselines.placement import FreeCapacity, units_that_fit
-from primaldual.scheduler import make_scheduler
-from primaldual.simulate import simulate
-from primaldual.verify import verify
+from primaldual.simulation.placement import FreeCapacity, units_that_fit
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import simulate
+from primaldual.core.verify import verify
 from simulate_helpers import Constant, make_instance, make_job
 
 
@@ -192,7 +192,7 @@ def test_rrh_without_preemption_lets_a_running_job_grow():
 def test_rrh_opportunity_cost_rejects_at_arrival():
     # A long job arrives while a short, steeply decaying job waits; with the source's full reward
     # (risk_weight < 1) the long job's opportunity cost exceeds its value and it is turned away.
-    from primaldual.utility import LinearDecay
+    from primaldual.core.utility import LinearDecay
 
     instance = one_at_a_time([(0, 1, LinearDecay(100.0, 3.0)), (0, 6, Constant(1.0))], horizon=8)
     default = run(instance, "rrh")

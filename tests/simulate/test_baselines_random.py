@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from primaldual.generate import generate
-from primaldual.scheduler import make_scheduler
-from primaldual.simulate import simulate
-from primaldual.verify import verify
+from primaldual.core.generate import generate
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import simulate
+from primaldual.core.verify import verify
 
 BASELINES = ["fifo", "drf", "rrh", "dorm"]
 

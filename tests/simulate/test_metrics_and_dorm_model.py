@@ -8,10 +8,10 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 
-from primaldual.metrics import compute_metrics
+from primaldual.core.metrics import compute_metrics
 from primaldual.models.dorm import DormProblem, build_dorm_model, extract_partition
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.solvers import solve_model
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.backends.solvers import solve_model
 from simulate_helpers import Constant, Sigmoid, make_instance, make_job
 
 

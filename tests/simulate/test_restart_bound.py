@@ -1,4 +1,4 @@
-"""The start-cost relaxation (primaldual/restart_bound.py, proofs/oasis-lr.md Lemma R): an upper bound on the
+"""The start-cost relaxation (primaldual/evaluation/restart_bound.py, proofs/oasis-lr.md Lemma R): an upper bound on the
 optimum *with* restart costs, and its use wherever OPT/ALG is printed under a restart cost."""
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from primaldual.cli import main
-from primaldual.generate import generate
-from primaldual.offline import solve_offline
-from primaldual.options import SolveOptions
-from primaldual.pipeline import evaluate
-from primaldual.records import dumps_record, read_records
-from primaldual.restart_bound import EXTRA_WORK_UNITS, RELAXATION_THRESHOLD, start_cost_relaxation
-from primaldual.scheduler import available_schedulers
-from primaldual.simulate import simulate
+from primaldual.core.generate import generate
+from primaldual.offline.solve import solve_offline
+from primaldual.offline.options import SolveOptions
+from primaldual.evaluation.pipeline import evaluate
+from primaldual.sweep.records import dumps_record, read_records
+from primaldual.evaluation.restart_bound import EXTRA_WORK_UNITS, RELAXATION_THRESHOLD, start_cost_relaxation
+from primaldual.simulation.scheduler import available_schedulers
+from primaldual.simulation.simulator import simulate
 from primaldual.sweep import Spec, sweep
-from primaldual.verify import verify
+from primaldual.core.verify import verify
 from simulate_helpers import ScriptedScheduler, Sigmoid, make_instance, make_job
 
 
@@ -126,8 +126,8 @@ def test_a_version_2_record_with_a_restart_cost_is_recomputed_and_one_without_is
 def test_at_the_edge_of_the_ranges_the_bound_falls_back_to_the_instance_with_a_warning():
     """A job whose work already fills the format's limit (slots x W = 1e8) cannot get one more worker-slot:
     the evaluation bounds OPT by the optimum without restart costs, still valid, and says so."""
-    from primaldual.domains import MAX_WORK_CELLS
-    from primaldual.restart_bound import relaxation_or_instance
+    from primaldual.core.domains import MAX_WORK_CELLS
+    from primaldual.evaluation.restart_bound import relaxation_or_instance
 
     work = MAX_WORK_CELLS // 2  # two slots from arrival to the horizon: 2 x W = 1e8 exactly
     instance = make_instance([make_job(work=work, chunks=1)], horizon=2, worker_capacity=((4.0, 8.0),))

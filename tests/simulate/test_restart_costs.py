@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.scheduler import Allocation, OnlineScheduler
-from primaldual.simulate import simulate
-from primaldual.verify import verify
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.simulation.scheduler import Allocation, OnlineScheduler
+from primaldual.simulation.simulator import simulate
+from primaldual.core.verify import verify
 from simulate_helpers import Constant, ScriptedScheduler, Sigmoid, make_instance, make_job
 
 

@@ -7,14 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from primaldual import scheduler as registry
-from primaldual.baselines.placement import FreeCapacity
+from primaldual.simulation import scheduler as registry
+from primaldual.simulation.placement import FreeCapacity
 from primaldual.cli import main
-from primaldual.files import load_instance, load_schedule
-from primaldual.generate import generate
-from primaldual.scheduler import Allocation, OnlineScheduler, available_schedulers, register_scheduler
-from primaldual.simulate import simulate
-from primaldual.verify import verify
+from primaldual.core.files import load_instance, load_schedule
+from primaldual.core.generate import generate
+from primaldual.simulation.scheduler import Allocation, OnlineScheduler, available_schedulers, register_scheduler
+from primaldual.simulation.simulator import simulate
+from primaldual.core.verify import verify
 
 THIRD_PARTY = "test-one-worker"
 
@@ -256,7 +256,7 @@ def test_compare_reads_an_instance_file(capsys, tmp_path):
 
 
 def test_compare_python_api(third_party):
-    from primaldual.compare import compare
+    from primaldual.evaluation.compare import compare
 
     instance = generate("small", 4)
     comparison = compare(instance, ["oasis", THIRD_PARTY], {THIRD_PARTY: {"placement": "least_loaded"}})

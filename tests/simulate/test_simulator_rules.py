@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from primaldual.scheduler import Allocation, OnlineScheduler
-from primaldual.simulate import SimulationError, simulate
-from primaldual.verify import verify
+from primaldual.simulation.scheduler import Allocation, OnlineScheduler
+from primaldual.simulation.simulator import SimulationError, simulate
+from primaldual.core.verify import verify
 from simulate_helpers import Constant, ScriptedScheduler, Sigmoid, make_instance, make_job
 
 
@@ -185,7 +185,7 @@ def test_state_is_read_only():
 
 
 def test_simulation_error_is_not_input_error():
-    from primaldual.errors import InputError
+    from primaldual.core.errors import InputError
 
     assert issubclass(SimulationError, RuntimeError) and not issubclass(SimulationError, InputError)
 

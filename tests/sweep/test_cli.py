@@ -7,7 +7,7 @@ import json
 import pytest
 
 from primaldual.cli import main
-from primaldual.records import read_records
+from primaldual.sweep.records import read_records
 from primaldual.sweep import deterministic_part, ratio_specs, sweep
 
 RATIO = ["ratio", "--preset", "tiny", "--instances", "3", "--seed", "5", "--schedulers", "oasis,fifo",

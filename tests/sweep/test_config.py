@@ -7,7 +7,7 @@ import json
 import pytest
 
 from primaldual.cli import main
-from primaldual.records import read_records
+from primaldual.sweep.records import read_records
 from primaldual.sweep import deterministic_part
 
 FLAGS = ["--preset", "tiny", "--seed", "3", "--instances", "2", "--schedulers", "oasis,fifo", "--no-opt"]

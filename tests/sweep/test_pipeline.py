@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from primaldual.bounds import OptInterval, Ratio, safe_ratio, tight
+from primaldual.evaluation.bounds import OptInterval, Ratio, safe_ratio, tight
 from primaldual.cli import main
-from primaldual.compare import compare
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.options import METHODS, SolveOptions
-from primaldual.pipeline import evaluate
+from primaldual.evaluation.compare import compare
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.offline.options import METHODS, SolveOptions
+from primaldual.evaluation.pipeline import evaluate
 from primaldual.sweep import Spec, run
 
 SCHEDULERS = ("oasis", "fifo", "drf")
@@ -121,7 +121,7 @@ def test_a_slow_step_is_announced_on_stderr_and_a_quick_one_is_not():
     import io
     import time
 
-    from primaldual.progress import slow_steps
+    from primaldual.commands._progress import slow_steps
 
     stream = io.StringIO()
     step = slow_steps("compare", after=0.05, stream=stream)

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from primaldual.errors import InputError
-from primaldual.records import ResultsFile, ResultsFileError, dumps_record, read_records
+from primaldual.core.errors import InputError
+from primaldual.sweep.records import ResultsFile, ResultsFileError, dumps_record, read_records
 
 
 def write_lines(path, records, tail: str = ""):

@@ -104,7 +104,7 @@ def test_rerun_reuses_every_record(mini):
 
 
 def _records(out):
-    from primaldual.records import read_records
+    from primaldual.sweep.records import read_records
 
     return list(read_records(out / "results.jsonl").values())
 
@@ -151,10 +151,10 @@ def test_a_utility_above_the_start_cost_relaxation_fails(mini):
 
 
 def test_the_rrh_readings_are_rrh_with_their_parameters():
-    from primaldual.generate import generate
+    from primaldual.core.generate import generate
     from primaldual.reproduce.readings import READINGS
-    from primaldual.scheduler import make_scheduler
-    from primaldual.simulate import simulate
+    from primaldual.simulation.scheduler import make_scheduler
+    from primaldual.simulation.simulator import simulate
 
     instance = generate("small", seed=3)
     for name, fixed in READINGS.items():
@@ -207,7 +207,7 @@ def test_a_time_limited_solve_is_inconclusive_not_a_failure(mini):
 
 
 def test_a_time_limited_record_is_recomputed_on_the_next_run(tmp_path):
-    from primaldual.records import ResultsFile, read_records
+    from primaldual.sweep.records import ResultsFile, read_records
     from primaldual.reproduce import time_limited
     from primaldual.sweep import Spec, deterministic_part, sweep
 

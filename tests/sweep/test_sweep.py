@@ -14,11 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.records import ResultsFileError, dumps_record, read_records
-from primaldual.scheduler import make_scheduler
-from primaldual.simulate import simulate
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.sweep.records import ResultsFileError, dumps_record, read_records
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import simulate
 from primaldual.sweep import (
     Spec,
     deterministic_part,
@@ -30,7 +30,7 @@ from primaldual.sweep import (
     summarize,
     sweep,
 )
-from primaldual.verify import verify
+from primaldual.core.verify import verify
 
 from .conftest import ROOT
 
@@ -348,7 +348,7 @@ def test_dask_executor_starts_and_closes_a_local_cluster(tiny_specs, uninterrupt
 def test_a_record_from_an_earlier_scheduler_revision_is_recomputed_and_a_current_one_reused(tmp_path):
     # A changed default (oasis-lr's eta, revision 2) keeps the spec's key: without the revision a resumed sweep
     # would silently reuse numbers the package no longer computes.
-    from primaldual.scheduler import scheduler_revision
+    from primaldual.simulation.scheduler import scheduler_revision
 
     out = tmp_path / "r.jsonl"
     spec = Spec(preset="tiny", seed=5, schedulers=("oasis-lr", "fifo"), opt=False)
@@ -372,7 +372,7 @@ def test_a_record_from_an_earlier_scheduler_revision_is_recomputed_and_a_current
 
 
 def test_a_custom_task_s_records_are_stamped_by_the_sweep_and_reused(tmp_path):
-    from primaldual.scheduler import scheduler_revision
+    from primaldual.simulation.scheduler import scheduler_revision
 
     out = tmp_path / "r.jsonl"
     spec = Spec(preset="tiny", seed=5, schedulers=("oasis-lr",), opt=False)

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.metrics import compute_metrics
-from primaldual.simulate import simulate
-from primaldual.verify import verify
-from primaldual.views.distributions import JobOutcomes, job_outcomes, utilisation_over_time
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.core.metrics import compute_metrics
+from primaldual.simulation.simulator import simulate
+from primaldual.core.verify import verify
+from primaldual.evaluation.outcomes import JobOutcomes, job_outcomes, utilisation_over_time
 from views_helpers import hand_instance, hand_schedule
 
 

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from primaldual.generate import generate
-from primaldual.simulate import simulate
+from primaldual.core.generate import generate
+from primaldual.simulation.simulator import simulate
 from primaldual.views import distribution_figures as figures
-from primaldual.views.distributions import JobOutcomes, job_outcomes
+from primaldual.evaluation.outcomes import JobOutcomes, job_outcomes
 from primaldual.views.style import COLOURS, ORDER, colour, marker, ordered, seeds_note
 from primaldual.views.sweep_figures import caption_for, plot_ratios, plot_records, plot_utility
 

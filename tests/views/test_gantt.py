@@ -7,13 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.instance import Cluster, Instance, job_with_work
-from primaldual.schedule import Schedule
-from primaldual.simulate import simulate
-from primaldual.utility import Constant, Step
-from primaldual.views.distributions import job_outcomes
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.core.instance import Cluster, Instance, job_with_work
+from primaldual.core.schedule import Schedule
+from primaldual.simulation.simulator import simulate
+from primaldual.core.utility import Constant, Step
+from primaldual.evaluation.outcomes import job_outcomes
 from primaldual.views.gantt import (
     Segment, deadlines, draw_schedule, job_states, sampled_rows, save_schedule_figure, segments, slot_label,
 )

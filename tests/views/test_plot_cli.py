@@ -7,11 +7,11 @@ import json
 import pytest
 
 from primaldual.cli import main
-from primaldual.files import save_instance, save_schedule
-from primaldual.generate import generate
-from primaldual.records import dumps_record
-from primaldual.simulate import simulate
-from primaldual.views.distributions import job_outcomes
+from primaldual.core.files import save_instance, save_schedule
+from primaldual.core.generate import generate
+from primaldual.sweep.records import dumps_record
+from primaldual.simulation.simulator import simulate
+from primaldual.evaluation.outcomes import job_outcomes
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

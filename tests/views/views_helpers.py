@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.instance import Cluster, Instance, job_with_work
-from primaldual.schedule import JobSchedule, Schedule
-from primaldual.utility import LinearDecay
+from primaldual.core.instance import Cluster, Instance, job_with_work
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.core.utility import LinearDecay
 
 HORIZON = 6
 

@@ -31,9 +31,9 @@ from functools import wraps
 
 import numpy as np
 
-from primaldual.generate import generate
-from primaldual.scheduler import make_scheduler
-from primaldual.simulate import simulate
+from primaldual.core.generate import generate
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import simulate
 
 #: Issue 10's targets for ``paper`` instances.
 TARGET_WALL_RATIO = 2.0
@@ -41,7 +41,7 @@ TARGET_DECISION_MS = 5.0
 
 
 #: The timed runs: label -> (registered name, parameters). ``oasis-lr-fixed`` is OASiS-LR without its lookahead
-#: (:mod:`primaldual.oasis_lr_rollout`), so that the lookahead's own cost is a ratio in the same run.
+#: (:mod:`primaldual.oasis.lr.rollout`), so that the lookahead's own cost is a ratio in the same run.
 RUNS = {"oasis": ("oasis", {}), "oasis-lr": ("oasis-lr", {}), "oasis-lr-fixed": ("oasis-lr", {"lookahead": False})}
 
 

@@ -12,7 +12,7 @@ preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and 
 
 OPT at each restart cost ``F`` is bounded from above on its own: at ``F = 0`` by the offline optimum
 (``solve_offline``, HiGHS, a time limit per instance), at ``F > 0`` by the optimum of the start-cost relaxation
-(every job needs one more worker-slot, :mod:`primaldual.restart_bound`, proofs/oasis-lr.md Lemma R), which
+(every job needs one more worker-slot, :mod:`primaldual.evaluation.restart_bound`, proofs/oasis-lr.md Lemma R), which
 bounds every run at that cost. Where the solver does not prove optimality (or for ``paper``, where it is not
 attempted), the bound is the best one available: the ILP bound, the relaxed instance's standalone bound, or the
 smallest certificate an OASiS variant reports, so ``OPT/ALG`` is then an upper estimate. Reported per set and
@@ -30,13 +30,13 @@ import statistics
 import numpy as np
 
 from primaldual.commands.bench._oasis_lr_speed import decision_times, wall_ratio
-from primaldual.generate import generate
-from primaldual.bounds import standalone_bound
-from primaldual.prices import json_number
-from primaldual.restart_bound import applies, relaxation_or_instance
-from primaldual.scheduler import make_scheduler
-from primaldual.simulate import simulate
-from primaldual.verify import verify
+from primaldual.core.generate import generate
+from primaldual.evaluation.bounds import standalone_bound
+from primaldual.oasis.prices import json_number
+from primaldual.evaluation.restart_bound import applies, relaxation_or_instance
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import simulate
+from primaldual.core.verify import verify
 
 #: (label, registered name, parameters): the rows of the comparison.
 SCHEDULERS = (
@@ -68,7 +68,7 @@ def _upper_bound(instance, results: dict, time_limit: float | None, restart_cost
               if isinstance(r.report.get("certificate"), dict) and r.report["certificate"].get("best_upper_bound")]
     bounds.append(standalone_bound(relaxed))
     if time_limit:
-        from primaldual.offline import solve_offline
+        from primaldual.offline.solve import solve_offline
 
         solved = {} if solved is None else solved
         if applies(restart_cost) not in solved:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from primaldual.commands._common import add_json_flag, print_json
-from primaldual.errors import InputError
+from primaldual.core.errors import InputError
 from primaldual.lbbsp.bench import format_benchmark, run_benchmark
 
 NAME = "lbbsp"

@@ -1,7 +1,7 @@
 """``primaldual bench oasis``: milliseconds per OASiS job decision, against a pure-Python DP in the same run.
 
 For every job of a ``paper``-preset instance, in arrival order, the benchmark times one OASiS decision
-(the vectorised dual subroutine of :mod:`primaldual.dual` plus admission and price update). On every third
+(the vectorised dual subroutine of :mod:`primaldual.dual.subroutine` plus admission and price update). On every third
 job (every tenth with ``--quick``), at the same prices and residual capacities, it also times the
 straightforward pure-Python implementation of the same recurrence below (:func:`reference_best_schedule`:
 loops over servers, slots, work states and worker counts, over all slots, without the early stop). Both
@@ -28,11 +28,11 @@ import time
 import numpy as np
 
 from primaldual.commands._common import add_json_flag, print_json
-from primaldual.dual import best_schedule
-from primaldual.generate import generate
-from primaldual.instance import Instance
-from primaldual.oasis import OnlineEngine, arrival_order, run_greedy, run_oasis
-from primaldual.prices import compute_constants
+from primaldual.dual.subroutine import best_schedule
+from primaldual.core.generate import generate
+from primaldual.core.instance import Instance
+from primaldual.oasis.engine import OnlineEngine, arrival_order, run_greedy, run_oasis
+from primaldual.oasis.prices import compute_constants
 
 NAME = "oasis"
 HELP = "OASiS per-job decision time on the paper preset, against a pure-Python DP of the same recurrence"
@@ -45,7 +45,7 @@ def reference_best_schedule(instance: Instance, i: int, worker_prices, ps_prices
                             early_stop: bool = False):
     """The dual subroutine written plainly in Python: returns ``(mu, payoff, completion_slot)``.
 
-    Same recurrence as :mod:`primaldual.dual` (cheapest-first fill per slot, ``Z(D) = ceil(D b/B)`` PSs,
+    Same recurrence as :mod:`primaldual.dual.subroutine` (cheapest-first fill per slot, ``Z(D) = ceil(D b/B)`` PSs,
     ``F_t(v) = min_D F_{t-1}(v - D) + c_t(D)`` for every slot, earliest maximiser of ``f - C``), with Python
     lists and loops only; ``early_stop`` adds the subroutine's stop once ``f <= max(0, best)``. Used as the
     benchmark's reference and nowhere else.
@@ -232,8 +232,8 @@ def add_arguments(parser) -> None:
 
 def _quality(args) -> int:
     from primaldual.commands.bench._oasis_quality import SETS, print_quality, run_quality
-    from primaldual.errors import InputError
-    from primaldual.simulate import check_restart_cost
+    from primaldual.core.errors import InputError
+    from primaldual.simulation.simulator import check_restart_cost
 
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     unknown = [s for s in sets if s not in SETS]
@@ -261,8 +261,8 @@ def _quality(args) -> int:
 
 def _compare_lr(args) -> int:
     from primaldual.commands.bench._oasis_lr_speed import compare_lr, print_compare_lr
-    from primaldual.errors import InputError
-    from primaldual.simulate import check_restart_cost
+    from primaldual.core.errors import InputError
+    from primaldual.simulation.simulator import check_restart_cost
 
     try:
         seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
@@ -283,7 +283,7 @@ def _compare_lr(args) -> int:
 
 def run(args) -> int:
     if args.compare_lr and args.quality:
-        from primaldual.errors import InputError
+        from primaldual.core.errors import InputError
 
         raise InputError("--compare-lr: cannot be combined with --quality (two different benchmarks)")
     if args.compare_lr:

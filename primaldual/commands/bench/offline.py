@@ -7,7 +7,7 @@ machine), the status within the budget, and the LP relaxation value of each form
 relaxation divided by the ILP optimum (the incumbent when the optimum is not proven; then flagged). The ladder
 stops at the first size not proven optimal within the budget, which is reported as the limit.
 
-Per row too: the build seconds of the Pyomo model and of the direct matrix path (:mod:`primaldual.offline_matrix`)
+Per row too: the build seconds of the Pyomo model and of the direct matrix path (:mod:`primaldual.offline.matrix`)
 in this process, and their ratio; and column generation with price-and-branch (``--method cg``) within the same
 budget: its certified bound, its schedule's utility, its gap and its bound over the strong LP relaxation. The
 ``paper`` size runs only when named with ``--sizes`` (its ILP does not finish; column generation does).
@@ -16,10 +16,10 @@ budget: its certified bound, its schedule's utility, its gap and its bound over 
 from __future__ import annotations
 
 from primaldual.commands._common import print_json
-from primaldual.errors import InputError
-from primaldual.generate import generate
-from primaldual.offline import solve_offline
-from primaldual.solvers import check_solver, solver_version
+from primaldual.core.errors import InputError
+from primaldual.core.generate import generate
+from primaldual.offline.solve import solve_offline
+from primaldual.backends.solvers import check_solver, solver_version
 
 NAME = "offline"
 HELP = ("offline ILP: size, Pyomo build vs solver seconds, LP/ILP bound ratio of the weak and strong "
@@ -80,7 +80,7 @@ def _build_seconds(instance) -> dict:
     import time
 
     from primaldual.models.offline import build_offline_model
-    from primaldual.offline_matrix import build_matrix_model
+    from primaldual.offline.matrix import build_matrix_model
 
     warm = generate("tiny", 0)
     build_matrix_model(warm)

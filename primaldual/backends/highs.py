@@ -1,0 +1,158 @@
+"""HiGHS through Pyomo's appsi interface, and the helpers :func:`primaldual.backends.solvers.solve_model` shares with it.
+
+:func:`primaldual.backends.solvers.solve_model` is the only caller (and :mod:`primaldual.oasis.learned_floor`, which resets
+HiGHS's thread scheduler); every name here stays importable from :mod:`primaldual.backends.solvers`.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def highspy_version() -> str:
+    """The installed highspy's version (the HiGHS bindings used without Pyomo), ``"unknown"`` if not found."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("highspy")
+    except metadata.PackageNotFoundError:  # pragma: no cover - highspy is a dependency
+        return "unknown"
+
+
+def _objective(model):
+    import pyomo.environ as pyo  # here, not at import: quiet_highs's users (the learned floor) need no Pyomo
+
+    objectives = list(model.component_data_objects(pyo.Objective, active=True))
+    if len(objectives) != 1:
+        raise ValueError(f"solve_model needs exactly one active objective, the model has {len(objectives)}")
+    return objectives[0]
+
+
+def _termination_name(termination) -> str:
+    """``"optimal"``, ``"maxTimeLimit"``...: Pyomo's legacy conditions are strings, appsi's plain enums."""
+    value = getattr(termination, "value", termination)
+    return value if isinstance(value, str) else getattr(termination, "name", str(termination))
+
+
+def _finite(value) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _solve_highs(model, options: dict, time_limit, mip_gap, warmstart: bool, on_start, on_incumbent):
+    """HiGHS through Pyomo's appsi interface used directly (not the legacy wrapper), so that the translation
+    of the model into HiGHS can be timed apart from HiGHS's own run, and its best bound read as reported."""
+    from pyomo.contrib.appsi.solvers.highs import Highs
+
+    backend = Highs()
+    backend.config.load_solution = False
+    backend.config.stream_solver = False
+    backend.config.time_limit = None if time_limit is None else float(time_limit)
+    backend.config.mip_gap = None if mip_gap is None else float(mip_gap)
+    backend.config.warmstart = bool(warmstart)
+    backend.highs_options = {key: value for key, value in options.items()
+                             if key not in ("time_limit", "mip_rel_gap")}
+    backend.set_instance(model)
+    # The model does not change between translation and solve: skip appsi's scan for changes.
+    for key in ("check_for_new_or_removed_constraints", "check_for_new_or_removed_vars",
+                "check_for_new_or_removed_params", "check_for_new_objective", "update_constraints",
+                "update_vars", "update_params", "update_named_expressions"):
+        setattr(backend.update_config, key, False)
+    if on_incumbent is not None:
+        _report_incumbents(backend, model, on_incumbent)
+    if on_start is not None:
+        on_start()
+    results = backend.solve(model)
+    return backend, results
+
+
+def _report_incumbents(backend, model, on_incumbent) -> None:
+    """Subscribe to HiGHS's improving-solution callback: load each new incumbent into the model's variables
+    and call ``on_incumbent(objective, bound)``. A caller that may kill the solver keeps what it has so far.
+
+    This reads private attributes of Pyomo's appsi HiGHS interface; should a Pyomo release rename them, the
+    solve goes on without streaming (a killed solve then keeps only the MIP start) rather than failing."""
+    try:
+        columns = [(backend._vars[var_id][0], column)
+                   for var_id, column in backend._pyomo_var_to_solver_var_map.items()]
+        solver_model = backend._solver_model
+    except (AttributeError, KeyError, TypeError):
+        return
+    if not hasattr(solver_model, "cbMipImprovingSolution"):
+        return
+    objective = _objective(model)
+    import pyomo.environ as pyo
+
+    def improving(event) -> None:
+        values = event.data_out.mip_solution
+        for var, column in columns:
+            var.set_value(float(values[column]), skip_validation=True)
+        try:
+            on_incumbent(float(pyo.value(objective)), _finite(event.data_out.mip_dual_bound))
+        except Exception:  # a failing observer must not abort the solve
+            pass
+
+    solver_model.cbMipImprovingSolution += improving
+
+
+def _appsi_status(termination) -> str:
+    from pyomo.contrib.appsi.base import TerminationCondition as Appsi
+
+    return {
+        Appsi.optimal: "optimal",
+        Appsi.infeasible: "infeasible",
+        Appsi.unbounded: "unbounded",
+        Appsi.infeasibleOrUnbounded: "infeasible",
+        Appsi.maxTimeLimit: "time_limit",
+        Appsi.maxIterations: "other_limit",
+        Appsi.objectiveLimit: "other_limit",
+        Appsi.minStepLength: "other_limit",
+        Appsi.error: "error",
+        Appsi.interrupted: "error",
+        Appsi.licensingProblems: "error",
+    }.get(termination, "unknown")
+
+
+#: The ``threads`` option of the last HiGHS solve in this process (None: HiGHS's default).
+_highs_threads: list = [None]
+
+
+def _size_highs_threads(threads: int | None) -> None:
+    """Reset HiGHS's process-wide thread scheduler when a solve asks for another thread count.
+
+    HiGHS sizes one global scheduler on the first solve of a process; a later solve with a different
+    ``threads`` then fails with status "unknown" (seen with highspy 1.16: default, then ``threads=1``). Solves
+    in this package run one at a time per process, so resetting between them is safe.
+    """
+    if threads == _highs_threads[0]:
+        return
+    import highspy
+
+    reset = getattr(highspy.Highs, "resetGlobalScheduler", None)
+    if reset is not None:
+        reset(True)
+    _highs_threads[0] = threads
+
+
+def quiet_highs() -> "highspy.Highs":
+    """A HiGHS object that prints nothing: its constructor writes a banner on the process's stdout (file
+    descriptor 1), which would break ``--json`` output, so fd 1 points to /dev/null while it runs."""
+    import os
+    import sys
+
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as sink:
+            os.dup2(sink.fileno(), 1)
+            highs = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    highs.setOptionValue("output_flag", False)
+    return highs

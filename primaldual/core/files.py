@@ -1,0 +1,391 @@
+"""Versioned JSON files for instances and schedules: exact round trips, validation on load.
+
+Loading collects every problem and raises one :class:`InputError` with a message per problem, each naming
+the field and its valid range (``jobs[3].worker_demand.gpu: must be 0 or a number in [0.001, 1e9], got -1``;
+the ranges are in ``docs/input-ranges.md``). Nothing is clamped or dropped silently. Unreadable input (not
+UTF-8, malformed or too deeply nested JSON, numbers no float holds) is an :class:`InputError` too.
+Floats are written with ``repr`` precision, so ``load(save(x))`` reproduces every number bit for bit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from primaldual.core.domains import DEMAND, INSTANCE_FIELDS, JOB_FIELDS, MAX_JOBS, MAX_RESOURCES, MAX_SERVERS, \
+    SCHEDULE_COUNT, JsonOverflow, show
+from primaldual.core.errors import InputError
+from primaldual.core.instance import Cluster, Instance, Job
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.core.utility import utility_from_dict, utility_to_dict
+
+INSTANCE_FORMAT = "primaldual.instance"
+SCHEDULE_FORMAT = "primaldual.schedule"
+VERSION = 1
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+
+
+def _is_number(value) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, int) or math.isfinite(value)  # an int is exact: never through float()
+
+
+def _is_integer(value) -> bool:
+    return _is_number(value) and (isinstance(value, int) or float(value).is_integer())
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _parse_int(text: str):
+    # Python refuses to convert integers of more than 4300 digits (ValueError inside the parser, with no
+    # field name); keep such a number as text so the field check names it and its range.
+    return JsonOverflow(text) if len(text) > 400 else int(text)
+
+
+def _parse_float(text: str):
+    value = float(text)
+    return value if math.isfinite(value) else JsonOverflow(text)
+
+
+def _read_json(path: str | Path, what: str) -> Any:
+    """Parse a JSON file; every way it can be unreadable is an :class:`InputError` naming the file."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what} file not found", source=str(path)) from None
+    except IsADirectoryError:
+        raise InputError(f"{what} file expected, got a folder", source=str(path)) from None
+    except OSError as error:
+        raise InputError(f"cannot read {what} file: {error.strerror}", source=str(path)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8 text: byte 0x{raw[error.start]:02x} at offset {error.start}",
+                         source=str(path)) from None
+    try:
+        return json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}", source=str(path)
+        ) from None
+    except RecursionError:
+        raise InputError("malformed JSON: nested too deeply (arrays or objects inside each other)",
+                         source=str(path)) from None
+    except ValueError as error:
+        raise InputError(f"malformed JSON: {error}", source=str(path)) from None
+
+
+def _check_header(data: Any, expected_format: str) -> list[str]:
+    if not isinstance(data, dict):
+        return [f"top level: must be a JSON object, got {type(data).__name__}"]
+    problems = []
+    if data.get("format") != expected_format:
+        problems.append(f"format: must be {expected_format!r}, got {show(data.get('format'))}")
+    if data.get("version") != VERSION:
+        problems.append(f"version: this primaldual reads schema version {VERSION}, got {show(data.get('version'))}")
+    return problems
+
+
+def _check_meta(data: dict, problems: list[str]) -> dict:
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        problems.append(f"meta: must be an object, got {type(meta).__name__}")
+        return {}
+    try:
+        json.dumps(meta, allow_nan=False, default=_reject_in_meta)
+    except (TypeError, ValueError) as error:
+        problems.append(f"meta: {error}")
+    return meta
+
+
+def _reject_in_meta(value):
+    raise TypeError(f"must hold plain JSON values, got {show(value)}")
+
+
+def write_json(data: Any, path: str | Path) -> None:
+    """Write atomically (a temporary file renamed into place), so an interrupted write loses nothing."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+    tmp.replace(path)
+
+
+# ---------------------------------------------------------------------------------------------- instance
+
+
+def instance_to_dict(instance: Instance) -> dict:
+    resources = instance.cluster.resources
+
+    def per_resource(row) -> dict:
+        return {r: float(v) for r, v in zip(resources, row)}
+
+    return {
+        "format": INSTANCE_FORMAT,
+        "version": VERSION,
+        "horizon": int(instance.horizon),
+        "slot_seconds": float(instance.slot_seconds),
+        "meta": dict(instance.meta),
+        "cluster": {
+            "resources": list(resources),
+            "worker_servers": [per_resource(row) for row in instance.cluster.worker_capacity],
+            "ps_servers": [per_resource(row) for row in instance.cluster.ps_capacity],
+        },
+        "jobs": [
+            {
+                "name": job.name,
+                "arrival": int(job.arrival),
+                "epochs": int(job.epochs),
+                "chunks": int(job.chunks),
+                "minibatches_per_chunk": int(job.minibatches_per_chunk),
+                "compute_seconds": float(job.compute_seconds),
+                "gradient_mb": float(job.gradient_mb),
+                "worker_bandwidth_gbps": float(job.worker_bandwidth_gbps),
+                "ps_bandwidth_gbps": float(job.ps_bandwidth_gbps),
+                "worker_demand": per_resource(job.worker_demand),
+                "ps_demand": per_resource(job.ps_demand),
+                "utility": utility_to_dict(job.utility),
+            }
+            for job in instance.jobs
+        ],
+    }
+
+
+def _resource_vector(data: Any, where: str, resources: tuple[str, ...], domain, problems: list[str]) -> np.ndarray:
+    vector = np.zeros(len(resources))
+    if not isinstance(data, dict):
+        problems.append(f"{where}: must be an object mapping each resource {list(resources)} to a number")
+        return vector
+    for name in data:
+        if name not in resources:
+            problems.append(f"{where}.{name}: unknown resource (the cluster declares {list(resources)})")
+    for r, name in enumerate(resources):
+        if name not in data:
+            problems.append(f"{where}.{name}: missing (give every resource, 0 where none is needed)")
+            continue
+        found = domain.problem(f"{where}.{name}", data[name])
+        problems += found
+        if not found:
+            vector[r] = float(data[name])
+    return vector
+
+
+def _parse_cluster(data: dict, problems: list[str]) -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
+    cluster_data = data.get("cluster")
+    pools = {"worker_servers": np.zeros((0, 0)), "ps_servers": np.zeros((0, 0))}
+    if not isinstance(cluster_data, dict):
+        problems.append("cluster: missing or not an object (needs resources, worker_servers, ps_servers)")
+        return (), pools
+    raw = cluster_data.get("resources")
+    if not isinstance(raw, list) or not raw or not all(isinstance(r, str) and r for r in raw):
+        problems.append(f"cluster.resources: must be a non-empty list of names, got {show(raw)}")
+        return (), pools
+    if len(raw) > MAX_RESOURCES:
+        problems.append(f"cluster.resources: at most {MAX_RESOURCES} resources, got {len(raw)}")
+        return (), pools
+    if len(set(raw)) != len(raw):
+        problems.append(f"cluster.resources: names must be unique, got {show(raw)}")
+        return (), pools
+    resources = tuple(raw)
+    for pool in pools:
+        servers = cluster_data.get(pool)
+        if not isinstance(servers, list) or not servers or len(servers) > MAX_SERVERS:
+            problems.append(f"cluster.{pool}: must be a list of 1..{MAX_SERVERS} servers, got {show(servers)}")
+            continue
+        pools[pool] = np.array([
+            _resource_vector(server, f"cluster.{pool}[{n}]", resources, INSTANCE_FIELDS["capacity"], problems)
+            for n, server in enumerate(servers)
+        ]).reshape(len(servers), len(resources))
+    return resources, pools
+
+
+_JOB_KEYS = set(JOB_FIELDS) | {"name", "worker_demand", "ps_demand", "utility"}
+
+
+def _parse_job(job_data: Any, where: str, resources: tuple[str, ...], problems: list[str]) -> Job | None:
+    """One job, or None after appending its problems (each field checked against its domain)."""
+    if not isinstance(job_data, dict):
+        problems.append(f"{where}: must be an object, got {type(job_data).__name__}")
+        return None
+    before = len(problems)
+    problems += [f"{where}.{name}: unknown field" for name in job_data if name not in _JOB_KEYS]
+    for name, domain in JOB_FIELDS.items():
+        if name not in job_data:
+            problems.append(f"{where}.{name}: missing")
+        else:
+            problems += domain.problem(f"{where}.{name}", job_data[name])
+    name_value = job_data.get("name", "")
+    if not isinstance(name_value, str):
+        problems.append(f"{where}.name: must be a string, got {show(name_value)}")
+    demands = {}
+    for field_name in ("worker_demand", "ps_demand"):
+        if field_name not in job_data:
+            problems.append(f"{where}.{field_name}: missing")
+        elif resources:
+            demands[field_name] = _resource_vector(job_data[field_name], f"{where}.{field_name}", resources,
+                                                   DEMAND, problems)
+    utility = None
+    if "utility" not in job_data:
+        problems.append(f"{where}.utility: missing")
+    else:
+        try:
+            utility = utility_from_dict(job_data["utility"], f"{where}.utility")
+        except InputError as error:
+            problems.extend(error.problems)
+    if len(problems) > before or not resources:
+        return None
+    return Job(
+        **{name: (int if domain.integer else float)(job_data[name]) for name, domain in JOB_FIELDS.items()},
+        worker_demand=demands["worker_demand"], ps_demand=demands["ps_demand"], utility=utility, name=name_value,
+    )
+
+
+def instance_from_dict(data: Any) -> Instance:
+    """Validate and build an :class:`Instance`; raises :class:`InputError` listing every problem.
+
+    Every number is checked against its domain (:mod:`primaldual.core.domains`, ``docs/input-ranges.md``) before
+    anything is computed from it; then the built instance passes :meth:`Instance.validate`, the same check
+    the generator's instances pass.
+    """
+    problems = _check_header(data, INSTANCE_FORMAT)
+    if problems and not isinstance(data, dict):
+        raise InputError(problems)
+    for name in ("horizon", "slot_seconds"):
+        problems += INSTANCE_FIELDS[name].problem(name, data.get(name))
+    meta = _check_meta(data, problems)
+    resources, pools = _parse_cluster(data, problems)
+    jobs_data = data.get("jobs")
+    if not isinstance(jobs_data, list) or len(jobs_data) > MAX_JOBS:
+        problems.append(f"jobs: must be a list of at most {MAX_JOBS} jobs, got {show(jobs_data)}")
+        jobs_data = []
+    jobs = [_parse_job(job_data, f"jobs[{n}]", resources, problems) for n, job_data in enumerate(jobs_data)]
+    if problems:
+        raise InputError(problems)
+    instance = Instance(
+        cluster=Cluster(resources, pools["worker_servers"], pools["ps_servers"]),
+        jobs=tuple(jobs),
+        horizon=int(data["horizon"]),
+        slot_seconds=float(data["slot_seconds"]),
+        meta=meta,
+    )
+    return instance.validate()
+
+
+def load_instance(path: str | Path) -> Instance:
+    data = _read_json(path, "instance")
+    try:
+        return instance_from_dict(data)
+    except InputError as error:
+        raise InputError(error.problems, source=str(path)) from None
+
+
+def save_instance(instance: Instance, path: str | Path) -> None:
+    write_json(instance_to_dict(instance), path)
+
+
+# ---------------------------------------------------------------------------------------------- schedule
+
+
+def _count_to_json(value):
+    return int(value) if float(value) == int(value) else float(value)
+
+
+def schedule_to_dict(schedule: Schedule) -> dict:
+    """Sparse: per admitted job, ``[slot, server, count]`` triples for the non-zero counts."""
+    jobs = []
+    for i, assignment in schedule.assignments.items():
+        entry = {"job": int(i)}
+        for key, array in (("workers", assignment.workers), ("parameter_servers", assignment.parameter_servers)):
+            slots, servers = np.nonzero(array)
+            entry[key] = [[int(t), int(s), _count_to_json(array[t, s])] for t, s in zip(slots, servers)]
+        jobs.append(entry)
+    return {"format": SCHEDULE_FORMAT, "version": VERSION, "meta": dict(schedule.meta), "jobs": jobs}
+
+
+def _parse_triples(triples: Any, where: str, horizon: int, size: int, problems: list[str]) -> np.ndarray | None:
+    """``[slot, server, count]`` triples -> a (horizon, size) array; counts within :data:`SCHEDULE_COUNT`."""
+    if not isinstance(triples, list):
+        problems.append(f"{where}: must be a list of [slot, server, count], got {show(triples)}")
+        return None
+    array = np.zeros((horizon, size))
+    seen = set()
+    for m, triple in enumerate(triples):
+        at = f"{where}[{m}]"
+        if not (isinstance(triple, list) and len(triple) == 3):
+            problems.append(f"{at}: must be [slot, server, count], got {show(triple)}")
+            continue
+        slot, server, count = triple
+        if not _is_integer(slot) or not 0 <= slot < horizon:
+            problems.append(f"{at}: slot must be an integer in 0..{horizon - 1}, got {show(slot)}")
+        elif not _is_integer(server) or not 0 <= server < size:
+            problems.append(f"{at}: server must be an integer in 0..{size - 1}, got {show(server)}")
+        elif (slot, server) in seen:
+            problems.append(f"{at}: slot {int(slot)} server {int(server)} is listed twice")
+        elif SCHEDULE_COUNT.contains(count):
+            seen.add((slot, server))
+            array[int(slot), int(server)] = count
+        else:
+            problems.append(f"{at}: count must be {SCHEDULE_COUNT.describe()}, got {show(count)}")
+    return array
+
+
+def schedule_from_dict(data: Any, instance: Instance) -> Schedule:
+    """Validate the file's structure against ``instance`` and build a :class:`Schedule`.
+
+    Indices (job, slot, server) must exist in the instance. Counts may be any number in
+    :data:`~primaldual.core.domains.SCHEDULE_COUNT`: whether they are non-negative integers is a feasibility
+    question for :func:`primaldual.core.verify.verify`, not a parse error.
+    """
+    problems = _check_header(data, SCHEDULE_FORMAT)
+    if problems and not isinstance(data, dict):
+        raise InputError(problems)
+    meta = _check_meta(data, problems)
+    jobs_data = data.get("jobs")
+    if not isinstance(jobs_data, list):
+        problems.append(f"jobs: must be a list, got {type(jobs_data).__name__}")
+        jobs_data = []
+    sizes = {"workers": instance.cluster.n_worker_servers, "parameter_servers": instance.cluster.n_ps_servers}
+    indices = f"in 0..{instance.n_jobs - 1}" if instance.n_jobs else "(the instance has no jobs)"
+    assignments = {}
+    for n, entry in enumerate(jobs_data):
+        where = f"jobs[{n}]"
+        if not isinstance(entry, dict):
+            problems.append(f"{where}: must be an object with job, workers, parameter_servers")
+            continue
+        problems += [f"{where}.{name}: unknown field" for name in entry
+                     if name not in ("job", "workers", "parameter_servers")]
+        job = entry.get("job")
+        if not _is_integer(job) or not 0 <= job < instance.n_jobs:
+            problems.append(f"{where}.job: must be a job index {indices}, got {show(job)}")
+            continue
+        if int(job) in assignments:
+            problems.append(f"{where}.job: job {int(job)} appears twice")
+            continue
+        arrays = [_parse_triples(entry.get(key), f"{where}.{key}", instance.horizon, size, problems)
+                  for key, size in sizes.items()]
+        if all(array is not None for array in arrays):
+            assignments[int(job)] = JobSchedule(*arrays)
+    if problems:
+        raise InputError(problems)
+    return Schedule(assignments, meta=meta)
+
+
+def load_schedule(path: str | Path, instance: Instance) -> Schedule:
+    data = _read_json(path, "schedule")
+    try:
+        return schedule_from_dict(data, instance)
+    except InputError as error:
+        raise InputError(error.problems, source=str(path)) from None
+
+
+def save_schedule(schedule: Schedule, path: str | Path) -> None:
+    write_json(schedule_to_dict(schedule), path)

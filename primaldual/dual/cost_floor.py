@@ -1,0 +1,42 @@
+"""The dual subroutine's cost floor (:func:`primaldual.dual.subroutine.best_schedule`, ``cost_floor``): a lower bound on the
+cost of every schedule of a job from a slot on, from the least prices alone, so that a search can stop (or not
+start) once no later completion can pay it. ``proofs/oasis-lr.md`` states it; it never changes ``mu``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def suffix_minimum(per_slot: np.ndarray) -> np.ndarray:
+    """Row ``t`` is the minimum of rows ``t, t + 1, ...`` of ``per_slot`` (axis 0 is the slot)."""
+    return np.minimum.accumulate(per_slot[::-1], axis=0)[::-1]
+
+
+def least_prices(worker_prices: np.ndarray, ps_prices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per pool, ``least[t, r] = min over slots t' >= t and servers of the price of resource r``, shape (T, R)
+    each: the tables of :func:`primaldual.dual.subroutine.best_schedule`'s cost floor. Row ``t`` reads only the prices of slots ``>= t``."""
+    return tuple(suffix_minimum(np.asarray(prices, dtype=float).min(axis=1)) for prices in (worker_prices, ps_prices))
+
+
+#: Below the PS-slots a schedule needs, ``V b_i / B_i``, by more than eq. (6)'s ceiling tolerance
+#: (:data:`primaldual.core.instance.CEIL_TOLERANCE`) and any rounding of the product.
+PS_FLOOR_FACTOR = 1.0 - 1e-6
+
+#: The whole floor is shrunk by this factor: the search sums its costs in another order than the floor's
+#: products, and a floor a few ulps above a schedule's true cost could stop a search whose payoff is positive.
+FLOOR_FACTOR = 1.0 - 1e-9
+
+
+def cost_floor_of(job, work: int, least: tuple[np.ndarray, np.ndarray], slot: int) -> float:
+    """A lower bound on the cost of every schedule of ``work`` worker-slots of ``job`` from ``slot`` on: each
+    worker-slot pays at least the least worker price per resource, and eq. (6) needs at least
+    ``Z(D) >= D b_i / B_i`` PSs in a slot with ``D`` workers, so ``V b_i / B_i`` PS-slots in all, each paying at
+    least the least PS price (``least`` from :func:`least_prices`)."""
+    worker_least, ps_least = least
+    ps_slots = work * job.worker_bandwidth_gbps / job.ps_bandwidth_gbps * PS_FLOOR_FACTOR
+    return FLOOR_FACTOR * (work * float(worker_least[slot] @ job.worker_demand)
+                           + ps_slots * float(ps_least[slot] @ job.ps_demand))
+
+
+__all__ = ["FLOOR_FACTOR", "PS_FLOOR_FACTOR", "cost_floor_of", "least_prices", "suffix_minimum"]

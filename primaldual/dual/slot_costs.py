@@ -1,0 +1,116 @@
+"""Step (a) of the dual subroutine (:mod:`primaldual.dual.subroutine`): the cheapest placement of ``D`` workers and their
+PSs in each slot, ``c_t(D)``, at frozen prices (that module's docstring gives the argument)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from primaldual.core.instance import Job
+from primaldual.oasis.prices import fit_counts
+
+
+@dataclass(frozen=True, eq=False)
+class PoolPlacement:
+    """Cheapest fill of one pool for every count, per slot of the window.
+
+    ``cost[s, n]`` is the least cost of ``n`` units in window slot ``s`` (``+inf`` if they do not fit);
+    ``order[s, j]`` is the ``j``-th cheapest usable server and ``caps[s, j]`` its cap (0 for an unusable
+    server); the fill of ``n`` units takes ``clip(n - before_j, 0, caps_j)`` from server ``order[s, j]``.
+    """
+
+    cost: np.ndarray
+    order: np.ndarray
+    caps: np.ndarray
+
+    def fill(self, target: np.ndarray, slots: np.ndarray, rows: np.ndarray, units: np.ndarray) -> None:
+        """Write the cheapest fill of ``units[j]`` units (table row ``rows[j]``) into ``target[slots[j], :]``."""
+        rows = rows if self.caps.shape[0] > 1 else np.zeros_like(rows)  # a table computed once for all slots
+        caps = self.caps[rows]
+        before = np.cumsum(caps, axis=1) - caps
+        target[slots[:, None], self.order[rows]] = np.minimum(np.maximum(units[:, None] - before, 0), caps)
+
+
+def cheapest_fill(unit_price: np.ndarray, caps: np.ndarray, max_units: int) -> PoolPlacement:
+    """Cheapest placement of ``0..max_units`` units on servers with ``unit_price`` (S, n) and ``caps`` (S, n).
+
+    Servers are sorted by price (stable: the lower index wins a tie), unusable servers (cap 0) last; only the
+    first ``min(n, max_units)`` can be needed, since each usable server takes at least one unit.
+    """
+    n_slots, n_servers = unit_price.shape
+    keep = min(n_servers, max_units)
+    key = np.where(caps > 0, unit_price, np.inf)
+    order = np.argsort(key, axis=1, kind="stable")[:, :keep]
+    slot_index = np.arange(n_slots)[:, None]
+    price_sorted = unit_price[slot_index, order]
+    caps_sorted = caps[slot_index, order]
+    # Expand the fill into units: server j supplies caps_j units at price_j, of which only the first
+    # max_units in price order can be used; their running sum is the cost of every count at once.
+    before = np.cumsum(caps_sorted, axis=1) - caps_sorted
+    used = np.minimum(np.maximum(max_units - before, 0), caps_sorted)
+    lengths = used.sum(axis=1)
+    per_unit = np.full((n_slots, max_units), np.inf)
+    rows = np.repeat(np.arange(n_slots), lengths)
+    starts = np.cumsum(lengths) - lengths
+    columns = np.arange(rows.size) - np.repeat(starts, lengths)
+    per_unit[rows, columns] = np.repeat(price_sorted.ravel(), used.ravel())
+    cost = np.zeros((n_slots, max_units + 1))
+    np.cumsum(per_unit, axis=1, out=cost[:, 1:])  # +inf from the first count that does not fit
+    return PoolPlacement(cost, order, caps_sorted)
+
+
+def unit_prices(prices: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """``sum_r prices[..., r] demand[r]`` over the demanded resources (a resource with zero demand adds
+    nothing, whatever its price), in a fixed order so that the sums are reproducible bit for bit."""
+    out = np.zeros(prices.shape[:-1])
+    for r in np.flatnonzero(demand > 0):
+        out += prices[..., r] * demand[r]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class SlotCosts:
+    """``cost[s, D] = c_{a+s}(D)`` for window slot ``s`` and ``D = 0..max_workers`` workers, with the two pool
+    fills and ``ps_needed[D] = Z(D)`` to rebuild the placement. ``cost`` has one row if the prices and free
+    amounts were the same for every slot."""
+
+    cost: np.ndarray
+    workers: PoolPlacement
+    parameter_servers: PoolPlacement
+    ps_needed: np.ndarray
+
+
+def _pool_fill(prices: np.ndarray, free: np.ndarray, demand: np.ndarray, max_units: int) -> PoolPlacement:
+    """The cheapest fill of one pool: per-unit prices ``sum_r prices^r demand^r`` (zero demand costs nothing)
+    and the units that fit in ``free``, broadcast together (either may be given per slot or once for all)."""
+    unit = unit_prices(np.asarray(prices, dtype=float), demand)
+    caps = fit_counts(free, demand, max_units)
+    shape = np.broadcast_shapes(unit.shape, caps.shape)
+    return cheapest_fill(np.broadcast_to(unit, shape), np.broadcast_to(caps, shape), max_units)
+
+
+def slot_costs(
+    job: Job,
+    max_workers: int,
+    worker_prices: np.ndarray,
+    ps_prices: np.ndarray,
+    worker_free: np.ndarray,
+    ps_free: np.ndarray,
+) -> SlotCosts:
+    """Step (a) for every slot of the window at once.
+
+    ``worker_prices``/``worker_free`` have shape (S, H, R) (or broadcast to it), ``ps_*`` (S, K, R): the prices
+    and the free amounts in the window's slots. Returns ``c_t(D)`` for ``D = 0..max_workers``.
+    """
+    counts = np.arange(max_workers + 1)
+    ps_needed = np.asarray(job.min_parameter_servers(counts), dtype=np.int64)
+    ps_max = int(min(ps_needed.max(initial=0), max_workers))
+    workers = _pool_fill(worker_prices, worker_free, job.worker_demand, max_workers)
+    parameter_servers = _pool_fill(ps_prices, ps_free, job.ps_demand, ps_max)
+    needed = np.minimum(ps_needed, ps_max)
+    cost = workers.cost + parameter_servers.cost[:, needed]
+    # Eq. (7): Z(D) <= D (fails only if b_i > B_i, which instance files refuse).
+    cost[:, ps_needed > counts] = np.inf
+    cost[:, 0] = 0.0
+    return SlotCosts(cost, workers, parameter_servers, ps_needed)

@@ -1,0 +1,225 @@
+"""One evaluation of online schedulers on one instance, the pipeline behind ``compare``, ``ratio`` and ``reproduce``.
+
+:func:`evaluate` runs each scheduler through the simulator, checks each schedule with the independent verifier,
+optionally solves the offline optimum (MIP-started from the best online schedule) and returns an
+:class:`Evaluation`: per scheduler its result, verification and the upper bounds it offers, the interval
+``[low, high]`` that holds the optimum OPT with the method behind each end, and OPT/ALG per scheduler. Every
+command and notebook reads its numbers from here, so the same instance gives the same interval and ratios
+everywhere.
+
+**The OPT interval** (:mod:`primaldual.evaluation.bounds`):
+
+* ``low`` is the best verified utility: the best online schedule, or the solver's incumbent;
+* ``high`` is the least proven upper bound: the instance's standalone bound (every job alone on the empty
+  cluster, :func:`primaldual.oasis.prices.standalone_utilities`), the solver's bound, and any bound a scheduler
+  offers through an ``upper_bounds()`` method (OASiS offers its weak-duality certificate ``D``, see
+  :mod:`primaldual.oasis.engine`). No code here knows which scheduler offers what.
+
+**Restart costs.** With ``restart_cost > 0`` a schedule's utility is the simulator's (a job loses that fraction
+of a slot's work in each slot where its placement changed, so it completes later), and OPT is the optimum
+*with* restart costs. Its upper end comes from the **start-cost relaxation** (:mod:`primaldual.evaluation.restart_bound`):
+every job completed under a restart cost received at least ``V_i + 1`` worker-slots, so the offline solve, the
+standalone bound and OPT/ALG are computed on the instance with one more worker-slot of work per job
+(``Evaluation.bound_instance``), a valid and tighter bound than the optimum without restart costs (which the
+schedulers' own bounds, such as OASiS's ``D``, still bound). The solver's incumbent is then not a lower bound
+(its restarts are not counted) and the relaxation's optimum is not OPT itself, so ``low`` comes from the online
+schedules only and no ratio is ``proven``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import Any, Callable, ContextManager, Iterable, Mapping, Protocol, runtime_checkable
+
+from primaldual.evaluation.bounds import OptInterval, Ratio, best_feasible, opt_interval, standalone_bound
+from primaldual.offline.options import SolveOptions
+from primaldual.evaluation.restart_bound import relaxation_or_instance
+
+
+@runtime_checkable
+class OffersUpperBounds(Protocol):
+    """A scheduler that, after a run, proves upper bounds on OPT (name -> value)."""
+
+    def upper_bounds(self) -> dict[str, float]: ...
+
+
+@dataclass(frozen=True, eq=False)
+class SchedulerOutcome:
+    """One scheduler on the instance: its simulation ``result`` and ``verification`` (None if it broke a rule,
+    then ``error`` says which), the upper bounds on OPT it offers, and its typed certificate if it has one."""
+
+    name: str
+    result: Any = None
+    verification: Any = None
+    error: Any = None
+    upper_bounds: Mapping[str, float] = field(default_factory=dict)
+    certificate: Any = None
+    seconds: float = 0.0
+
+    @property
+    def ran(self) -> bool:
+        return self.result is not None
+
+    @property
+    def feasible(self) -> bool:
+        return self.verification is not None and bool(self.verification.feasible)
+
+    @property
+    def utility(self) -> float | None:
+        """The verifier's utility (it shares no code with the scheduler); the simulator's under restart costs."""
+        if self.result is None:
+            return None
+        return float(self.verification.utility) if self._verified_utility else float(self.result.utility)
+
+    _verified_utility: bool = True
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """What :func:`evaluate` found (module docstring)."""
+
+    instance: Any
+    outcomes: dict[str, SchedulerOutcome]
+    interval: OptInterval
+    ratios: dict[str, Ratio]
+    offline: Any = None
+    offline_verification: Any = None
+    solve: SolveOptions | None = None
+    mip_start: str | None = None
+    restart_cost: float = 0.0
+    warnings: tuple[str, ...] = ()
+    seconds: Mapping[str, float] = field(default_factory=dict)
+    #: The instance the OPT interval bounds the optimum of: ``instance``, or under restart costs its
+    #: start-cost relaxation (module docstring).
+    bound_instance: Any = None
+
+    @property
+    def relaxation(self) -> dict[str, Any] | None:
+        """What the OPT bound was computed on beyond the instance (``{"name": "start-cost", ...}``), or None."""
+        bound = self.bound_instance
+        return None if bound is None or bound is self.instance else dict(bound.meta.get("relaxation", {}))
+
+    def certified_ratio(self, name: str) -> Ratio | None:
+        """OPT/ALG of ``name`` bounded by its own offered bounds and the standalone bound (no solver needed):
+        what the scheduler's certificate proves about its own run."""
+        outcome = self.outcomes[name]
+        if not outcome.upper_bounds or outcome.utility is None:
+            return None
+        high = min([*outcome.upper_bounds.values(), self.interval.upper_candidates.get("standalone", float("inf"))])
+        return Ratio.of(max(self.interval.low, outcome.utility), high, outcome.utility, proven=False)
+
+
+    def offline_summary(self) -> dict[str, Any] | None:
+        """The offline solve as ``compare --json`` and sweep records write it, without what depends on where it ran
+        (its durations, and its ``message``, which says e.g. that a Dask worker could not start a solver
+        process); None without a solve. ``time_limited``: the clock, not a MIP gap the options
+        asked for, stopped the search, so the numbers depend on the machine's speed."""
+        offline, solve = self.offline, self.solve
+        if offline is None:
+            return None
+        out = {
+            "computed": True, "status": offline.status, "utility": offline.objective, "objective": offline.objective,
+            "bound": offline.bound, "gap": offline.gap, "solver": offline.solver,
+            "solver_version": offline.solver_version,
+            # the method that ran (what ``auto`` resolved to), not the one asked for
+            "method": getattr(offline, "method", solve.method), "start_scheduler": self.mip_start,
+            "start_objective": offline.start_objective, "incumbent_source": offline.incumbent_source,
+            "time_limited": offline.status in TIME_LIMITED_STATUSES or (
+                offline.status == "feasible" and solve.mip_gap is None and solve.time_limit is not None),
+            # None: the instance itself; else the start-cost relaxation the solve ran on (restart costs)
+            "relaxation": self.relaxation,
+        }
+        if offline.schedule is not None:
+            from primaldual.core.metrics import compute_metrics
+
+            metrics = compute_metrics(self.instance, offline.schedule)
+            out.update(verified=bool(self.offline_verification.feasible), admitted=metrics.admitted,
+                       completed=metrics.completed, mean_jct=metrics.mean_jct)
+        return out
+
+
+#: Solver statuses that mean the clock stopped the search.
+TIME_LIMITED_STATUSES = ("time_limit_no_incumbent", "killed")
+
+Step = Callable[[str], ContextManager]
+
+
+def _quiet(_: str) -> ContextManager:
+    return nullcontext()
+
+
+def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -> SchedulerOutcome:
+    from primaldual.simulation.scheduler import make_scheduler
+    from primaldual.simulation.simulator import SimulationError, simulate
+    from primaldual.core.verify import verify
+
+    scheduler = make_scheduler(name, **parameters)
+    clock = time.perf_counter()
+    try:
+        # restart_cost is passed only when set, so that simulators without the keyword still work.
+        result = simulate(instance, scheduler, restart_cost=restart_cost) if restart_cost else simulate(instance, scheduler)
+    except SimulationError as error:
+        return SchedulerOutcome(name=name, error=error, seconds=time.perf_counter() - clock)
+    seconds = time.perf_counter() - clock
+    verification = verify(instance, result.schedule)
+    bounds = {key: float(value) for key, value in scheduler.upper_bounds().items()} if (
+        isinstance(scheduler, OffersUpperBounds) and verification.feasible) else {}
+    certificate = scheduler.certificate() if bounds and callable(getattr(scheduler, "certificate", None)) else None
+    return SchedulerOutcome(name=name, result=result, verification=verification, upper_bounds=bounds,
+                            certificate=certificate, seconds=seconds, _verified_utility=not restart_cost)
+
+
+def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None = None, restart_cost: float = 0.0,
+             parameters: Mapping[str, dict] | None = None, step: Step | None = None) -> Evaluation:
+    """Evaluate ``schedulers`` (registered names, with ``parameters[name]``) on ``instance``; with ``solve`` also
+    solve the offline optimum. ``step(description)`` wraps each long step (a context manager: progress output).
+    """
+    step = step or _quiet
+    parameters = parameters or {}
+    seconds: dict[str, float] = {}
+    outcomes: dict[str, SchedulerOutcome] = {}
+    for name in schedulers:
+        with step(f"running {name}"):
+            outcomes[name] = _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)
+    best = best_feasible(outcomes.values())
+    bound_instance, warning = relaxation_or_instance(instance, restart_cost)
+    extra_warnings = [warning] if warning else []
+    offline = offline_verification = start_name = None
+    if solve is not None:
+        from primaldual.offline.solve import solve_offline  # without an OPT solve no model code is loaded
+        from primaldual.core.verify import verify
+
+        start_name = best.name if (solve.mip_start and best is not None) else None
+        start = best.result.schedule if start_name else None
+        if start is not None and bound_instance is not instance and not verify(bound_instance, start).feasible:
+            # Lemma R says this cannot happen; the solve goes on without the start, and the run says so.
+            extra_warnings.append(f"the schedule of {start_name} does not satisfy the start-cost relaxation "
+                                  "(Lemma R, proofs/oasis-lr.md): solved without a MIP start")
+            start_name = start = None
+        clock = time.perf_counter()
+        limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s"
+        with step(f"solving the offline optimum ({solve.method}, {solve.solver}, {limit})"):
+            offline = solve_offline(bound_instance, start=start, **solve.solve_arguments())
+        seconds["opt"] = time.perf_counter() - clock
+        if offline.schedule is not None:
+            offline_verification = verify(bound_instance, offline.schedule)
+    interval, warnings = opt_interval(
+        bound_instance, outcomes.values(), offline, offline_verification, count_incumbent=not restart_cost)
+    evaluation = Evaluation(
+        instance=instance, outcomes=outcomes, interval=interval, ratios={}, offline=offline,
+        offline_verification=offline_verification, solve=solve, mip_start=start_name,
+        restart_cost=float(restart_cost), warnings=tuple(extra_warnings + warnings), seconds=seconds,
+        bound_instance=bound_instance)
+    for name, outcome in outcomes.items():
+        if outcome.ran:
+            certified = evaluation.certified_ratio(name)
+            evaluation.ratios[name] = dataclasses.replace(
+                interval.ratio(outcome.utility), certified=None if certified is None else certified.upper)
+    return evaluation
+
+
+__all__ = ["TIME_LIMITED_STATUSES", "Evaluation", "OffersUpperBounds", "SchedulerOutcome",
+           "evaluate", "standalone_bound"]

@@ -1,0 +1,267 @@
+"""Solve the pooled ILP, then place its per-slot counts on servers: a proof of optimality for the per-server ILP
+when every slot packs (issue 11; ``docs/bounds.md``).
+
+The pooled model (:func:`primaldual.models.offline.build_offline_model` with ``pooled=True``) merges each
+pool's servers: every schedule of (1)-(13) aggregates to a pooled solution of the same value, so the pooled
+optimum bounds the per-server optimum from above. The pooled model has no symmetry between servers, so HiGHS
+proves it optimal far sooner than the per-server model. Its solution gives, per job and slot, how many
+workers and PSs run; nothing links the servers of one slot to those of another in (1)-(13), so placing them
+is one independent packing problem per slot and pool (:func:`pack_slot`): per server and resource, the
+demand of the units placed there within the capacity, and per job and server at most the units that fit.
+If every slot packs, the placed schedule has the pooled optimum's value: it is feasible for the per-server
+ILP and its value meets an upper bound, so it is optimal. If some slot does not pack, the pooled optimum
+proves nothing about the schedule, and :func:`primaldual.offline.solve.solve_offline` falls back to the per-server
+ILP, keeping the pooled bound.
+
+:func:`pack_slot` tries first fit (largest units first, each on the fitting server with the least room left)
+and, if that fails, decides the slot exactly with a small integer program in HiGHS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from primaldual.core.instance import Instance
+from primaldual.simulation.placement import FIT_TOLERANCE
+from primaldual.models.offline import offline_sparsity
+from primaldual.core.schedule import Schedule
+
+#: Online schedulers run for the MIP start (each takes well under a second at 200 jobs x 60 slots).
+START_SCHEDULERS = ("fifo", "greedy", "drf", "rrh", "oasis")
+
+#: Seconds the exact packing program of one slot may take; past it the slot counts as not packed.
+PACKING_SECONDS = 2.0
+
+#: Absolute capacity slack: the online placements' (ten times tighter than the verifier's), so that every
+#: placed slot passes :func:`primaldual.core.verify.verify`.
+CAPACITY_TOLERANCE = FIT_TOLERANCE
+
+
+def best_online_schedule(instance: Instance) -> tuple[Schedule | None, float]:
+    """The best verified schedule of :data:`START_SCHEDULERS` on ``instance`` and its utility: a MIP start
+    ((None, None) if none verifies)."""
+    from primaldual.simulation.simulator import simulate
+    from primaldual.core.verify import verify
+
+    best, best_utility = None, None
+    for name in START_SCHEDULERS:
+        schedule = simulate(instance, name).schedule
+        report = verify(instance, schedule)
+        if report.feasible and (best_utility is None or report.utility > best_utility):
+            best, best_utility = schedule, float(report.utility)
+    return best, best_utility
+
+
+def _first_fit(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: np.ndarray):
+    """Greedy placement: jobs by decreasing largest demand share, each unit on the fitting server whose
+    largest remaining share after it is smallest (best fit). Returns the (jobs, servers) counts or None."""
+    room = capacity.astype(float).copy()
+    scale = np.where(capacity.max(axis=0) > 0, capacity.max(axis=0), 1.0)
+    placed = np.zeros(fit.shape, dtype=np.int64)
+    order = np.argsort(-(demand / scale).max(axis=1), kind="stable")
+    for j in order:
+        for _ in range(int(units[j])):
+            fits = np.all(room >= demand[j] - CAPACITY_TOLERANCE, axis=1) & (placed[j] < fit[j])
+            if not fits.any():
+                return None
+            left = ((room - demand[j]) / scale).max(axis=1)
+            h = int(np.flatnonzero(fits)[np.argmin(left[fits])])
+            placed[j, h] += 1
+            room[h] -= demand[j]
+    return placed
+
+
+def _exact(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: np.ndarray):
+    """The slot's packing as a feasibility integer program: counts ``n_jh <= fit_jh`` with ``sum_h n_jh =
+    units_j`` and ``sum_j d_jr n_jh <= c_hr``. Returns the counts, or None if infeasible or not decided."""
+    import highspy
+
+    from primaldual.backends.highs import quiet_highs
+    from primaldual.backends.solvers import _size_highs_threads
+
+    jobs, servers = np.nonzero(fit > 0)
+    n_rows_jobs, (n_servers, n_resources) = units.shape[0], capacity.shape
+    rows, cols, vals = [jobs], [np.arange(jobs.size)], [np.ones(jobs.size)]
+    for r in range(n_resources):
+        used = demand[jobs, r] > 0
+        rows.append(n_rows_jobs + servers[used] * n_resources + r)
+        cols.append(np.flatnonzero(used))
+        vals.append(demand[jobs[used], r])
+    rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+    order = np.argsort(cols, kind="stable")
+    starts = np.zeros(jobs.size + 1, dtype=np.int32)
+    np.cumsum(np.bincount(cols, minlength=jobs.size), out=starts[1:])
+    highs = quiet_highs()
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = jobs.size, n_rows_jobs + n_servers * n_resources
+    lp.col_cost_, lp.col_lower_, lp.col_upper_ = np.zeros(jobs.size), np.zeros(jobs.size), fit[jobs, servers] * 1.0
+    lp.row_lower_ = np.concatenate([units * 1.0, np.full(n_servers * n_resources, -highspy.kHighsInf)])
+    lp.row_upper_ = np.concatenate([units * 1.0, capacity.ravel() + CAPACITY_TOLERANCE])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = starts, rows[order].astype(np.int32), vals[order]
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * jobs.size
+    highs.passModel(lp)
+    highs.setOptionValue("time_limit", PACKING_SECONDS)
+    _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process, sized by the first solve
+    highs.run()
+    if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    placed = np.zeros(fit.shape, dtype=np.int64)
+    placed[jobs, servers] = np.rint(np.asarray(highs.getSolution().col_value)).astype(np.int64)
+    return placed
+
+
+def pack_slot(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: np.ndarray):
+    """Place ``units[j]`` units of demand ``demand[j]`` (R,) on servers of ``capacity`` (H, R), at most
+    ``fit[j, h]`` on server h: the (jobs, servers) counts, or None if they do not fit (module docstring)."""
+    units = np.asarray(units, dtype=np.int64)
+    if not units.any():
+        return np.zeros(fit.shape, dtype=np.int64)
+    if np.any(units > fit.sum(axis=1)):
+        return None
+    placed = _first_fit(units, demand, fit, capacity)
+    if placed is None:
+        placed = _exact(units, demand, fit, capacity)
+    # The exact program's counts are rounded from HiGHS's solution, which honours capacity only to HiGHS's own
+    # feasibility tolerance: a placement is accepted only if it holds at ours.
+    if placed is None or np.any(placed.T @ demand > capacity + CAPACITY_TOLERANCE):
+        return None
+    return placed
+
+
+def place_pooled(instance: Instance, counts: dict) -> tuple[dict | None, int | None]:
+    """Place a pooled solution's per-slot counts (``counts[i] = (workers (T,), PSs (T,))``) on servers.
+
+    Returns (per admitted job the (T, H) worker and (T, K) PS counts, None) or (None, the first slot that
+    does not pack)."""
+    sparsity = offline_sparsity(instance)
+    jobs = sorted(counts)
+    cluster = instance.cluster
+    out = {i: [np.zeros((instance.horizon, n), dtype=np.int64)
+               for n in (cluster.n_worker_servers, cluster.n_ps_servers)] for i in jobs}
+    for pool, (fits, capacity, name) in enumerate((
+            (sparsity.worker_fit, cluster.worker_capacity, "worker_demand"),
+            (sparsity.ps_fit, cluster.ps_capacity, "ps_demand"))):
+        fit = np.array([fits[i] for i in jobs], dtype=np.int64).reshape(len(jobs), -1)
+        demand = np.array([getattr(instance.jobs[i], name) for i in jobs], dtype=float).reshape(
+            len(jobs), cluster.n_resources)
+        for t in range(instance.horizon):
+            units = np.array([counts[i][pool][t] for i in jobs], dtype=np.int64)
+            placed = pack_slot(units, demand, fit, np.asarray(capacity, dtype=float))
+            if placed is None:
+                return None, t
+            for j, i in enumerate(jobs):
+                out[i][pool][t] = placed[j]
+    return {i: (arrays[0], arrays[1]) for i, arrays in out.items()}, None
+
+
+def _place_what_fits(instance: Instance, counts: dict) -> Schedule:
+    """A pooled solution that does not pack as a whole, placed job by job, first fit, dropping each job that
+    does not fit in some slot (:func:`primaldual.offline.column_generation.place_on_servers`): a feasible schedule,
+    a candidate MIP start for the per-server ILP."""
+    from primaldual.offline.column_generation import place_on_servers
+    from primaldual.core.schedule import JobSchedule
+
+    per_slot = {i: JobSchedule(w[:, None], z[:, None]) for i, (w, z) in counts.items()}
+    return place_on_servers(instance, per_slot)
+
+
+def seed_pooled(model, instance: Instance, start: Schedule) -> None:
+    """Set the pooled model's variables to ``start`` aggregated per slot (the MIP start), 0 elsewhere."""
+    import pyomo.environ as pyo
+
+    for var in model.component_data_objects(pyo.Var):
+        var.set_value(0, skip_validation=True)
+    for i, assignment in start.assignments.items():
+        completion = assignment.completion_slot()
+        if i not in model.jobs or completion is None or (i, completion) not in model.complete:
+            continue  # unreachable for a verified start
+        model.admit[i].set_value(1, skip_validation=True)
+        model.complete[i, completion].set_value(1, skip_validation=True)
+        running = np.cumsum(assignment.workers_per_slot)
+        for t in range(instance.jobs[i].arrival, instance.horizon):
+            model.unfinished[i, t].set_value(1 if t <= completion else 0, skip_validation=True)
+            model.workers[i, t].set_value(int(assignment.workers_per_slot[t]), skip_validation=True)
+            model.parameter_servers[i, t].set_value(int(assignment.parameter_servers_per_slot[t]),
+                                                    skip_validation=True)
+            if hasattr(model, "work_done"):
+                model.work_done[i, t].set_value(float(running[t]), skip_validation=True)
+
+
+def pooled_counts(model, instance: Instance) -> dict:
+    """Per admitted job of a solved pooled model, its workers and PSs per slot, (T,) integer arrays each."""
+    admitted = [i for i in model.jobs if (model.admit[i].value or 0) > 0.5]
+    out = {i: (np.zeros(instance.horizon, dtype=np.int64), np.zeros(instance.horizon, dtype=np.int64))
+           for i in admitted}
+    for pool, var in enumerate((model.workers, model.parameter_servers)):
+        for (i, t), v in var.items():
+            if i in out and v.value:
+                out[i][pool][t] = int(round(v.value))
+    return out
+
+
+def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, start=None) -> dict:
+    """Solve the pooled ILP (``start`` as its MIP start) within ``time_limit``; if it is proven optimal, place
+    its counts on servers (:func:`place_pooled`). Returns ``outcome`` (the pooled solve's
+    :class:`~primaldual.backends.solvers.SolveOutcome`), ``assignments`` (per-server counts, None unless every slot
+    packed), ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed
+    first fit, a feasible schedule), ``note`` (what happened, for the result's message), ``build_seconds``,
+    sizes and slack."""
+    import time
+
+    from primaldual.models.offline import build_offline_model, model_size
+    from primaldual.backends.solvers import solve_model
+
+    started = time.perf_counter()
+    model = build_offline_model(instance, pooled=True)
+    build_seconds = time.perf_counter() - started
+    if start is not None:
+        seed_pooled(model, instance, start)
+    outcome = solve_model(model, solver="highs", time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                          warmstart=start is not None)
+    assignments, note, partial, counts = None, None, None, None
+    if outcome.status == "optimal" and outcome.has_solution:
+        counts = pooled_counts(model, instance)
+        assignments, slot = place_pooled(instance, counts)
+        note = ("the pooled ILP's optimum was placed on servers slot by slot: it is feasible for the per-server "
+                "ILP, hence optimal" if assignments is not None else
+                f"the pooled ILP's optimum does not pack on the servers in slot {slot}: solving the per-server "
+                f"ILP, with the pooled optimum as a bound")
+    else:
+        note = f"the pooled ILP was not proven optimal ({outcome.status}): solving the per-server ILP"
+    if assignments is None and outcome.has_solution:
+        partial = _place_what_fits(instance, counts if counts is not None else pooled_counts(model, instance))
+    n_variables, n_constraints = model_size(model)
+    return {"outcome": outcome, "assignments": assignments, "note": note, "build_seconds": build_seconds,
+            "partial": partial,
+            "n_variables": n_variables, "n_constraints": n_constraints,
+            "objective_slack": float(model.objective_slack)}
+
+
+def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int | None = None):
+    """The LP relaxation of the pooled model (matrix path), an upper bound on OPT, and its capacity duals as
+    prices over the cells of :class:`primaldual.offline.column_generation.Cells` (every server of a pool at its pool's
+    price for that slot and resource). Returns (bound including the utility floor's slack, worker prices
+    (T, H, R), PS prices (T, K, R)), or None when the LP is not solved to optimality within ``time_limit``.
+
+    Any prices >= 0 give a Lagrangian bound of (14)-(18); these give one at most the pooled LP value (pricing
+    over whole integral schedules is more restricted than the LP's fractional ones), so they are a good
+    starting point for column generation."""
+    from primaldual.offline.matrix import build_matrix_model, solve_matrix_model
+
+    model = build_matrix_model(instance, pooled=True)
+    outcome, _, duals = solve_matrix_model(model, relax=True, time_limit=time_limit, mip_gap=None,
+                                           threads=threads, with_duals=True)
+    if duals is None or outcome.bound is None:
+        return None
+    duals = np.maximum(duals, 0.0)  # a maximisation's <= rows: prices are the nonnegative duals
+    prices = []
+    for pool, n_servers in ((0, instance.cluster.n_worker_servers), (1, instance.cluster.n_ps_servers)):
+        rows = model.capacity_rows[pool][:, 0, :]  # (T, R): the one pooled server
+        per_slot = np.where(rows >= 0, duals[np.maximum(rows, 0)], 0.0)
+        prices.append(np.repeat(per_slot[:, None, :], n_servers, axis=1))
+    return float(outcome.bound) + model.objective_slack, prices[0], prices[1]
+
+
+__all__ = ["START_SCHEDULERS", "best_online_schedule", "pack_slot", "place_pooled", "pooled_counts", "pooled_lp_prices",
+           "seed_pooled", "solve_pooled_and_place"]

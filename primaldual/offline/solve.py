@@ -1,0 +1,379 @@
+"""Solve the offline problem (1)-(13) and return an honest certificate (issue 3; docs/papers.md, OASiS).
+
+:func:`solve_offline` builds :func:`primaldual.models.offline.build_offline_model`, hands it to a backend
+through :func:`primaldual.backends.solvers.solve_model` and returns an :class:`OfflineResult`:
+
+* the **incumbent** is a :class:`~primaldual.core.schedule.Schedule` that has passed the independent verifier
+  :func:`primaldual.core.verify.verify`; ``objective`` is the utility the verifier recomputes for it, not the
+  solver's number;
+* the **bound** is an upper bound on OPT: the solver's best bound, capped by the trivial bound
+  ``sum_i f_i(shortest_duration_i - 1)`` over the jobs that can finish; if a solver's bound is ever below a
+  verified schedule's utility (a wrong answer), it is discarded for the trivial bound and ``message`` says so;
+* ``status`` is ``"optimal"`` only when the solver finished (not at a limit) and the bound meets the
+  incumbent within :data:`OPTIMALITY_TOLERANCE`; a time-limited or gap-limited incumbent is ``"feasible"``
+  with its gap, never ``"optimal"``.
+
+Hard wall-clock and memory limits: with a ``time_limit`` (or a ``memory_limit``) the whole solve (building
+the model, translating it, solving it) runs in a child process (:mod:`primaldual.offline.child`, the
+``spawn`` start method) whose address space is capped; the parent kills it ``grace`` seconds past the limit
+(HiGHS does not always honour MIP time limits; a Pyomo build may never end at the paper's scale), and the
+status is ``"killed"`` (``"memory_limit"`` past the cap). The solver gets the time left after building.
+HiGHS streams each improving incumbent to the parent as it finds it, so a killed solve still returns its best
+verified schedule and bound. (Scripts that call this must guard their code with
+``if __name__ == "__main__":``, as for any spawned process.)
+
+Methods: the ILP (built by Pyomo, :mod:`primaldual.models.offline`, or as numpy sparse arrays,
+:mod:`primaldual.offline.matrix`), its LP and pooled relaxations, and column generation with price-and-branch
+over the packing formulation (14)-(18) (:mod:`primaldual.offline.price_and_branch`), which gives a verified schedule
+and a certified bound at the paper's scale.
+
+MIP start: ``start=schedule`` (an online scheduler's result, say) is verified, handed to the solver as a MIP
+start where the backend takes one (HiGHS, CBC), and returned as the incumbent whenever the solver's own
+incumbent is worse or missing; so the result is never worse than the start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import time
+
+import numpy as np
+import pyomo.environ as pyo
+
+from primaldual.core.errors import InputError
+from primaldual.core.instance import Instance
+from primaldual.models.offline import build_offline_model, model_size, schedulable_jobs
+from primaldual.offline.child import default_memory_limit, remaining, run_in_child
+from primaldual.offline.export import EXPORT_FORMATS, write_model  # noqa: F401 - re-exported
+from primaldual.offline.methods import (  # noqa: F401 - re-exported: the choices and checks live there
+    AUTO_ILP_PLACEMENTS, AUTO_MATRIX_PLACEMENTS, BUILDERS, METHODS, POOLED_SHARE, _check_arguments, _check_start,
+    _large_ilp_options, placement_count, resolve_builder, resolve_method)
+from primaldual.offline.result import (  # noqa: F401 - re-exported: the result and its rules live there
+    OPTIMALITY_TOLERANCE, STATUSES, SUCCESS_STATUSES, OfflineResult, _certify, _certify_cg, _certify_ilp,
+    _certify_relaxation, _gap, _limit_notes, _proven)
+from primaldual.core.schedule import Schedule
+from primaldual.backends.solvers import highspy_version as _highspy_version
+from primaldual.backends.solvers import check_solver, solve_model, solver_version
+from primaldual.core.verify import verify
+
+#: Relative MIP gap handed to HiGHS when the caller gives none (its own default, 1e-4, is coarser than the
+#: tolerance above). CBC and GLPK default to an exact search already.
+DEFAULT_HIGHS_GAP = 1e-7
+
+# --------------------------------------------------------------------------------------- build and solve
+
+
+def _seed(model, instance: Instance, start: Schedule) -> None:
+    """Set every variable to the start's values (0 where the start has nothing): the MIP start."""
+    for var in model.component_data_objects(pyo.Var):
+        var.set_value(0, skip_validation=True)
+    for i, assignment in start.assignments.items():
+        if i not in model.jobs:
+            continue  # unreachable for a verified start: every admitted job can finish and fits somewhere
+        completion = assignment.completion_slot()
+        if completion is None or (i, completion) not in model.complete:
+            continue
+        model.admit[i].set_value(1, skip_validation=True)
+        model.complete[i, completion].set_value(1, skip_validation=True)
+        for t, h in zip(*np.nonzero(assignment.workers)):
+            if (i, int(t), int(h)) in model.workers:
+                model.workers[i, int(t), int(h)].set_value(int(assignment.workers[t, h]), skip_validation=True)
+        for t, k in zip(*np.nonzero(assignment.parameter_servers)):
+            if (i, int(t), int(k)) in model.parameter_servers:
+                model.parameter_servers[i, int(t), int(k)].set_value(
+                    int(assignment.parameter_servers[t, k]), skip_validation=True)
+        for t in range(instance.jobs[i].arrival, completion + 1):
+            model.unfinished[i, t].set_value(1, skip_validation=True)
+        if hasattr(model, "work_done"):
+            running = np.cumsum(assignment.workers_per_slot)
+            for t in range(instance.jobs[i].arrival, instance.horizon):
+                model.work_done[i, t].set_value(float(running[t]), skip_validation=True)
+
+
+def _extract(model, instance: Instance) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Per admitted job, the (T, H) worker and (T, K) PS counts of the solver's answer, rounded to integers."""
+    horizon = instance.horizon
+    n_worker, n_ps = instance.cluster.n_worker_servers, instance.cluster.n_ps_servers
+    admitted = [i for i in model.jobs if (model.admit[i].value or 0) > 0.5]
+    out = {i: (np.zeros((horizon, n_worker), dtype=np.int64), np.zeros((horizon, n_ps), dtype=np.int64))
+           for i in admitted}
+    for (i, t, h), var in model.workers.items():
+        if i in out and var.value:
+            out[i][0][t, h] = int(round(var.value))
+    for (i, t, k), var in model.parameter_servers.items():
+        if i in out and var.value:
+            out[i][1][t, k] = int(round(var.value))
+    return out
+
+
+def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, start=None, notify=None,
+                            deadline=None) -> dict:
+    """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline.matrix`),
+    with ``start`` as the MIP start and each improving incumbent sent through ``notify``."""
+    from primaldual.offline.matrix import build_matrix_model, matrix_assignments, solve_matrix_model, start_vector
+
+    started = time.perf_counter()
+    model = build_matrix_model(instance)
+    build_seconds = time.perf_counter() - started
+    if notify is not None:
+        notify("built", {"build_seconds": build_seconds, "n_variables": model.n_variables,
+                         "n_constraints": model.n_constraints, "objective_slack": model.objective_slack})
+    on_incumbent = None
+    if notify is not None and not relax:
+        def on_incumbent(values, objective, bound):
+            # Sent as found, so that a parent that kills this process keeps the best schedule so far.
+            notify("incumbent", {"assignments": matrix_assignments(model, values, instance), "bound": bound,
+                                 "objective": objective})
+
+    if deadline is not None:
+        time_limit = remaining(deadline)
+    gap = mip_gap if mip_gap is not None else (None if relax else DEFAULT_HIGHS_GAP)
+    outcome, values = solve_matrix_model(
+        model, relax=relax, time_limit=time_limit, mip_gap=gap, threads=threads, on_incumbent=on_incumbent,
+        start=None if start is None or relax else start_vector(model, instance, start))
+    assignments = None if relax or values is None else matrix_assignments(model, values, instance)
+    return {"build_seconds": build_seconds, "n_variables": model.n_variables, "n_constraints": model.n_constraints,
+            "objective_slack": model.objective_slack, "outcome": outcome, "assignments": assignments,
+            "builder": "matrix"}
+
+
+def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, pooled, formulation, start,
+                     notify=None, deadline=None, builder="pyomo") -> dict:
+    """Build, optionally seed, solve; return plain data (picklable: it may cross a process boundary).
+
+    With a ``deadline`` (absolute ``time.time()``) the solver gets only the time left after building."""
+    if builder == "matrix":
+        return _build_and_solve_matrix(instance, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                                       relax=relax, start=start, notify=notify, deadline=deadline)
+    started = time.perf_counter()
+    model = build_offline_model(instance, relax=relax, formulation=formulation, pooled=pooled)
+    build_seconds = time.perf_counter() - started
+    n_variables, n_constraints = model_size(model)
+    if notify is not None:
+        notify("built", {"build_seconds": build_seconds, "n_variables": n_variables, "n_constraints": n_constraints,
+                         "objective_slack": float(model.objective_slack)})
+    if start is not None:
+        _seed(model, instance, start)
+    gap = mip_gap if mip_gap is not None else (DEFAULT_HIGHS_GAP if solver == "highs" and not relax else None)
+    on_start = on_incumbent = None
+    if notify is not None:
+        def on_start():
+            notify("solving", {})
+
+        if not relax and not pooled:
+            def on_incumbent(objective, bound):
+                # Sent as found, so that a parent that kills this process keeps the best schedule so far.
+                notify("incumbent", {"assignments": _extract(model, instance), "bound": bound,
+                                     "objective": objective})
+
+    if deadline is not None:
+        time_limit = remaining(deadline)
+    outcome = solve_model(model, solver=solver, time_limit=time_limit, mip_gap=gap, threads=threads,
+                          warmstart=start is not None, on_start=on_start, on_incumbent=on_incumbent)
+    assignments = None
+    if outcome.has_solution and not relax and not pooled:
+        assignments = _extract(model, instance)
+    return {
+        "build_seconds": build_seconds,
+        "n_variables": n_variables,
+        "n_constraints": n_constraints,
+        "objective_slack": float(model.objective_slack),
+        "outcome": outcome,
+        "assignments": assignments,
+        "builder": "pyomo",
+    }
+
+
+def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned process
+    options = dict(options)
+    pooled_first, online_start = options.pop("pooled_first", False), options.pop("online_start", False)
+    extra = {"notes": [], "details": {}}
+    if online_start and options["start"] is None:
+        from primaldual.offline.pooled import best_online_schedule
+
+        options["start"], utility = best_online_schedule(instance)
+        extra["details"]["online_start_utility"] = utility
+        if notify is not None and options["start"] is not None:
+            notify("incumbent", {"assignments": {i: (s.workers, s.parameter_servers)
+                                                 for i, s in options["start"].assignments.items()},
+                                 "objective": utility, "bound": None})
+    pooled_bound = None
+    if pooled_first:
+        from primaldual.offline.pooled import solve_pooled_and_place
+
+        left = remaining(options["deadline"])
+        pooled = solve_pooled_and_place(
+            instance, time_limit=None if left is None else POOLED_SHARE * left, threads=options["threads"],
+            mip_gap=DEFAULT_HIGHS_GAP if options["mip_gap"] is None else options["mip_gap"], start=options["start"])
+        extra["notes"].append(pooled.pop("note"))
+        extra["details"]["pooled_bound"] = pooled["outcome"].bound
+        if pooled["assignments"] is not None:
+            return {**pooled, **extra, "builder": "pooled+placement"}
+        options["start"] = _better_start(instance, options["start"], pooled.pop("partial"), extra)
+        if pooled["outcome"].status != "error":
+            pooled_bound = pooled["outcome"].bound
+    raw = _build_and_solve(instance, notify=notify, **options)
+    outcome = raw["outcome"]
+    if outcome.status == "error" and any(word in outcome.message for word in (
+            "MemoryError", "bad_alloc", "can't start new thread")):
+        # solve_model reports a failed allocation as a solver error; under the child's cap it is the cap.
+        raise MemoryError(outcome.message)
+    if pooled_bound is not None and (outcome.bound is None or pooled_bound < outcome.bound):
+        # The pooled model is a relaxation with the same floored objective: its bound holds here too.
+        raw["outcome"] = dataclasses.replace(outcome, bound=pooled_bound)
+    return {**raw, **extra}
+
+
+def _better_start(instance, start, candidate, extra) -> Schedule | None:
+    """The better MIP start of ``start`` and ``candidate`` (a schedule placed from the pooled solution)."""
+    if candidate is None:
+        return start
+    utility = verify(instance, candidate)
+    if not utility.feasible or (start is not None and utility.utility <= verify(instance, start).utility):
+        return start
+    extra["details"]["pooled_start_utility"] = float(utility.utility)
+    extra["notes"].append("the pooled solution's jobs that fit on the servers seed the per-server ILP")
+    return candidate
+
+
+def _prepare_ilp(instance, options) -> None:  # runs in the spawned process, before its memory cap
+    import pyomo.contrib.appsi.solvers.highs  # noqa: F401 - the import the HiGHS path makes later
+
+    check_solver(options["solver"])
+    solver_version(options["solver"])
+
+
+def _prepare_cg(instance, jobs, options) -> None:  # runs in the spawned process, before its memory cap
+    import primaldual.oasis.engine  # noqa: F401
+    import primaldual.offline.price_and_branch  # noqa: F401
+    import primaldual.simulation.simulator  # noqa: F401
+
+
+def _cg_in_child(notify, instance, jobs, options) -> dict:  # runs in the spawned process
+    from primaldual.offline.price_and_branch import column_generation_solve
+
+    return column_generation_solve(instance, jobs, notify=notify, **options)
+
+
+def default_grace(time_limit: float) -> float:
+    """Seconds past the solver's time limit before the child is killed: room for a backend that stops a little
+    late, for reading its answer back into Pyomo and for sending it to the parent."""
+    return 5.0 + 0.1 * float(time_limit)
+
+
+def solve_offline(
+    instance: Instance,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    threads: int | None = None,
+    start: Schedule | None = None,
+    relax: bool = False,
+    pooled: bool = False,
+    formulation: str = "strong",
+    grace: float | None = None,
+    *,
+    method: str | None = None,
+    memory_limit: int | None = None,
+    progress=None,
+    builder: str = "auto",
+    pooled_first: bool | None = None,
+    online_start: bool | None = None,
+) -> OfflineResult:
+    """Solve the offline problem of ``instance`` (or bound it) and certify the answer.
+
+    ``method`` (:data:`METHODS`): ``"ilp"`` (default), ``"lp"`` (the LP relaxation; ``relax=True`` is the old
+    spelling), ``"pooled"`` (``pooled=True``), ``"cg"`` (column generation and price-and-branch over the
+    packing formulation (14)-(18), :mod:`primaldual.offline.price_and_branch`: a verified schedule and a certified
+    bound) or ``"auto"`` (:func:`resolve_method`); ``OfflineResult.method`` is the one used.
+
+    ``time_limit`` (seconds) bounds the whole call, building included: the build and solve run in a spawned
+    child that is killed ``grace`` seconds (default :func:`default_grace`) after the limit, and the solver
+    gets the time left after building. ``memory_limit`` (bytes; default
+    :func:`primaldual.offline.child.default_memory_limit`) caps the child's address space; past it the status
+    is ``"memory_limit"``. Without either limit the solve runs in this process; inside a daemonic process
+    (e.g. a ``multiprocessing.Pool`` worker), which may not start children, too, with the solver's own limit
+    only, and ``message`` says so. ``builder`` (:data:`BUILDERS`) chooses who assembles the ILP/LP: the Pyomo
+    model or numpy sparse arrays handed to highspy (:func:`resolve_builder`). ``progress(line)``, if given,
+    receives progress lines while a child runs. ``pooled_first`` solves the pooled ILP first and places its
+    optimum on servers (:mod:`primaldual.offline.pooled`; a proof of optimality when every slot packs, else
+    the per-server ILP follows with the pooled bound); ``online_start`` seeds the ILP with the best online
+    scheduler's schedule; both default (None) to on for the HiGHS strong ILP above
+    :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
+    ``mip_gap`` is a relative gap at which the solver may stop; the result is then ``"feasible"`` with its gap
+    unless the bound meets the incumbent. ``start`` is a feasible schedule used as a MIP start and as a floor
+    on the incumbent.
+
+    Bad arguments, an unknown or unavailable solver, and an infeasible start raise :class:`InputError`. An
+    instance where no job can finish returns ``"optimal"`` with objective 0 without calling a solver.
+    """
+    _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace, method, memory_limit)
+    method = resolve_method(instance, method, bool(relax), bool(pooled))
+    relax, pooled = method == "lp", method == "pooled"
+    relaxation = relax or pooled
+    start_utility = None
+    if start is not None:
+        if relaxation:
+            raise InputError("--start: a MIP start seeds the ILP; it does not apply to --relax or --pooled")
+        start_utility = _check_start(instance, start)
+    version = solver_version(solver) if method != "cg" else _highspy_version()
+    jobs = schedulable_jobs(instance)
+    trivial_bound = float(sum(instance.best_utility(i) for i in jobs))
+    common = dict(solver=solver if method != "cg" else "highs", solver_version=version, formulation=formulation,
+                  relaxed=relax, pooled=pooled, method=method)
+
+    if not jobs:
+        schedule = None if relaxation else Schedule({}, meta={"source": "offline", "status": "optimal"})
+        if schedule is not None and not verify(instance, schedule).feasible:  # pragma: no cover - defensive
+            raise AssertionError("the empty schedule failed verification")
+        why = "the instance has no jobs" if instance.n_jobs == 0 else (
+            "no job can finish by the horizon (or fit on any server)")
+        return OfflineResult(
+            status="optimal", objective=0.0, bound=0.0, gap=0.0, schedule=schedule, build_seconds=0.0,
+            solve_seconds=0.0, n_variables=0, n_constraints=0, termination="not solved",
+            incumbent_source="empty", start_objective=start_utility,
+            message=f"{why}: the optimum admits nothing; no solver was called", **common,
+        )
+
+    notes = []
+    in_child = (time_limit is not None or memory_limit is not None)
+    if in_child and multiprocessing.current_process().daemon:
+        notes.append("no hard wall-clock limit (nor memory limit): a daemonic process may not start the solver process")
+        in_child = False
+    deadline = None if time_limit is None else time.time() + float(time_limit)
+    if method == "cg":
+        options = dict(deadline=deadline, threads=threads)
+        target, arguments, prepare = _cg_in_child, (instance, jobs, options), _prepare_cg
+    else:
+        options = dict(solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, relax=relax,
+                       pooled=pooled, formulation=formulation, start=start, deadline=deadline,
+                       builder=resolve_builder(instance, builder, solver=solver, pooled=pooled,
+                                               formulation=formulation, start=start),
+                       **_large_ilp_options(instance, method, solver, formulation, start, pooled_first,
+                                            online_start))
+        target, arguments, prepare = _ilp_in_child, (instance, options), _prepare_ilp
+    started = time.perf_counter()
+    if in_child:
+        raw = run_in_child(target, arguments, time_limit=time_limit,
+                           grace=default_grace(time_limit or 0.0) if grace is None else float(grace),
+                           memory_limit=int(memory_limit) if memory_limit is not None else default_memory_limit(),
+                           progress=progress, prepare=prepare)
+    else:
+        # In this process only column generation's own progress lines can be shown (nothing else reports).
+        forward = None if progress is None or method != "cg" else (
+            lambda kind, data: progress(str(data)) if kind == "progress" else None)
+        raw = target(forward, *arguments)
+    raw.setdefault("elapsed", time.perf_counter() - started)
+    raw.setdefault("method", method)
+    if method == "cg":
+        return _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, common)
+    return _certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common)
+
+
+__all__ = [
+    "AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "METHODS", "POOLED_SHARE", "resolve_builder",
+    "placement_count", "resolve_method",
+    "DEFAULT_HIGHS_GAP", "OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "default_grace", "solve_offline",
+    "write_model",
+]

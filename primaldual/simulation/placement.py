@@ -1,0 +1,204 @@
+"""Placing one job's workers and PSs onto servers inside one slot, shared by the baselines.
+
+OASiS places by price (docs/papers.md, OASiS); the baselines place by a fixed rule, chosen per scheduler with a
+``placement`` parameter:
+
+``first_fit``
+    fill servers in index order, each as far as it goes (packs jobs onto few servers, keeps big holes free);
+``least_loaded``
+    one unit at a time onto the server with the most room left for this job's demand (spreads a job out).
+
+Worker servers and PS servers are separate pools (eqs. (4)-(5)), so a job's ``D`` workers and its
+``Z(D) = ceil(D b_i / B_i)`` PSs (the fewest eq. (6) allows; eq. (7) holds because ``b_i <= B_i``) are placed
+independently. Everything here is exact in units: on one server, ``floor(free / demand)`` units of a job fit,
+so the number of units of one job that fit in a pool is the sum of those per-server counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from primaldual.simulation.scheduler import Allocation
+
+PLACEMENTS = ("first_fit", "least_loaded")
+
+#: Slack on free capacity when counting units that fit. Smaller than the verifier's 1e-9, so that sums of
+#: decimal demands (0.1 + 0.2 <= 0.3) fit and a schedule built here always passes the verifier.
+FIT_TOLERANCE = 1e-10
+
+#: "Unbounded" per-server count for a job that demands nothing of a pool's resources (small enough that a sum
+#: over any number of servers stays far from int64 overflow).
+UNBOUNDED = 1 << 40
+
+
+def check_placement(policy: str) -> str:
+    """Validate a ``placement`` parameter (raises ``ValueError``, which ``make_scheduler`` reports as bad input)."""
+    if policy not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, got {policy!r}")
+    return policy
+
+
+def can_finish(slot, remaining, workers, horizon: int):
+    """Whether ``remaining`` worker-slots can be done by the horizon with ``workers`` workers in every slot from
+    ``slot`` on: ``slot + ceil(remaining / workers) <= horizon`` (vectorised). The baselines' ``skip_unfinishable``
+    rule with ``workers`` from :func:`widest`; other jobs are ignored, so a False is certain and a True
+    optimistic. ``workers = 0`` (the job fits nowhere) is never finishable."""
+    workers = np.asarray(workers)
+    return (workers > 0) & (slot + -(-np.asarray(remaining) // np.maximum(workers, 1)) <= horizon)
+
+
+def widest(instance) -> np.ndarray:
+    """Per job, the most workers it can run in one slot of the empty cluster, ``min(N_i, V_i, what fits with
+    its PSs)`` (:func:`primaldual.core.standalone.fastest_standalone_workers`; 0 if it fits nowhere): the width
+    :func:`can_finish` may assume. With ``N_i`` instead, a job that one server can hold only one worker of looked
+    finishable, and RRH and OASiS-LR gave it the capacity a finishable job needed (``tiny`` seed 61007: both
+    earned 0 where OPT is 2.8)."""
+    from primaldual.core.standalone import fastest_standalone_workers
+
+    return np.array([fastest_standalone_workers(instance, i) for i in range(instance.n_jobs)], dtype=np.int64)
+
+
+def units_that_fit(free: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """Per server, how many units of ``demand`` (shape (R,)) fit in ``free`` (shape (S, R))."""
+    positive = demand > 0
+    if not positive.any():
+        return np.full(free.shape[0], UNBOUNDED, dtype=np.int64)
+    ratio = (free[:, positive] + FIT_TOLERANCE) / demand[positive]
+    return np.maximum(np.floor(ratio.min(axis=1)), 0).astype(np.int64)
+
+
+def spread(count: int, caps: np.ndarray, policy: str) -> np.ndarray | None:
+    """Distribute ``count`` units over servers holding at most ``caps[s]`` each; None if they do not fit."""
+    out = np.zeros(caps.shape[0], dtype=np.int64)
+    if count <= 0:
+        return out
+    if int(np.minimum(caps, count).sum()) < count:
+        return None
+    if policy == "first_fit":
+        left = count
+        for s in range(caps.shape[0]):
+            take = min(int(caps[s]), left)
+            out[s] = take
+            left -= take
+            if not left:
+                break
+    else:  # least_loaded: argmax picks the lowest index among ties, so the result is deterministic.
+        room = np.minimum(caps, count).astype(np.int64)
+        for _ in range(count):
+            s = int(np.argmax(room))
+            out[s] += 1
+            room[s] -= 1
+    return out
+
+
+def place_units(free: np.ndarray, demand: np.ndarray, count: int, policy: str) -> np.ndarray | None:
+    """Place ``count`` units of ``demand`` into ``free`` (subtracted in place); None (and ``free`` untouched)
+    if they do not fit."""
+    counts = spread(count, units_that_fit(free, demand), policy)
+    if counts is not None and count > 0:
+        free -= counts[:, None] * demand[None, :]
+    return counts
+
+
+class FreeCapacity:
+    """What is left of each server's capacity in the slot being decided: ``worker`` (H, R), ``ps`` (K, R)."""
+
+    def __init__(self, cluster):
+        self.worker = np.array(cluster.worker_capacity, dtype=float)
+        self.ps = np.array(cluster.ps_capacity, dtype=float)
+
+    def copy(self) -> "FreeCapacity":
+        other = object.__new__(FreeCapacity)
+        other.worker, other.ps = self.worker.copy(), self.ps.copy()
+        return other
+
+    def max_workers(self, job, limit: int) -> int:
+        """Largest ``D <= limit`` such that ``D`` workers and their ``Z(D)`` PSs fit now."""
+        workers = int(min(limit, units_that_fit(self.worker, job.worker_demand).sum()))
+        ps_room = int(min(units_that_fit(self.ps, job.ps_demand).sum(), UNBOUNDED))
+        while workers > 0 and job.min_parameter_servers(workers) > ps_room:
+            workers -= 1
+        return max(workers, 0)
+
+    def place(self, job, workers: int, policy: str) -> Allocation | None:
+        """Place ``workers`` workers and ``Z(workers)`` PSs of ``job``; None (nothing taken) if they do not fit."""
+        before_worker = self.worker.copy()
+        y = place_units(self.worker, job.worker_demand, int(workers), policy)
+        if y is None:
+            return None
+        z = place_units(self.ps, job.ps_demand, int(job.min_parameter_servers(int(workers))), policy)
+        if z is None:
+            self.worker = before_worker
+            return None
+        return Allocation(y, z)
+
+    def fits(self, job, allocation: Allocation) -> bool:
+        worker_after = self.worker - allocation.workers[:, None] * job.worker_demand[None, :]
+        ps_after = self.ps - allocation.parameter_servers[:, None] * job.ps_demand[None, :]
+        return bool((worker_after >= -FIT_TOLERANCE).all() and (ps_after >= -FIT_TOLERANCE).all())
+
+    def take(self, job, allocation: Allocation) -> None:
+        """Subtract an allocation decided earlier (a running job that keeps its servers)."""
+        self.worker -= allocation.workers[:, None] * job.worker_demand[None, :]
+        self.ps -= allocation.parameter_servers[:, None] * job.ps_demand[None, :]
+
+    def release(self, job, allocation: Allocation) -> None:
+        """Give back an allocation (or the part of one that a job does not use)."""
+        self.worker += allocation.workers[:, None] * job.worker_demand[None, :]
+        self.ps += allocation.parameter_servers[:, None] * job.ps_demand[None, :]
+
+
+def grow(free: FreeCapacity, job, allocation: Allocation, workers: int, policy: str) -> Allocation:
+    """``allocation`` (already taken from ``free``) grown towards ``workers`` workers with the PSs eq. (6) needs,
+    as far as ``free`` allows; the added units are taken from ``free``. Existing units stay where they are."""
+    held_workers = int(allocation.workers.sum())
+    held_ps = int(allocation.parameter_servers.sum())
+    for target in range(int(workers), held_workers, -1):
+        extra_ps = max(0, int(job.min_parameter_servers(target)) - held_ps)
+        before = free.worker.copy()
+        added = place_units(free.worker, job.worker_demand, target - held_workers, policy)
+        if added is None:
+            continue
+        added_ps = place_units(free.ps, job.ps_demand, extra_ps, policy)
+        if added_ps is None:
+            free.worker = before
+            continue
+        return Allocation(allocation.workers + added, allocation.parameter_servers + added_ps)
+    return allocation
+
+
+def trim(job, allocation: Allocation, workers: int) -> Allocation:
+    """The same placement shrunk to ``workers`` workers and ``Z(workers)`` PSs (units leave the highest-index
+    servers first). Used in a job's last slot, where it needs fewer workers than it holds."""
+    y = _shrink(allocation.workers, int(workers))
+    z = _shrink(allocation.parameter_servers, int(job.min_parameter_servers(int(workers))))
+    return Allocation(y, z)
+
+
+def _shrink(counts: np.ndarray, total: int) -> np.ndarray:
+    out = np.array(counts, dtype=np.int64)
+    excess = int(out.sum()) - total
+    for s in range(out.shape[0] - 1, -1, -1):
+        if excess <= 0:
+            break
+        take = min(int(out[s]), excess)
+        out[s] -= take
+        excess -= take
+    return out
+
+
+def dominant_share_unit(job, worker_total: np.ndarray, ps_total: np.ndarray) -> float:
+    """Dominant share of one worker together with the ``b_i / B_i`` PS it needs (eq. (6)), over both pools.
+
+    ``worker_total`` and ``ps_total`` are each pool's total capacity per resource; a resource with no capacity
+    in a pool is ignored there (no job can demand it: instances are validated to fit).
+    """
+    ratio = job.worker_bandwidth_gbps / job.ps_bandwidth_gbps
+    shares = [0.0]
+    mask = worker_total > 0
+    if mask.any():
+        shares.append(float((job.worker_demand[mask] / worker_total[mask]).max()))
+    mask = ps_total > 0
+    if mask.any():
+        shares.append(ratio * float((job.ps_demand[mask] / ps_total[mask]).max()))
+    return max(shares)
