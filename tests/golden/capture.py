@@ -84,7 +84,7 @@ def compare_outputs() -> dict:
 
     out = {}
     for preset, seed, jobs in COMPARE_CASES:
-        comparison = compare(_instance(preset, seed, jobs), opt=True, time_limit=None)
+        comparison = compare(_instance(preset, seed, jobs), list(SCHEDULERS), opt=True, time_limit=None)
         out[f"{preset}/{seed}/{jobs}"] = _without_timings(comparison.summary)
     return out
 
