@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from primaldual.sweep.records import json_default
+from primaldual.core.jsonable import json_default
 
 
 def print_json(data: dict) -> None:

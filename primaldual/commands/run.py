@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.evaluation.compare import describe
@@ -11,7 +10,9 @@ from primaldual.core.files import load_instance, save_schedule
 from primaldual.core.generate import PRESETS, generate
 from primaldual.evaluation.restart_bound import applies
 from primaldual.simulation.scheduler import available_schedulers, make_scheduler
-from primaldual.simulation.simulator import SimulationError, check_restart_cost, simulate, to_jsonable
+from primaldual.core.jsonable import jsonable
+from primaldual.simulation.scheduler import parse_value
+from primaldual.simulation.simulator import SimulationError, check_restart_cost, simulate
 
 ORDER = 40
 
@@ -42,14 +43,6 @@ def instance_from_args(args):
     seed = 0 if args.seed is None else args.seed
     instance = generate(preset=args.preset, seed=seed, jobs=args.jobs)
     return instance, f"preset {args.preset}, seed {seed}" + (f", {args.jobs} jobs" if args.jobs else "")
-
-
-def parse_value(text: str):
-    """A ``--param`` value: JSON where it parses (``2``, ``0.5``, ``true``, ``null``), else the string."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def parse_parameter(text: str) -> tuple[str, object]:
@@ -118,7 +111,7 @@ def run(args) -> int:
                "output": args.output}
         certificate = result.report.get("certificate")
         if certificate is not None:
-            out["certificate"] = to_jsonable(certificate)
+            out["certificate"] = jsonable(certificate)
         print_json(out)
         return 0
     print(

@@ -4,7 +4,7 @@
 (``upper_candidates``); candidate names say where each number comes from:
 
 * ``standalone``: ``sum_i f_i^alone``, every job alone on the empty cluster as fast as the servers allow
-  (:func:`primaldual.oasis.prices.standalone_utilities`). A job's utility in any feasible schedule is at most its
+  (:func:`primaldual.core.standalone.standalone_utilities`). A job's utility in any feasible schedule is at most its
   standalone utility, so the sum bounds OPT with no solver at all;
 * ``solver``: the offline solver's bound (its incumbent, when it proved optimality without reporting one), and
   as a lower candidate its verified incumbent;
@@ -32,7 +32,7 @@ BOUND_TOLERANCE = 1e-6
 
 def standalone_bound(instance) -> float:
     """``sum_i f_i^alone``: an upper bound on OPT that needs no solver (module docstring)."""
-    from primaldual.oasis.prices import standalone_utilities
+    from primaldual.core.standalone import standalone_utilities
 
     return float(standalone_utilities(instance).sum())
 

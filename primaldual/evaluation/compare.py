@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from primaldual.offline.options import SolveOptions
 from primaldual.evaluation.pipeline import Evaluation, evaluate
-from primaldual.sweep.records import jsonable
+from primaldual.core.jsonable import jsonable
 
 
 def describe(instance) -> dict:

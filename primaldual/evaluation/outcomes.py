@@ -4,7 +4,7 @@ figures and the Gantt view.
 Conventions are those of :mod:`primaldual.core.metrics`: a job's completion slot is the last slot with at least one
 worker (eq. 8), its JCT is ``completion - arrival + 1`` slots and its utility ``f_i(completion - arrival)``
 (eq. 1). A job's *standalone* JCT is the number of slots it needs running alone on the empty cluster as fast as
-it can (:func:`primaldual.oasis.prices.fastest_standalone_workers`), and its *finish-time fairness* is its JCT
+it can (:func:`primaldual.core.standalone.fastest_standalone_workers`), and its *finish-time fairness* is its JCT
 divided by that: 1 means the schedule cost the job nothing, 2 that it took twice as long as alone.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
-from primaldual.oasis.prices import fastest_standalone_workers, standalone_utilities
+from primaldual.core.standalone import fastest_standalone_workers, standalone_utilities
 from primaldual.core.schedule import Schedule
 
 #: The pools of a cluster, in the order figures list them.

@@ -11,7 +11,7 @@ everywhere.
 
 * ``low`` is the best verified utility: the best online schedule, or the solver's incumbent;
 * ``high`` is the least proven upper bound: the instance's standalone bound (every job alone on the empty
-  cluster, :func:`primaldual.oasis.prices.standalone_utilities`), the solver's bound, and any bound a scheduler
+  cluster, :func:`primaldual.core.standalone.standalone_utilities`), the solver's bound, and any bound a scheduler
   offers through an ``upper_bounds()`` method (OASiS offers its weak-duality certificate ``D``, see
   :mod:`primaldual.oasis.engine`). No code here knows which scheduler offers what.
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-import primaldual.simulation.simulator  # noqa: F401  (importing the simulator registers oasis-lr and oasis-p)
 from primaldual.baselines.rrh import RrhScheduler
 from primaldual.simulation.scheduler import available_schedulers, register_scheduler
 

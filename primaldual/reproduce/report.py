@@ -139,7 +139,7 @@ def _write_json(reproduction, settings: Settings, summaries: dict[str, dict]) ->
                     for p in reproduction.figures],
     }
     path = reproduction.out / "summary.json"
-    from primaldual.sweep.records import jsonable  # infinities (unbounded ratios) become null
+    from primaldual.core.jsonable import jsonable  # infinities (unbounded ratios) become null
 
     path.write_text(json.dumps(jsonable(data), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return path

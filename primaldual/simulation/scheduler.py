@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -96,6 +97,15 @@ class OnlineScheduler(ABC):
         return {}
 
 
+def parse_value(text: str):
+    """A scheduler parameter written as text (``--param``, experiment files): JSON where it parses (``2``,
+    ``0.5``, ``true``, ``null``), else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
 # ---------------------------------------------------------------------------------------------- registry
 
 #: Built-in schedulers, imported lazily so that importing the registry imports no scheduler.
@@ -106,6 +116,8 @@ BUILTIN_SCHEDULERS: dict[str, str] = {
     "drf": "primaldual.baselines.drf:DrfScheduler",
     "rrh": "primaldual.baselines.rrh:RrhScheduler",
     "dorm": "primaldual.baselines.dorm:DormScheduler",
+    "oasis-lr": "primaldual.oasis.lr.scheduler:OasisLr",
+    "oasis-p": "primaldual.oasis.lr.scheduler:OasisP",
 }
 ENTRY_POINT_GROUP = "primaldual.schedulers"
 _REGISTERED: dict[str, Callable[..., OnlineScheduler]] = {}

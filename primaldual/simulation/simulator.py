@@ -56,7 +56,7 @@ import numpy as np
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.core.metrics import RunMetrics, compute_metrics
-from primaldual.sweep.records import jsonable
+from primaldual.core.jsonable import jsonable
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState, make_scheduler
 
@@ -120,13 +120,9 @@ class SimulationResult:
             **self.metrics.to_dict(),
             "restart_cost": self.restart_cost,
             "promises": None if self.promises is None else dict(self.promises),
-            "parameters": to_jsonable(self.parameters),
-            "report": to_jsonable(self.report),
+            "parameters": jsonable(self.parameters),
+            "report": jsonable(self.report),
         }
-
-
-# The one JSON cleaner of results, kept under its old name for the callers of this module.
-to_jsonable = jsonable
 
 
 class _Checker:
@@ -358,7 +354,7 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
     # The deadlines a scheduler committed to (OASiS-LR/P): counted as promises, and drawn by the Gantt view.
     deadlines = scheduler.promised_deadlines() if hasattr(scheduler, "promised_deadlines") else None
     meta = {"generator": "primaldual.simulate", "scheduler": name,
-            "parameters": to_jsonable(dict(scheduler.parameters()))}
+            "parameters": jsonable(dict(scheduler.parameters()))}
     if deadlines is not None:
         meta["promised_deadlines"] = {str(i): int(d) for i, d in deadlines.items()}
     schedule = Schedule(_assignments(instance, records, completed), meta=meta)
@@ -402,15 +398,10 @@ def _assignments(instance: Instance, records: dict, completed: np.ndarray) -> di
     return assignments
 
 
-# OASiS-LR and OASiS-P register themselves by name (``register_scheduler``) when their module is imported;
-# every entry point that runs schedulers by name (run, compare, sweeps) goes through this module.
-import primaldual.oasis.lr.scheduler  # noqa: E402,F401
-
-
 def _frozen(array: np.ndarray) -> np.ndarray:
     out = array.copy()
     out.setflags(write=False)
     return out
 
 
-__all__ = ["SimulationError", "SimulationResult", "check_restart_cost", "simulate", "to_jsonable"]
+__all__ = ["SimulationError", "SimulationResult", "check_restart_cost", "simulate"]

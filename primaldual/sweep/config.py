@@ -115,7 +115,7 @@ def _toml_value(value: Any) -> str:
 
 def dump_config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     """The resolved settings of ``args`` as an experiment file (``None`` values are left out)."""
-    from primaldual.commands.run import parse_value  # the one rule the commands read --param values by
+    from primaldual.simulation.scheduler import parse_value  # the one rule the commands read --param values by
 
     lines, params = [], []
     for key, action in sorted(_actions(parser).items()):

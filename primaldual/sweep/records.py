@@ -13,57 +13,17 @@ killed at any moment loses at most the record being written. Reading the file ba
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 import os
 from pathlib import Path
-from typing import Any, Iterator, Mapping
-
-import numpy as np
+from typing import Iterator
 
 from primaldual.core.errors import InputError
+from primaldual.core.jsonable import json_default
 
 
 class ResultsFileError(InputError):
     """A results file that cannot be trusted: bad JSON, a record without key, or a duplicated key."""
-
-
-def json_default(value: Any):
-    """``json.dumps(default=...)`` for numpy scalars and arrays (shared by records and ``--json`` output)."""
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-def jsonable(value: Any, depth: int = 0):
-    """A JSON-safe copy, the one cleaner of results: objects with ``to_dict`` and dataclasses to dicts, numpy
-    scalars and arrays to Python, tuples to lists, non-finite floats to None (JSON has no inf or NaN)."""
-    if depth > 50:
-        raise ValueError("jsonable: nested more than 50 levels deep")
-    if hasattr(value, "to_dict") and not isinstance(value, type):
-        value = value.to_dict()
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v, depth + 1) for v in value]
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist(), depth + 1)
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return repr(value)
 
 
 def dumps_record(record: dict) -> str:
@@ -198,4 +158,4 @@ class ResultsFile:
         self._handle.close()
 
 
-__all__ = ["ResultsFile", "ResultsFileError", "dumps_record", "json_default", "jsonable", "read_records"]
+__all__ = ["ResultsFile", "ResultsFileError", "dumps_record", "read_records"]

@@ -13,7 +13,7 @@ from importlib import metadata
 from typing import Any
 
 from primaldual.evaluation.bounds import Ratio, standalone_bound
-from primaldual.sweep.records import jsonable
+from primaldual.core.jsonable import jsonable
 from primaldual.sweep.spec import Spec, spec_key
 
 RECORD_FORMAT = "primaldual.sweep_record"

@@ -48,7 +48,7 @@ def _instance(preset, seed, jobs):
 
 def scheduler_outputs() -> dict:
     from primaldual.core.files import schedule_to_dict
-    from primaldual.sweep.records import jsonable
+    from primaldual.core.jsonable import jsonable
     from primaldual.simulation.simulator import simulate
 
     out = {}

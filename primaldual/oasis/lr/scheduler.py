@@ -72,7 +72,7 @@ from primaldual.oasis.lr.order import GrowthOrder, check_order
 from primaldual.oasis.lr.dual_record import DualRecord, certificate_terms
 from primaldual.oasis.lr.rollout import SETTINGS, RolloutSelection
 from primaldual.oasis.prices import PRICE_RULES, compute_constants, standalone_utilities
-from primaldual.simulation.scheduler import Allocation, OnlineScheduler, register_scheduler
+from primaldual.simulation.scheduler import Allocation, OnlineScheduler
 
 
 class OasisLrScheduler(RolloutSelection, GrowthOrder, WorkConservingExecution, OnlineScheduler):
@@ -360,13 +360,11 @@ class OasisLrScheduler(RolloutSelection, GrowthOrder, WorkConservingExecution, O
         }
 
 
-@register_scheduler("oasis-lr")
 class OasisLr(OasisLrScheduler):
     name = "oasis-lr"
     provable = False
 
 
-@register_scheduler("oasis-p")
 class OasisP(OasisLrScheduler):
     """OASiS-P: the provable variant (module docstring); same parameters, ``repack`` and ``lookahead`` default to
     False."""
