@@ -41,9 +41,9 @@ def list_packaged() -> list[dict]:
         for vc in packaged_vcs(seed):
             records, found = read_records(f"philly:{seed}/{vc}")
             timed = running_times(records, table, TraceOptions().scaling_efficiency, found.name)
-            _, hours = window_of(records, TraceOptions())
-            _, facts = cluster_for(timed, hours, TraceOptions())
-            rows.append({"source": found.name, "seed": seed, "vc": vc, "jobs": len(records), "span_hours": hours,
+            window = window_of(records, TraceOptions())
+            _, facts = cluster_for(timed, window, TraceOptions())
+            rows.append({"source": found.name, "seed": seed, "vc": vc, "jobs": len(records), "span_hours": window[1],
                          "gpu_hours": round(sum(t.record.gpus * t.running_seconds for t in timed) / 3600.0, 1),
                          "mean_gpu_load": facts["mean_gpu_load"], "max_gpus": max(r.gpus for r in records),
                          "default_gpus": facts["gpus"]})

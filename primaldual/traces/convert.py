@@ -8,8 +8,8 @@
    throughput, extrapolated as :mod:`primaldual.traces.throughput` says) or the CSV's ``duration_seconds``.
 3. **Cluster**: 8-GPU worker servers (:mod:`primaldual.traces.profiles`), as many as ``gpus / 8`` (rounded up;
    a last partial server holds the remainder, its other resources in proportion) if ``gpus`` is given, else the
-   fewest at which the window's mean GPU load ``L = sum_i g_i R_i / window seconds`` is at most ``target_load``
-   (default 0.8) of the GPUs; as many PS servers (``ps_servers`` to override).
+   fewest at which the window's mean GPU load ``L`` (:func:`mean_gpu_load`: busy GPUs if every job ran alone
+   from its arrival, clipped to the window) is at most ``target_load`` (default 0.8) of the GPUs; as many PS servers (``ps_servers`` to override).
 4. **Workers = GPUs**: ``N_i = g_i``; a job wider than the cluster's GPUs ``C`` is capped to ``N_i = C``
    (``oversize="cap"``, default; its work is unchanged, so it runs ``g_i / C`` times longer) or dropped
    (``oversize="drop"``).
@@ -118,10 +118,19 @@ def window_of(records, options: TraceOptions) -> tuple[float, float]:
     return 0.0, float(math.floor(last / 3600.0) + 1)
 
 
-def cluster_for(timed: list[Timed], window_hours: float, options: TraceOptions) -> tuple[Cluster, dict]:
+def mean_gpu_load(timed: list[Timed], start_hour: float, hours: float) -> float:
+    """``L``: mean busy GPUs over the window if every job ran alone from its arrival at its requested scale,
+    ``sum_i g_i |[arrival_i, arrival_i + R_i) & window| / window length`` (work past the window's end is not
+    counted: a week window of month-long jobs asks for a week's GPUs, not a month's)."""
+    start, end = start_hour * 3600.0, (start_hour + hours) * 3600.0
+    busy = sum(t.record.gpus * max(0.0, min(t.record.arrival_seconds + t.running_seconds, end)
+                                   - max(t.record.arrival_seconds, start)) for t in timed)
+    return busy / (end - start)
+
+
+def cluster_for(timed: list[Timed], window: tuple[float, float], options: TraceOptions) -> tuple[Cluster, dict]:
     """Step 3: the servers and how their number was chosen."""
-    gpu_seconds = sum(t.record.gpus * t.running_seconds for t in timed)
-    mean_load = gpu_seconds / (window_hours * 3600.0)
+    mean_load = mean_gpu_load(timed, *window)
     per_server = profiles.GPUS_PER_SERVER
     if options.gpus is not None:
         gpus, rule = int(options.gpus), "--gpus"
@@ -235,7 +244,7 @@ def build_instance(records, options: TraceOptions, table: ThroughputTable, *, so
     if not 1 <= horizon <= MAX_HORIZON:
         raise InputError(f"--window/--slot-hours: {horizon} slots; the horizon must be 1..{MAX_HORIZON} slots")
     timed = running_times(inside, table, options.scaling_efficiency, source)
-    cluster, facts = cluster_for(timed, hours, options)
+    cluster, facts = cluster_for(timed, (start_hour, hours), options)
     jobs, counts = _slot_jobs(timed, start, slot_seconds, horizon, facts["gpus"], options, source)
     counts = {"read": len(records), "in_window": len(inside), "outside_window": len(records) - len(inside),
               **counts, "kept": len(jobs)}
