@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Bottom to top, as ``docs/architecture.md``'s table lists them.
-LAYERS = ("core", "backends", "models", "dual", "simulation", "oasis", "baselines", "offline", "evaluation",
+LAYERS = ("core", "traces", "backends", "models", "dual", "simulation", "oasis", "baselines", "offline", "evaluation",
           "lbbsp", "sweep", "views", "reproduce", "commands", "cli")
 #: The front (``primaldual/__init__.py``, ``__main__.py``) may name anything; it only re-exports.
 FRONT = {"primaldual", "primaldual.__main__"}
