@@ -5,7 +5,7 @@ this package's choice, documented there.
 
 * :mod:`.time_laws` -- per-worker time laws T_i(x) (linear CPU, flat-then-linear GPU);
 * :mod:`.problem` -- the min-max batch-sizing problem; :mod:`.exact` -- its fast exact solver
-  (the Pyomo reference model is :mod:`primaldual.models.batch_sizing`);
+  (the Pyomo reference model is :mod:`primaldual.models.batch_sizing`, posed by :mod:`.reference`);
 * :mod:`.cpu` -- proportional rule with largest-remainder rounding and water-filling bounds;
 * :mod:`.predictors` -- the speed predictors of the CPU rule (point, regression, scenario-robust, ``select``;
   by name in :mod:`.predictors.registry`);
