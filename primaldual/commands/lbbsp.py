@@ -17,7 +17,7 @@ import math
 from primaldual.commands._common import add_json_flag, print_json
 from primaldual.core.errors import InputError
 from primaldual.lbbsp.aggregation import KINDS
-from primaldual.lbbsp.predictors import PREDICTORS
+from primaldual.lbbsp.predictors.registry import PREDICTORS
 from primaldual.lbbsp.scenarios import SCENARIOS
 
 ORDER = 70

@@ -5,16 +5,16 @@ this package's choice, documented there.
 
 * :mod:`.time_laws` -- per-worker time laws T_i(x) (linear CPU, flat-then-linear GPU);
 * :mod:`.problem` -- the min-max batch-sizing problem; :mod:`.exact` -- its fast exact solver
-  (the Pyomo reference model is :mod:`primaldual.models.batch_sizing`);
+  (the Pyomo reference model is :mod:`primaldual.models.batch_sizing`, posed by :mod:`.reference`);
 * :mod:`.cpu` -- proportional rule with largest-remainder rounding and water-filling bounds;
-* :mod:`.predictors` -- last value, EWMA, ARX and NARX speed predictors;
+* :mod:`.predictors` -- the speed predictors of the CPU rule (point, regression, scenario-robust, ``select``;
+  by name in :mod:`.predictors.registry`);
 * :mod:`.gpu` -- the leader/straggler stepper;
 * :mod:`.scenarios`, :mod:`.simulator` -- BSP cluster simulation of BSP, LB-BSP and an oracle;
 * :mod:`.aggregation` -- batch-size-weighted gradient aggregation on real SGD;
 * :mod:`.bench` -- ``primaldual bench lbbsp``;
 * :mod:`.traces` -- recorded straggler traces (packaged Alibaba PAI jobs, CC BY 4.0; PAI or simple CSV) and
   synthetic traces following the packaged CoV table; :mod:`.replay` -- BSP, LB-BSP and the oracle on them;
-* :mod:`.robust_predictors` -- state-aware ARX, makespan-validated choice, readings regression;
 * :mod:`.training` -- real data-parallel SGD with spawned worker processes (``lbbsp train``);
 * :mod:`.expected` -- :func:`expectations`, the expected figures with tolerances for ``reproduce``.
 """

@@ -61,7 +61,7 @@ _REPLAY = {1: (1.0546, 5.00), 2: (1.1061, 1.73), 3: (1.0541, 4.60)}
 
 
 def expectations(include_training: bool = False) -> list[Expectation]:
-    """The checks; ``include_training`` adds the real-training one (spawns 4 processes, ~10-20 s)."""
+    """The checks; ``include_training`` adds the real-training one (spawns 4 worker processes)."""
     checks = []
     for job, (speedup, gap) in _REPLAY.items():
         checks.append(Expectation(f"lbbsp_replay_job_{job}_speedup", speedup, 0.002, "within",

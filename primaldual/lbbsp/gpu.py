@@ -12,8 +12,8 @@ window (docs/papers.md, LB-BSP: robust to non-deterministic jitter), then
   ``step_size <- ceil(step_size / 2)`` and ``window <- min(2 window, max_window)`` (R1, R2). If the
   step is already 1 and the reversed move was itself a 1-sample move, the allocation is within one
   sample of a local balance and the stepper *freezes*; reversing an older, coarser move by one sample
-  is a refinement and goes ahead ([design]: freezing there left up to ~3 per-sample steps on the
-  table for n > 2 in our random tests, refining brings it under one);
+  is a refinement and goes ahead ([design]: freezing there would stop short of the balance that the
+  finer move reaches);
 * otherwise ``d = min(step_size, x_s - min_batch, M_l - x_l)`` samples move from ``s`` to ``l``. The
   clipping to the leader's headroom is a [design] choice (the paper's pseudo-code skips leaders with
   less than a full step of headroom, which can stall with a large step next to the caps);
@@ -32,9 +32,10 @@ Quality at rest (noise-free static laws, ``dead_band = 0``): for two workers the
 one per-sample step (the steepest slope) of the exact optimum -- when it freezes the straggler's
 last move was to gain one sample while it was the leader, and the leader's time never exceeds the
 optimum (if every candidate were above it, every worker would hold more than in an optimal
-allocation). For n > 2 there is no proof; over 6,000 random instances with 2-16 workers,
-flat-then-linear laws and random caps the excess stayed below one per-sample step, and the tests
-assert at most 1.5 steps (the documented tolerance).
+allocation). For n > 2 there is no proof; the tests assert an excess of at most 1.5 per-sample steps
+on random instances with flat-then-linear laws and random caps (the documented tolerance).
+
+Cost: one adjustment per window, O(n) on the median times of the window, which cost O(window n) to take.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ the row's target CoV for iteration t. ``cov_times`` fits every iteration exactly
 The rule is therefore an upper reference, not a rule a real system can run; with ``known_target`` false it
 uses the last measured CoV instead and is causal. At each barrier it samples ``samples`` draws of ``z[t]``
 from the conditional law, turns them into cost vectors with the generator's own map, and takes the split
-minimising the mean iteration time over them (the scenario LP of :mod:`.robust`, unnormalised, solved exactly by HiGHS), rounded
+minimising the mean iteration time over them (the scenario LP of :mod:`.predictors.robust_lp`, unnormalised, solved exactly by HiGHS), rounded
 to integer batches like every other rule. Batches do not change the law, so minimising each iteration's
 conditional expectation minimises the expected total: up to the sampling error of the ``samples`` draws
 (measured in ``docs/lbbsp-traces.md``) and integer rounding, no rule that knows at most the past levels
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.lbbsp.cpu import proportional_batches
-from primaldual.lbbsp.robust import robust_shares
+from primaldual.lbbsp.predictors.robust_lp import robust_shares
 from primaldual.lbbsp.traces import COV_CONCENTRATION, COV_PERSISTENCE, cov_levels, cov_target, cov_times
 
 

@@ -17,10 +17,10 @@ iteration's CoV (``proofs/lbbsp.md`` section 5). On a trace, where the law of th
 computes two references instead.
 Both are chosen in hindsight but are fixed rules, so they measure what was reachable without clairvoyance:
 
-* the **best bank member**: the member of ``select``'s bank (:class:`.robust_predictors.ValidatedPredictor`)
+* the **best bank member**: the member of ``select``'s bank (:class:`.predictors.select.ValidatedPredictor`)
   whose own batches gave the smallest mean iteration time over the whole trace;
 * the **best static split**: the one split, kept for the whole trace, with the smallest total time. For the
-  linear law it is the scenario LP of :mod:`.robust` with every iteration as a scenario, unnormalised.
+  linear law it is the scenario LP of :mod:`.predictors.robust_lp` with every iteration as a scenario, unnormalised.
   Largest-remainder rounding then makes it integer.
 """
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.lbbsp.cpu import proportional_batches
-from primaldual.lbbsp.robust import robust_shares
+from primaldual.lbbsp.predictors.robust_lp import robust_shares
 
 
 def causal_lower_bound(persistent, noise_mean_max: float, tolerance: float = 1e-12) -> float:

@@ -3,8 +3,9 @@
     minimise   max_i T_i(x_i)
     subject to sum_i x_i = global_batch,   min_batch <= x_i <= memory_cap_i,   x_i integer.
 
-Both the fast exact solver (:mod:`primaldual.lbbsp.exact`) and the Pyomo reference model
-(:mod:`primaldual.models.batch_sizing`) take this object, so they provably solve the same problem.
+The fast exact solver (:mod:`primaldual.lbbsp.exact`) takes this object, and :mod:`primaldual.lbbsp.reference`
+hands its arrays to the Pyomo reference model (:mod:`primaldual.models.batch_sizing`), so both provably solve
+the same problem.
 """
 
 from __future__ import annotations

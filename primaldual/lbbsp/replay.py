@@ -35,7 +35,7 @@ from primaldual.core.errors import InputError
 from primaldual.lbbsp.cpu import equal_batches, proportional_batches
 from primaldual.lbbsp.exact import solve_exact
 from primaldual.lbbsp.gpu import GpuController, GpuStepperConfig
-from primaldual.lbbsp.predictors import make_predictor
+from primaldual.lbbsp.predictors.registry import make_predictor
 from primaldual.lbbsp.problem import BatchSizingProblem
 from primaldual.lbbsp.time_laws import TimeLaws
 from primaldual.lbbsp.traces import WorkerTrace

@@ -26,7 +26,7 @@ import numpy as np
 from primaldual.lbbsp.cpu import equal_batches, proportional_batches
 from primaldual.lbbsp.exact import solve_exact
 from primaldual.lbbsp.gpu import GpuController, GpuStepperConfig
-from primaldual.lbbsp.predictors import make_predictor
+from primaldual.lbbsp.predictors.registry import make_predictor
 from primaldual.lbbsp.problem import BatchSizingProblem
 from primaldual.lbbsp.scenarios import Scenario, Trace, generate_trace
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from primaldual.lbbsp.aggregation import global_batches, split_batch, weighted_aggregate
 from primaldual.lbbsp.cpu import equal_batches, proportional_batches
-from primaldual.lbbsp.predictors import make_predictor
+from primaldual.lbbsp.predictors.registry import make_predictor
 from primaldual.lbbsp.traces import WorkerTrace
 
 METHODS = ("bsp", "lbbsp")

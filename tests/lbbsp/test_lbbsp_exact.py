@@ -11,7 +11,7 @@ from primaldual.core.errors import InputError
 from primaldual.lbbsp.exact import _deadline_counts, continuous_makespan_lower_bound, solve_exact, solve_greedy
 from primaldual.lbbsp.problem import BatchSizingProblem
 from primaldual.lbbsp.time_laws import TimeLaws
-from primaldual.models.batch_sizing import build_batch_sizing_model, solve_batch_sizing
+from primaldual.lbbsp.reference import reference_model, solve_reference
 from primaldual.backends.solvers import solver_available
 from lbbsp_strategies import gpu_problems
 
@@ -59,7 +59,7 @@ def test_greedy_handles_non_convex_monotone_laws_exactly():
 @settings(derandomize=True, max_examples=30, deadline=None)
 @given(problem=gpu_problems(min_workers=1, max_workers=5, max_batch=80))
 def test_fast_solver_equals_pyomo_highs_optimum(problem):
-    reference = solve_batch_sizing(problem, solver="highs")
+    reference = solve_reference(problem, solver="highs")
     assert reference.status == "optimal"
     assert problem.is_feasible(reference.batch)
     fast = solve_exact(problem)
@@ -78,7 +78,7 @@ def test_linear_laws_pyomo_and_fast_agree_with_closed_form(solver):
     fast = solve_exact(problem)
     assert fast.batch.tolist() == [10, 20, 30, 40]
     assert fast.makespan == pytest.approx(10.0)
-    reference = solve_batch_sizing(problem, solver=solver)
+    reference = solve_reference(problem, solver=solver)
     assert reference.makespan == pytest.approx(10.0)
     assert reference.batch.tolist() == [10, 20, 30, 40]
 
@@ -97,7 +97,7 @@ def test_deadline_counts_never_overshoot_the_deadline():
 def test_model_structure_maps_to_the_formulation():
     problem = BatchSizingProblem(TimeLaws.flat_then_linear([0.1, 0.2, 0.3], 0.0, [0.01, 0.02, 0.03]), 30,
                                  min_batch=2, memory_cap=[20, 15, 10])
-    model = build_batch_sizing_model(problem)
+    model = reference_model(problem)
     assert len(model.epigraph) == 3 * 2          # one epigraph row per worker and affine piece
     assert model.conservation.upper == 30 and model.conservation.lower == 30
     assert [model.batch[i].bounds for i in range(3)] == [(2, 20), (2, 15), (2, 10)]
@@ -111,3 +111,14 @@ def test_infeasible_problems_are_rejected():
         BatchSizingProblem(laws, 1)
     with pytest.raises(InputError, match="memory cap"):
         BatchSizingProblem(laws, 10, memory_cap=[4, 4])
+
+
+def test_model_takes_plain_arrays():
+    # The model knows nothing of BatchSizingProblem: lists and scalars give the same optimum as the problem.
+    from primaldual.models.batch_sizing import solve_batch_sizing
+
+    result = solve_batch_sizing([[0.0], [0.0], [0.0], [0.0]], [[1.0], [0.5], [1 / 3], [0.25]], 100, 1,
+                                [100, 100, 100, 100])
+    assert result.status == "optimal"
+    assert result.batch.tolist() == [10, 20, 30, 40]
+    assert result.makespan == pytest.approx(10.0)

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from primaldual.lbbsp.cpu import proportional_batches
-from primaldual.lbbsp.hazard import SwapHazardPredictor
-from primaldual.lbbsp.robust import robust_shares
+from primaldual.lbbsp.predictors.hazard import SwapHazardPredictor
+from primaldual.lbbsp.predictors.robust_lp import robust_shares
 
 from lbbsp_strategies import scenario_objective
 

@@ -13,7 +13,7 @@ from primaldual.cli import main
 from primaldual.lbbsp.generators import generated
 from primaldual.lbbsp.limits import causal_lower_bound, mixture_limits, static_split_batches
 from primaldual.lbbsp.replay import _predictions, _run_cpu, make_law, replay
-from primaldual.lbbsp.robust import robust_shares
+from primaldual.lbbsp.predictors.robust_lp import robust_shares
 from primaldual.lbbsp.traces import WorkerTrace
 
 from lbbsp_strategies import scenario_objective

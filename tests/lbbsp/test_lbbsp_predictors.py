@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from primaldual.lbbsp.predictors import (PREDICTORS, ArxPredictor, EwmaPredictor, LastValuePredictor,
-                                         NarxPredictor, make_predictor)
+from primaldual.lbbsp.predictors.point import ArxPredictor, EwmaPredictor, LastValuePredictor, NarxPredictor
+from primaldual.lbbsp.predictors.registry import PREDICTORS, make_predictor
 
 
 def availability_driven_run(predictors, iterations=300, warmup=100, seed=0):

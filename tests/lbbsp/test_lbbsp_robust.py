@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from primaldual.lbbsp.cpu import proportional_batches
 from primaldual.lbbsp.generators import KINDS, amplified, generated, write_pai
 from primaldual.lbbsp.replay import _predictions, make_law, replay
-from primaldual.lbbsp.robust import RobustChangesPredictor, RobustPredictor, robust_shares
+from primaldual.lbbsp.predictors.robust import RobustChangesPredictor, RobustPredictor
+from primaldual.lbbsp.predictors.robust_lp import robust_shares
 from primaldual.lbbsp.traces import WorkerTrace, load_trace
 
 from lbbsp_strategies import scenario_objective as _objective
@@ -98,7 +99,7 @@ def test_generated_traces_are_seeded_and_round_trip_through_the_pai_format(tmp_p
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 10**6), st.integers(2, 6), st.integers(1, 6))
 def test_warm_started_program_matches_a_fresh_solve(seed, workers, window):
-    from primaldual.lbbsp.robust_lp import ScenarioLp
+    from primaldual.lbbsp.predictors.robust_lp import ScenarioLp
 
     rng = np.random.default_rng(seed)
     program, rows = ScenarioLp(workers, window), []

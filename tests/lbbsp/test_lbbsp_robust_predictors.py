@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from primaldual.lbbsp.robust_predictors import (ReadingsRegressionPredictor, StateArxPredictor, ValidatedPredictor,
-                                                makespan_ratio)
+from primaldual.lbbsp.predictors.regression import ReadingsRegressionPredictor, StateArxPredictor
+from primaldual.lbbsp.predictors.select import ValidatedPredictor, makespan_ratio
 from primaldual.lbbsp.scenarios import cpu_scenario
 from primaldual.lbbsp.simulator import simulate
 

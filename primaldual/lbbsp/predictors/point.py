@@ -1,4 +1,4 @@
-"""Online speed predictors for the CPU rule (docs/papers.md, LB-BSP, [design]).
+"""Point speed predictors for the CPU rule (docs/papers.md, LB-BSP, [design]).
 
 Every predictor serves all ``n`` workers at once (vectorised), is fed at each barrier with the
 *measured* speeds ``v_i^t = x_i^t / T_i^t`` of the iteration that just ended and the exogenous
@@ -9,20 +9,23 @@ of an iteration that has not run yet.
 * :class:`LastValuePredictor` -- ``v_hat^{t+1} = v^t``.
 * :class:`EwmaPredictor` -- exponentially weighted moving average (also the warm-up fallback of the
   learned models, docs/papers.md, LB-BSP).
+* :class:`EqualPredictor` -- equal "speeds", i.e. BSP's equal split.
 * :class:`ArxPredictor` -- linear ARX over the tapped delay lines
   ``z = (log v^t, ..., log v^{t-d_v+1}, log u^t, ..., log u^{t-d_u+1})`` (speeds relative to the
   window mean), ``log v^{t+1} ~ c + w . z``, fitted by ridge least squares on a sliding window.
-* :class:`~primaldual.lbbsp.robust_predictors.StateArxPredictor` (``sarx``) and
-  :class:`~primaldual.lbbsp.robust_predictors.ValidatedPredictor` (``select``) and
-  :class:`~primaldual.lbbsp.robust_predictors.ReadingsRegressionPredictor` (``rreg``): see that module.
 * :class:`NarxPredictor` -- NARX: a one-hidden-layer tanh network over the same delay lines
   (docs/papers.md, LB-BSP: ``d_v = d_u = 2``, 10 hidden units, online sliding-window training of 100
   iterations, refit every 10), trained with Adam in numpy.
 
+The predictors for real traces (``sarx``, ``rreg``) are in :mod:`.regression`, the scenario-robust rules in
+:mod:`.robust` and :mod:`.hazard`, the validated choice ``select`` in :mod:`.select`, and the name -> class
+table in :mod:`.registry`.
+
 Logs make a co-located job's multiplicative slow-down additive, and normalising each worker's speeds
 by its window mean makes the learned map the same on every machine, so by default ARX and NARX pool
 all workers' windows into one model (``shared=True``; the paper leaves per-worker vs shared open).
-Only relative prediction errors matter for the CPU rule (docs/papers.md, LB-BSP).
+Only relative prediction errors matter for the CPU rule (docs/papers.md, LB-BSP). Cost per barrier: O(n)
+for the smoothers; a ridge solve on the window (ARX) or a fixed number of Adam steps (NARX) at each refit.
 """
 
 from __future__ import annotations
@@ -66,6 +69,22 @@ class EwmaPredictor:
 
     def predict(self) -> np.ndarray | None:
         return None if self.level is None else self.level.copy()
+
+
+class EqualPredictor:
+    """Equal "speeds", i.e. BSP's equal split (``equal``): when no rule beat it on the recent past (i.i.d.
+    noise), ``select`` falls back to it rather than chase noise."""
+
+    name = "equal"
+
+    def __init__(self, n_workers: int):
+        self.n_workers = n_workers
+
+    def observe(self, speed, exogenous=None) -> None:
+        pass
+
+    def predict(self) -> np.ndarray:
+        return np.ones(self.n_workers)
 
 
 @dataclass(frozen=True)
@@ -294,31 +313,3 @@ class NarxPredictor(_WindowedLearner):
 
 def _fields(weights: NarxWeights) -> list[np.ndarray]:
     return [weights.hidden_weight, weights.hidden_bias, weights.output_weight, weights.output_bias]
-
-
-# Imported here, after the basic predictors it builds on exist (it imports them from this module).
-from primaldual.lbbsp.robust_predictors import (  # noqa: E402
-    ReadingsRegressionPredictor, StateArxPredictor, ValidatedPredictor)
-from primaldual.lbbsp.robust import RobustChangesPredictor, RobustPredictor  # noqa: E402
-
-
-PREDICTORS = {
-    "last": LastValuePredictor,
-    "ewma": EwmaPredictor,
-    "arx": ArxPredictor,
-    "narx": NarxPredictor,
-    "sarx": StateArxPredictor,
-    "select": ValidatedPredictor,
-    "rreg": ReadingsRegressionPredictor,
-    "robust": RobustPredictor,
-    "robust_changes": RobustChangesPredictor,
-}
-
-
-def make_predictor(name: str, n_workers: int, seed: int = 0):
-    """Factory used by the simulator and the CLI; ``seed`` only matters for NARX's initialisation."""
-    if name not in PREDICTORS:
-        raise ValueError(f"unknown predictor {name!r}; choose from {sorted(PREDICTORS)}")
-    if name == "narx":
-        return NarxPredictor(n_workers, seed=seed)
-    return PREDICTORS[name](n_workers)

@@ -17,15 +17,15 @@ the rank-r worker's, for every rank r seen (rank 0, no swap, is the last costs t
 ``moves``. After a calm iteration, once an onset has been seen (and ``onsets`` is true), it adds onset
 scenarios: the rank-r worker's cost raised to the mean onset size, for every onset rank r, with total weight
 the onset hazard (onsets / calm barriers) split by ``onset_ranks``; the swap scenarios keep the rest. The
-split minimises the expected iteration time over these weighted scenarios (:func:`.robust.robust_shares`).
-It reads only barriers already passed.
+split minimises the expected iteration time over these weighted scenarios (:func:`.robust_lp.robust_shares`):
+at most ``2 n`` scenarios, one LP per barrier. It reads only barriers already passed.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from primaldual.lbbsp.robust import _FLOOR_SHARE, robust_shares
+from primaldual.lbbsp.predictors.robust_lp import FLOOR_SHARE, robust_shares
 
 
 class SwapHazardPredictor:
@@ -82,7 +82,7 @@ class SwapHazardPredictor:
         self.last = cost
         scenarios, weights = self._scenarios(cost)
         shares = robust_shares(scenarios, normalise=False, weights=weights)
-        self.shares = np.maximum(shares, _FLOOR_SHARE) * float(np.sum(speed))
+        self.shares = np.maximum(shares, FLOOR_SHARE) * float(np.sum(speed))
 
     def predict(self) -> np.ndarray | None:
         return None if self.shares is None else self.shares.copy()
