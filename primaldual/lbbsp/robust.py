@@ -71,9 +71,9 @@ def robust_shares(costs, tail: float = 0.0, normalise: bool = True, weights=None
 def new_highs():
     """A silent HiGHS solver (:func:`primaldual.backends.highs.quiet_highs`) on the default thread scheduler."""
     from primaldual.backends.highs import quiet_highs
-    from primaldual.backends.solvers import _size_highs_threads
+    from primaldual.backends.highs import size_highs_threads
 
-    _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process (see primaldual/backends/solvers.py)
+    size_highs_threads(None)  # HiGHS keeps one thread scheduler per process (see primaldual/backends/solvers.py)
     return quiet_highs()
 
 
