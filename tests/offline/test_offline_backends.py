@@ -9,7 +9,8 @@ import pytest
 from offline_helpers import require_solver
 
 from primaldual.core.generate import generate
-from primaldual.offline.solve import solve_offline, write_model
+from primaldual.offline.export import write_model
+from primaldual.offline.solve import solve_offline
 from primaldual.core.verify import verify
 from primaldual.offline.options import EXACT
 

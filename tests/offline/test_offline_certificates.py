@@ -11,7 +11,8 @@ from offline_helpers import make_instance, make_job, require_solver
 import primaldual.offline.solve as offline
 from primaldual.core.generate import generate
 from primaldual.models.offline import build_offline_model, schedulable_jobs
-from primaldual.offline.solve import OPTIMALITY_TOLERANCE, solve_offline
+from primaldual.offline.result import OPTIMALITY_TOLERANCE
+from primaldual.offline.solve import solve_offline
 from primaldual.core.schedule import Schedule
 from primaldual.backends.solvers import solve_model
 from primaldual.core.utility import Constant, Sigmoid
