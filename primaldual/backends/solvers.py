@@ -27,17 +27,9 @@ from pyomo.common.log import LoggingIntercept
 from pyomo.opt import SolverStatus, TerminationCondition
 
 from primaldual.core.errors import InputError
-from primaldual.backends.highs import (  # noqa: F401 - re-exported
-    _appsi_status,
-    _finite,
-    _highs_threads,
-    _objective,
-    _report_incumbents,
-    _size_highs_threads,
-    _solve_highs,
-    _termination_name,
-    highspy_version,
-)
+from primaldual.backends.highs import (
+    appsi_status, finite_or_none, highspy_version, single_objective, size_highs_threads, solve_highs,
+    termination_name)
 
 #: short name -> Pyomo SolverFactory name
 SOLVERS: dict[str, str] = {
@@ -198,7 +190,7 @@ def solve_model(
     :class:`InputError`.
     """
     check_solver(solver)
-    objective = _objective(model)
+    objective = single_objective(model)
     sense_max = objective.sense == pyo.maximize
     options = _options(solver, time_limit, mip_gap, threads)
     version = solver_version(solver)
@@ -209,12 +201,12 @@ def solve_model(
     raw_bound = None
     try:
         if solver == "highs":
-            _size_highs_threads(threads)
-            backend, results = _solve_highs(
+            size_highs_threads(threads)
+            backend, results = solve_highs(
                 model, options, time_limit, mip_gap, use_warmstart, on_start, on_incumbent)
             termination = results.termination_condition
-            status = _appsi_status(termination)
-            solver_seconds = _finite(results.wallclock_time)
+            status = appsi_status(termination)
+            solver_seconds = finite_or_none(results.wallclock_time)
             raw_bound = results.best_objective_bound
             has_answer = results.best_feasible_objective is not None
 
@@ -232,7 +224,7 @@ def solve_model(
             status = _TERMINATION_STATUS.get(termination, "unknown")
             if results.solver.status == SolverStatus.error and status not in ("infeasible", "unbounded"):
                 status = "error"
-            solver_seconds = _finite(getattr(results.solver, "wallclock_time", None)) or _finite(
+            solver_seconds = finite_or_none(getattr(results.solver, "wallclock_time", None)) or finite_or_none(
                 getattr(results.solver, "time", None))
             raw_bound = results.problem.upper_bound if sense_max else results.problem.lower_bound
             solutions = getattr(results, "solution", None)
@@ -271,7 +263,7 @@ def solve_model(
                 v.set_value(old, skip_validation=True)
     seconds = time.perf_counter() - started
 
-    bound = _finite(raw_bound)
+    bound = finite_or_none(raw_bound)
     message = ""
     if status != "optimal" and bound is not None and all(v.is_continuous() for v in variables):
         # An LP stopped early reports its current objective as "bound" (Pyomo's appsi does for HiGHS); that is
@@ -294,11 +286,11 @@ def solve_model(
         gap = float(mip_gap)
         widen = gap * abs(value) / (1.0 - gap) + 1e-9 if gap < 1 else math.inf
         bound = value + widen if sense_max else value - widen
-        bound = _finite(bound)
+        bound = finite_or_none(bound)
     elif status == "optimal" and bound is None:
         bound = value  # an optimal answer is its own bound (some plugins leave the field empty)
     return SolveOutcome(
-        termination=_termination_name(termination),
+        termination=termination_name(termination),
         has_solution=has_solution,
         objective=value,
         bound=bound,
@@ -314,5 +306,5 @@ def solve_model(
 
 __all__ = [
     "SOLVERS", "STATUSES", "SolveOutcome", "TerminationCondition", "WARMSTART_SOLVERS", "available_solvers",
-    "check_solver", "get_solver", "solve_model", "solver_available", "solver_version",
+    "check_solver", "get_solver", "highspy_version", "solve_model", "solver_available", "solver_version",
 ]

@@ -189,20 +189,29 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     extra_warnings = [warning] if warning else []
     offline = offline_verification = start_name = None
     if solve is not None:
-        from primaldual.offline.solve import solve_offline  # without an OPT solve no model code is loaded
         from primaldual.core.verify import verify
+        from primaldual.evaluation.seeds import solve_seeds
+        from primaldual.offline.options import OnlineSeed
+        from primaldual.offline.solve import solve_offline  # without an OPT solve no model code is loaded
 
         start_name = best.name if (solve.mip_start and best is not None) else None
-        start = best.result.schedule if start_name else None
-        if start is not None and bound_instance is not instance and not verify(bound_instance, start).feasible:
+        start = None
+        if start_name:
+            report = best.verification if bound_instance is instance else verify(bound_instance, best.result.schedule)
+            start = OnlineSeed(start_name, best.result.schedule, float(report.utility)) if report.feasible else None
+        if start_name and start is None:
             # Lemma R says this cannot happen; the solve goes on without the start, and the run says so.
             extra_warnings.append(f"the schedule of {start_name} does not satisfy the start-cost relaxation "
                                   "(Lemma R, proofs/oasis-lr.md): solved without a MIP start")
-            start_name = start = None
+            start_name = None
+        # Schedulers that ran here with their defaults on the solved instance are seeds already verified.
+        ran = {} if bound_instance is not instance else {
+            name: outcome for name, outcome in outcomes.items() if outcome.ran and not parameters.get(name)}
+        seeds = solve_seeds(bound_instance, solve, start, ran)
         clock = time.perf_counter()
         limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s"
         with step(f"solving the offline optimum ({solve.method}, {solve.solver}, {limit})"):
-            offline = solve_offline(bound_instance, start=start, **solve.solve_arguments())
+            offline = solve_offline(bound_instance, solve, start=start, seeds=seeds)
         seconds["opt"] = time.perf_counter() - clock
         if offline.schedule is not None:
             offline_verification = verify(bound_instance, offline.schedule)

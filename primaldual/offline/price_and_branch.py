@@ -1,8 +1,8 @@
 """Column generation then price-and-branch: an interval ``[objective, bound]`` on OPT at the paper's scale.
 
 :func:`column_generation_solve` seeds the restricted master of :mod:`primaldual.offline.column_generation` with the
-schedules of the online schedulers (:data:`SEED_SCHEDULERS`, OASiS through :func:`primaldual.oasis.engine.run_oasis`,
-whose certificate is also the first Lagrangian bound), runs stabilised column generation until the master's
+verified online schedules it is given (``seeds``, :class:`primaldual.offline.options.OnlineSeed`; a seed's
+certified bound, OASiS's dual objective, is the first bound), runs stabilised column generation until the master's
 LP value meets the best Lagrangian bound or the column-generation share of the time is spent, then solves the
 master as a 0-1 program over the generated columns (price-and-branch). The schedule found is feasible for
 (1)-(13) because every column is a whole schedule of one job and the master's rows are the capacities (15)-(16);
@@ -26,10 +26,6 @@ from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 from primaldual.core.verify import verify
 
-#: Online schedulers whose schedules seed the master, cheapest first (``dorm`` is left out: it takes minutes
-#: on the paper preset). OASiS runs through :func:`primaldual.oasis.engine.run_oasis`, for its certificate too.
-SEED_SCHEDULERS = ("fifo", "rrh", "oasis", "greedy", "drf")
-
 #: Share of the time limit column generation may use before price-and-branch starts.
 COLUMN_GENERATION_SHARE = 0.65
 
@@ -43,44 +39,24 @@ UNLIMITED_BRANCH_SECONDS = 120.0
 #: Share of the time left (after seeding) the pooled LP relaxation may take (:func:`_pooled_start`).
 POOLED_LP_SHARE = 0.4
 
-#: Seeding stops once this share of the time limit is spent (each scheduler run is not interruptible).
-SEEDING_SHARE = 0.25
-
 
 def _assignments(schedule: Schedule) -> dict:
     return {i: (np.asarray(s.workers), np.asarray(s.parameter_servers)) for i, s in schedule.assignments.items()}
 
 
-def _seed(instance: Instance, cells: Cells, master: RestrictedMaster, deadline, started, notify):
-    """Add the schedulers' schedules; return (best schedule, its utility, per-scheduler utilities, OASiS prices,
-    OASiS's certified bound)."""
-    from primaldual.oasis.engine import run_oasis
-    from primaldual.simulation.simulator import simulate
-
-    best, best_utility, utilities = Schedule({}), 0.0, {}
-    oasis_prices, oasis_bound = None, None
-    seed_until = None if deadline is None else started + SEEDING_SHARE * (deadline - started)
-    for name in SEED_SCHEDULERS:
-        if seed_until is not None and time.time() > seed_until and utilities:
-            break
-        if name == "oasis":
-            result = run_oasis(instance)
-            schedule = result.schedule
-            if result.certificate is not None:
-                oasis_bound = float(result.certificate.dual_objective)
-                oasis_prices = np.concatenate([np.maximum(result.worker_prices, 0).ravel(),
-                                               np.maximum(result.ps_prices, 0).ravel()])
-        else:
-            schedule = simulate(instance, name).schedule
-        report = verify(instance, schedule)
-        if not report.feasible:  # pragma: no cover - the simulator checks every allocation
-            continue
-        utilities[name] = float(report.utility)
-        master.add(cells.column(i, s) for i, s in schedule.assignments.items())
-        if report.utility > best_utility:
-            best, best_utility = schedule, float(report.utility)
+def _seed(cells: Cells, master: RestrictedMaster, seeds, notify):
+    """Add the seeds' columns in their order; return (best schedule, its utility, utility per seed, the best
+    certified bound among them or None)."""
+    best, best_utility, utilities, bound = Schedule({}), 0.0, {}, None
+    for seed in seeds:
+        if seed.certified_bound is not None:
+            bound = seed.certified_bound if bound is None else min(bound, seed.certified_bound)
+        utilities[seed.name] = float(seed.utility)
+        master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
+        if seed.utility > best_utility:
+            best, best_utility = seed.schedule, float(seed.utility)
             notify("incumbent", {"assignments": _assignments(best), "objective": best_utility, "bound": None})
-    return best, best_utility, utilities, oasis_prices, oasis_bound
+    return best, best_utility, utilities, bound
 
 
 #: Price-and-branch is skipped when the most it can gain is below this share of the gap to the bound.
@@ -127,7 +103,7 @@ def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> 
 
 def column_generation_solve(instance: Instance, jobs, *, deadline: float | None = None, notify=None,
                             threads: int | None = None, integer: bool = True,
-                            share: float = COLUMN_GENERATION_SHARE) -> dict:
+                            share: float = COLUMN_GENERATION_SHARE, seeds=()) -> dict:
     """Stabilised column generation, then (``integer=True``) price-and-branch; see the module docstring.
 
     ``deadline`` is an absolute ``time.time()``; column generation stops at ``share`` of the time left, and
@@ -140,7 +116,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     notify("phase", "seeding the master with the online schedulers' schedules")
     cells = Cells(instance)
     master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True)
-    best, best_utility, seeds, _, bound = _seed(instance, cells, master, deadline, started, notify)
+    best, best_utility, seeds, bound = _seed(cells, master, seeds, notify)
     centre = None  # OASiS's prices give a valid but loose bound: a poor centre to smooth towards
     seed_seconds = time.time() - started
     bound = float("inf") if bound is None else bound
@@ -203,7 +179,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     elif integer:
         notify("phase", "solving the price-and-branch program")
         mip_started = time.time()
-        # HiGHS's MIP overran its limit by up to half of it in our runs (root LP, presolve): ask for half.
+        # HiGHS's MIP may overrun its limit by up to half of it (root LP, presolve): ask for half.
         chosen, mip_status = master.solve_integer(
             UNLIMITED_BRANCH_SECONDS if left is None else (left - MIN_BRANCH_SECONDS / 2) / 2, best)
         mip_seconds = time.time() - mip_started
@@ -222,4 +198,4 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     }
 
 
-__all__ = ["COLUMN_GENERATION_SHARE", "SEED_SCHEDULERS", "column_generation_solve"]
+__all__ = ["COLUMN_GENERATION_SHARE", "column_generation_solve"]

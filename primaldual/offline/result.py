@@ -1,4 +1,4 @@
-"""The result of :func:`primaldual.offline.solve.solve_offline` and the rules that make it honest (issue 3, issue 11).
+"""The result of :func:`primaldual.offline.solve.solve_offline` and the rules that make it honest .
 
 The solver's raw answer (a dict, possibly from a child process: :mod:`primaldual.offline.child`) becomes an
 :class:`OfflineResult`: the incumbent is re-verified by :func:`primaldual.core.verify.verify`, the bound is capped by
@@ -110,7 +110,7 @@ def _proven(objective: float, bound: float) -> bool:
     return 0.0 <= bound - objective <= OPTIMALITY_TOLERANCE * max(1.0, abs(bound))
 
 
-def _certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common) -> OfflineResult:
+def certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common) -> OfflineResult:
     """Turn the solver's raw answer into an honest :class:`OfflineResult` (see the module docstring)."""
     outcome: SolveOutcome | None = raw.get("outcome")
     killed = bool(raw.get("killed"))
@@ -259,7 +259,7 @@ def _certify_ilp(instance, raw, outcome, killed, failure, slack, start, start_ut
     )
 
 
-def _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, common) -> OfflineResult:
+def certify_column_generation(instance, raw, start, start_utility, trivial_bound, notes, common) -> OfflineResult:
     """Column generation's answer: the best verified schedule (the start if better) and the best Lagrangian
     bound, capped by the trivial bound; ``"optimal"`` only when the bound meets the schedule."""
     _limit_notes(raw, notes)
@@ -319,4 +319,5 @@ def _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, commo
     )
 
 
-__all__ = ["OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "SUCCESS_STATUSES"]
+__all__ = ["OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "SUCCESS_STATUSES", "certify",
+           "certify_column_generation"]

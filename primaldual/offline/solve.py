@@ -37,25 +37,22 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import time
+from typing import Sequence
 
 import numpy as np
 import pyomo.environ as pyo
 
+from primaldual.backends.solvers import check_solver, highspy_version, solve_model, solver_version
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
+from primaldual.core.schedule import Schedule
+from primaldual.core.verify import verify
 from primaldual.models.offline import build_offline_model, model_size, schedulable_jobs
 from primaldual.offline.child import default_memory_limit, remaining, run_in_child
-from primaldual.offline.export import EXPORT_FORMATS, write_model  # noqa: F401 - re-exported
-from primaldual.offline.methods import (  # noqa: F401 - re-exported: the choices and checks live there
-    AUTO_ILP_PLACEMENTS, AUTO_MATRIX_PLACEMENTS, BUILDERS, METHODS, POOLED_SHARE, _check_arguments, _check_start,
-    _large_ilp_options, placement_count, resolve_builder, resolve_method)
-from primaldual.offline.result import (  # noqa: F401 - re-exported: the result and its rules live there
-    OPTIMALITY_TOLERANCE, STATUSES, SUCCESS_STATUSES, OfflineResult, _certify, _certify_cg, _certify_ilp,
-    _certify_relaxation, _gap, _limit_notes, _proven)
-from primaldual.core.schedule import Schedule
-from primaldual.backends.solvers import highspy_version as _highspy_version
-from primaldual.backends.solvers import check_solver, solve_model, solver_version
-from primaldual.core.verify import verify
+from primaldual.offline.methods import (
+    POOLED_SHARE, large_ilp_plan, resolve_builder, resolve_method, verified_start_utility)
+from primaldual.offline.options import EXACT, OnlineSeed, SolveOptions, best_seed
+from primaldual.offline.result import OfflineResult, certify, certify_column_generation
 
 #: Relative MIP gap handed to HiGHS when the caller gives none (its own default, 1e-4, is coarser than the
 #: tolerance above). CBC and GLPK default to an exact search already.
@@ -188,16 +185,16 @@ def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, p
 def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned process
     options = dict(options)
     pooled_first, online_start = options.pop("pooled_first", False), options.pop("online_start", False)
+    seeds, start_utility = options.pop("seeds", ()), options.pop("start_utility", None)
     extra = {"notes": [], "details": {}}
     if online_start and options["start"] is None:
-        from primaldual.offline.pooled import best_online_schedule
-
-        options["start"], utility = best_online_schedule(instance)
-        extra["details"]["online_start_utility"] = utility
+        seed = best_seed(seeds, key=lambda s: s.start_rank)
+        options["start"], start_utility = (None, None) if seed is None else (seed.schedule, seed.utility)
+        extra["details"]["online_start_utility"] = start_utility
         if notify is not None and options["start"] is not None:
             notify("incumbent", {"assignments": {i: (s.workers, s.parameter_servers)
                                                  for i, s in options["start"].assignments.items()},
-                                 "objective": utility, "bound": None})
+                                 "objective": start_utility, "bound": None})
     pooled_bound = None
     if pooled_first:
         from primaldual.offline.pooled import solve_pooled_and_place
@@ -210,7 +207,7 @@ def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned pro
         extra["details"]["pooled_bound"] = pooled["outcome"].bound
         if pooled["assignments"] is not None:
             return {**pooled, **extra, "builder": "pooled+placement"}
-        options["start"] = _better_start(instance, options["start"], pooled.pop("partial"), extra)
+        options["start"] = _better_start(instance, options["start"], start_utility, pooled.pop("partial"), extra)
         if pooled["outcome"].status != "error":
             pooled_bound = pooled["outcome"].bound
     raw = _build_and_solve(instance, notify=notify, **options)
@@ -225,12 +222,13 @@ def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned pro
     return {**raw, **extra}
 
 
-def _better_start(instance, start, candidate, extra) -> Schedule | None:
-    """The better MIP start of ``start`` and ``candidate`` (a schedule placed from the pooled solution)."""
+def _better_start(instance, start, start_utility, candidate, extra) -> Schedule | None:
+    """The better MIP start of ``start`` (of verified utility ``start_utility``) and ``candidate`` (a schedule
+    placed from the pooled solution)."""
     if candidate is None:
         return start
     utility = verify(instance, candidate)
-    if not utility.feasible or (start is not None and utility.utility <= verify(instance, start).utility):
+    if not utility.feasible or (start is not None and utility.utility <= start_utility):
         return start
     extra["details"]["pooled_start_utility"] = float(utility.utility)
     extra["notes"].append("the pooled solution's jobs that fit on the servers seed the per-server ILP")
@@ -245,9 +243,7 @@ def _prepare_ilp(instance, options) -> None:  # runs in the spawned process, bef
 
 
 def _prepare_cg(instance, jobs, options) -> None:  # runs in the spawned process, before its memory cap
-    import primaldual.oasis.engine  # noqa: F401
     import primaldual.offline.price_and_branch  # noqa: F401
-    import primaldual.simulation.simulator  # noqa: F401
 
 
 def _cg_in_child(notify, instance, jobs, options) -> dict:  # runs in the spawned process
@@ -262,118 +258,118 @@ def default_grace(time_limit: float) -> float:
     return 5.0 + 0.1 * float(time_limit)
 
 
-def solve_offline(
-    instance: Instance,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    mip_gap: float | None = None,
-    threads: int | None = None,
-    start: Schedule | None = None,
-    relax: bool = False,
-    pooled: bool = False,
-    formulation: str = "strong",
-    grace: float | None = None,
-    *,
-    method: str | None = None,
-    memory_limit: int | None = None,
-    progress=None,
-    builder: str = "auto",
-    pooled_first: bool | None = None,
-    online_start: bool | None = None,
-) -> OfflineResult:
+def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
+                  start: Schedule | OnlineSeed | None = None, seeds: Sequence[OnlineSeed] = (),
+                  progress=None) -> OfflineResult:
     """Solve the offline problem of ``instance`` (or bound it) and certify the answer.
 
-    ``method`` (:data:`METHODS`): ``"ilp"`` (default), ``"lp"`` (the LP relaxation; ``relax=True`` is the old
-    spelling), ``"pooled"`` (``pooled=True``), ``"cg"`` (column generation and price-and-branch over the
-    packing formulation (14)-(18), :mod:`primaldual.offline.price_and_branch`: a verified schedule and a certified
-    bound) or ``"auto"`` (:func:`resolve_method`); ``OfflineResult.method`` is the one used.
+    ``options`` (:class:`~primaldual.offline.options.SolveOptions`, default :data:`EXACT`: the exact ILP in this
+    process without limits) says how. ``method``: ``"ilp"``, ``"lp"`` (the LP relaxation), ``"pooled"`` (the
+    pooled relaxation), ``"cg"`` (column generation and price-and-branch over the packing formulation
+    (14)-(18), :mod:`primaldual.offline.price_and_branch`: a verified schedule and a certified bound) or
+    ``"auto"`` (:func:`~primaldual.offline.methods.resolve_method`); ``OfflineResult.method`` is the one used.
 
-    ``time_limit`` (seconds) bounds the whole call, building included: the build and solve run in a spawned
-    child that is killed ``grace`` seconds (default :func:`default_grace`) after the limit, and the solver
-    gets the time left after building. ``memory_limit`` (bytes; default
-    :func:`primaldual.offline.child.default_memory_limit`) caps the child's address space; past it the status
-    is ``"memory_limit"``. Without either limit the solve runs in this process; inside a daemonic process
-    (e.g. a ``multiprocessing.Pool`` worker), which may not start children, too, with the solver's own limit
-    only, and ``message`` says so. ``builder`` (:data:`BUILDERS`) chooses who assembles the ILP/LP: the Pyomo
-    model or numpy sparse arrays handed to highspy (:func:`resolve_builder`). ``progress(line)``, if given,
-    receives progress lines while a child runs. ``pooled_first`` solves the pooled ILP first and places its
-    optimum on servers (:mod:`primaldual.offline.pooled`; a proof of optimality when every slot packs, else
-    the per-server ILP follows with the pooled bound); ``online_start`` seeds the ILP with the best online
-    scheduler's schedule; both default (None) to on for the HiGHS strong ILP above
-    :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
-    ``mip_gap`` is a relative gap at which the solver may stop; the result is then ``"feasible"`` with its gap
-    unless the bound meets the incumbent. ``start`` is a feasible schedule used as a MIP start and as a floor
-    on the incumbent.
+    ``time_limit`` bounds the whole call, building included: the build and solve run in a spawned child that
+    is killed ``grace`` seconds (default :func:`default_grace`) after the limit, and the solver gets the time
+    left after building. ``memory_limit`` caps the child's address space; past it the status is
+    ``"memory_limit"``. Without either limit the solve runs in this process; inside a daemonic process (a
+    ``multiprocessing.Pool`` worker), which may not start children, too, and ``message`` says so.
+    ``progress(line)``, if given, receives progress lines while a child runs.
 
-    Bad arguments, an unknown or unavailable solver, and an infeasible start raise :class:`InputError`. An
-    instance where no job can finish returns ``"optimal"`` with objective 0 without calling a solver.
+    ``start`` is a feasible schedule used as a MIP start and as a floor on the incumbent; it is verified here
+    unless it comes as an :class:`~primaldual.offline.options.OnlineSeed` (verified by the caller, with its
+    utility). ``seeds`` are verified online schedules (:mod:`primaldual.evaluation.seeds` builds them): column
+    generation starts its master from them, and the ILP's online start is the best of them.
+
+    An unknown or unavailable solver, an option that does not apply to the method, and an infeasible start
+    raise :class:`InputError`. An instance where no job can finish returns ``"optimal"`` with objective 0
+    without calling a solver.
     """
-    _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace, method, memory_limit)
-    method = resolve_method(instance, method, bool(relax), bool(pooled))
-    relax, pooled = method == "lp", method == "pooled"
-    relaxation = relax or pooled
-    start_utility = None
-    if start is not None:
-        if relaxation:
-            raise InputError("--start: a MIP start seeds the ILP; it does not apply to --relax or --pooled")
-        start_utility = _check_start(instance, start)
-    version = solver_version(solver) if method != "cg" else _highspy_version()
+    options = EXACT if options is None else options
+    if not isinstance(options, SolveOptions):
+        raise InputError(f"options: must be SolveOptions, got {type(options).__name__}")
+    check_solver(options.solver)
+    method = resolve_method(instance, options.method)
+    relaxation = method in ("lp", "pooled")
+    start, start_utility = _checked_start(instance, start, relaxation)
+    identity = dict(solver=options.solver if method != "cg" else "highs",
+                    solver_version=solver_version(options.solver) if method != "cg" else highspy_version(),
+                    formulation=options.formulation, relaxed=method == "lp", pooled=method == "pooled",
+                    method=method)
     jobs = schedulable_jobs(instance)
-    trivial_bound = float(sum(instance.best_utility(i) for i in jobs))
-    common = dict(solver=solver if method != "cg" else "highs", solver_version=version, formulation=formulation,
-                  relaxed=relax, pooled=pooled, method=method)
-
     if not jobs:
-        schedule = None if relaxation else Schedule({}, meta={"source": "offline", "status": "optimal"})
-        if schedule is not None and not verify(instance, schedule).feasible:  # pragma: no cover - defensive
-            raise AssertionError("the empty schedule failed verification")
-        why = "the instance has no jobs" if instance.n_jobs == 0 else (
-            "no job can finish by the horizon (or fit on any server)")
-        return OfflineResult(
-            status="optimal", objective=0.0, bound=0.0, gap=0.0, schedule=schedule, build_seconds=0.0,
-            solve_seconds=0.0, n_variables=0, n_constraints=0, termination="not solved",
-            incumbent_source="empty", start_objective=start_utility,
-            message=f"{why}: the optimum admits nothing; no solver was called", **common,
-        )
-
+        return _nothing_to_solve(instance, relaxation, start_utility, identity)
+    trivial_bound = float(sum(instance.best_utility(i) for i in jobs))
     notes = []
-    in_child = (time_limit is not None or memory_limit is not None)
+    in_child = options.time_limit is not None or options.memory_limit is not None
     if in_child and multiprocessing.current_process().daemon:
         notes.append("no hard wall-clock limit (nor memory limit): a daemonic process may not start the solver process")
         in_child = False
-    deadline = None if time_limit is None else time.time() + float(time_limit)
+    deadline = None if options.time_limit is None else time.time() + options.time_limit
     if method == "cg":
-        options = dict(deadline=deadline, threads=threads)
-        target, arguments, prepare = _cg_in_child, (instance, jobs, options), _prepare_cg
+        target, arguments, prepare = _cg_in_child, (instance, jobs, dict(
+            deadline=deadline, threads=options.threads, seeds=tuple(seeds))), _prepare_cg
     else:
-        options = dict(solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, relax=relax,
-                       pooled=pooled, formulation=formulation, start=start, deadline=deadline,
-                       builder=resolve_builder(instance, builder, solver=solver, pooled=pooled,
-                                               formulation=formulation, start=start),
-                       **_large_ilp_options(instance, method, solver, formulation, start, pooled_first,
-                                            online_start))
-        target, arguments, prepare = _ilp_in_child, (instance, options), _prepare_ilp
+        target, arguments, prepare = _ilp_in_child, (instance, _ilp_arguments(
+            instance, options, method, start, start_utility, seeds, deadline)), _prepare_ilp
+    raw = _run(target, arguments, prepare, options, in_child, progress, method == "cg")
+    raw.setdefault("method", method)
+    if method == "cg":
+        return certify_column_generation(instance, raw, start, start_utility, trivial_bound, notes, identity)
+    return certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, identity)
+
+
+def _checked_start(instance, start, relaxation: bool) -> tuple[Schedule | None, float | None]:
+    """The start as a schedule and its verified utility (verified here unless the caller did)."""
+    if start is None:
+        return None, None
+    if relaxation:
+        raise InputError("--start: a MIP start seeds the ILP; it does not apply to --relax or --pooled")
+    if isinstance(start, OnlineSeed):
+        return start.schedule, float(start.utility)
+    return start, verified_start_utility(instance, start)
+
+
+def _nothing_to_solve(instance, relaxation: bool, start_utility, identity) -> OfflineResult:
+    """No job can finish (or fit): the empty schedule is optimal, and no solver is called."""
+    schedule = None if relaxation else Schedule({}, meta={"source": "offline", "status": "optimal"})
+    why = "the instance has no jobs" if instance.n_jobs == 0 else (
+        "no job can finish by the horizon (or fit on any server)")
+    return OfflineResult(
+        status="optimal", objective=0.0, bound=0.0, gap=0.0, schedule=schedule, build_seconds=0.0,
+        solve_seconds=0.0, n_variables=0, n_constraints=0, termination="not solved",
+        incumbent_source="empty", start_objective=start_utility,
+        message=f"{why}: the optimum admits nothing; no solver was called", **identity,
+    )
+
+
+def _ilp_arguments(instance, options: SolveOptions, method, start, start_utility, seeds, deadline) -> dict:
+    """What the ILP/LP child needs, as picklable data."""
+    pooled = method == "pooled"
+    return dict(solver=options.solver, time_limit=options.time_limit, mip_gap=options.mip_gap,
+                threads=options.threads, relax=method == "lp", pooled=pooled, formulation=options.formulation,
+                start=start, start_utility=start_utility, deadline=deadline,
+                builder=resolve_builder(instance, options, pooled), seeds=tuple(seeds),
+                **large_ilp_plan(instance, options, method, start))
+
+
+def _run(target, arguments, prepare, options: SolveOptions, in_child: bool, progress, column_generation) -> dict:
+    """Run ``target`` in a child under the limits, or here; the answer with its elapsed seconds."""
     started = time.perf_counter()
     if in_child:
+        time_limit = options.time_limit
         raw = run_in_child(target, arguments, time_limit=time_limit,
-                           grace=default_grace(time_limit or 0.0) if grace is None else float(grace),
-                           memory_limit=int(memory_limit) if memory_limit is not None else default_memory_limit(),
+                           grace=default_grace(time_limit or 0.0) if options.grace is None else options.grace,
+                           memory_limit=options.memory_limit if options.memory_limit is not None
+                           else default_memory_limit(),
                            progress=progress, prepare=prepare)
     else:
         # In this process only column generation's own progress lines can be shown (nothing else reports).
-        forward = None if progress is None or method != "cg" else (
+        forward = None if progress is None or not column_generation else (
             lambda kind, data: progress(str(data)) if kind == "progress" else None)
         raw = target(forward, *arguments)
     raw.setdefault("elapsed", time.perf_counter() - started)
-    raw.setdefault("method", method)
-    if method == "cg":
-        return _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, common)
-    return _certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common)
+    return raw
 
 
-__all__ = [
-    "AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "METHODS", "POOLED_SHARE", "resolve_builder",
-    "placement_count", "resolve_method",
-    "DEFAULT_HIGHS_GAP", "OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "default_grace", "solve_offline",
-    "write_model",
-]
+__all__ = ["DEFAULT_HIGHS_GAP", "default_grace", "solve_offline"]

@@ -68,12 +68,13 @@ def _upper_bound(instance, results: dict, time_limit: float | None, restart_cost
               if isinstance(r.report.get("certificate"), dict) and r.report["certificate"].get("best_upper_bound")]
     bounds.append(standalone_bound(relaxed))
     if time_limit:
+        from primaldual.offline.options import EXACT
         from primaldual.offline.solve import solve_offline
 
         solved = {} if solved is None else solved
         if applies(restart_cost) not in solved:
             best = max(results.values(), key=lambda r: r.utility)  # a schedule of the relaxation too (Lemma R)
-            solved[applies(restart_cost)] = solve_offline(relaxed, time_limit=time_limit, start=best.schedule)
+            solved[applies(restart_cost)] = solve_offline(relaxed, EXACT.replace(time_limit=time_limit), start=best.schedule)
         offline = solved[applies(restart_cost)]
         if offline.status == "optimal" and offline.objective is not None:
             return float(offline.objective), True
