@@ -46,8 +46,8 @@ def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str
     None when no record of ``records`` computed OPT."""
     if not opt_band(records, knob):
         return None
-    from primaldual.views.style import use_agg
-    from primaldual.views.sweep_figures import plot_utility, save
+    from primaldual.views.style import save, use_agg
+    from primaldual.views.sweep_figures import plot_utility
 
     use_agg()
     import matplotlib.pyplot as plt

@@ -123,7 +123,7 @@ def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
 
 def _write_json(reproduction, settings: Settings, summaries: dict[str, dict]) -> Path:
     """``summary.json``: the same numbers for programs; ``distributions`` per set is
-    :func:`primaldual.views.distribution_figures.distribution_summary` of its records (via ``summarize``)."""
+    :func:`primaldual.sweep.distributions.distribution_summary` of its records (via ``summarize``)."""
     extra = reproduction.extra
     data = {
         "format": "primaldual.reproduction", "version": 1, "settings": settings.name,
