@@ -153,7 +153,8 @@ def _quiet(_: str) -> ContextManager:
 
 def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -> SchedulerOutcome:
     from primaldual.simulation.scheduler import make_scheduler
-    from primaldual.simulation.simulator import SimulationError, simulate
+    from primaldual.simulation.rules import SimulationError
+    from primaldual.simulation.simulator import simulate
     from primaldual.core.verify import verify
 
     scheduler = make_scheduler(name, **parameters)

@@ -97,7 +97,7 @@ def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> d
             runs[label] = {
                 "utility": result.utility,
                 "abandoned": result.metrics.abandoned,
-                "promises": result.promises,
+                "promises": None if result.promises is None else result.promises.to_dict(),
                 "seconds": result.scheduler_seconds,
             }
             results[label] = result
