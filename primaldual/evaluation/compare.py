@@ -55,7 +55,7 @@ def _row(evaluation: Evaluation, name: str) -> dict:
         "verified": report.feasible,
         "violations": [v.message for v in report.violations[:5]],
         "utilisation": metrics.utilisation,
-        "parameters": jsonable(outcome.result.parameters),
+        "parameters": outcome.result.parameters,
         "upper_bounds": dict(outcome.upper_bounds),
         "ratio": evaluation.ratios[name].to_dict(),
     }
@@ -74,13 +74,14 @@ def _certificate(evaluation: Evaluation) -> dict | None:
     for name, outcome in evaluation.outcomes.items():
         if outcome.certificate is not None:
             certified = evaluation.certified_ratio(name)
-            return {"scheduler": name, **jsonable(outcome.certificate.to_dict()),
+            return {"scheduler": name, **outcome.certificate.terms,
                     "ratio_interval": [certified.lower, certified.upper]}
     return None
 
 
 def summary(evaluation: Evaluation) -> dict:
-    """The ``compare --json`` object of an evaluation (JSON-ready)."""
+    """The ``compare --json`` object of an evaluation, before :func:`~primaldual.core.jsonable.jsonable` (which
+    :func:`compare` runs once, on the whole object)."""
     return {
         "format": "primaldual.comparison",
         "version": 1,

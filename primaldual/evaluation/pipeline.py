@@ -32,11 +32,19 @@ import dataclasses
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Callable, ContextManager, Iterable, Mapping, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Mapping, Protocol, runtime_checkable
 
+from primaldual.core.instance import Instance
+from primaldual.core.verify import VerificationReport, verify
 from primaldual.evaluation.bounds import OptInterval, Ratio, best_feasible, opt_interval, standalone_bound
-from primaldual.offline.options import SolveOptions
 from primaldual.evaluation.restart_bound import relaxation_or_instance
+from primaldual.offline.options import SolveOptions
+from primaldual.simulation.rules import SimulationError
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import ReportedCertificate, SimulationResult, simulate
+
+if TYPE_CHECKING:  # the offline result's module loads Pyomo's side only when a solve runs
+    from primaldual.offline.result import OfflineResult
 
 
 @runtime_checkable
@@ -49,14 +57,15 @@ class OffersUpperBounds(Protocol):
 @dataclass(frozen=True, eq=False)
 class SchedulerOutcome:
     """One scheduler on the instance: its simulation ``result`` and ``verification`` (None if it broke a rule,
-    then ``error`` says which), the upper bounds on OPT it offers, and its typed certificate if it has one."""
+    then ``error`` says which), the upper bounds on OPT it offers, and the certificate behind them if it
+    reports one (only for a verified schedule that offers bounds)."""
 
     name: str
-    result: Any = None
-    verification: Any = None
-    error: Any = None
+    result: SimulationResult | None = None
+    verification: VerificationReport | None = None
+    error: SimulationError | None = None
     upper_bounds: Mapping[str, float] = field(default_factory=dict)
-    certificate: Any = None
+    certificate: ReportedCertificate | None = None
     seconds: float = 0.0
 
     @property
@@ -81,12 +90,12 @@ class SchedulerOutcome:
 class Evaluation:
     """What :func:`evaluate` found (module docstring)."""
 
-    instance: Any
+    instance: Instance
     outcomes: dict[str, SchedulerOutcome]
     interval: OptInterval
     ratios: dict[str, Ratio]
-    offline: Any = None
-    offline_verification: Any = None
+    offline: "OfflineResult | None" = None
+    offline_verification: VerificationReport | None = None
     solve: SolveOptions | None = None
     mip_start: str | None = None
     restart_cost: float = 0.0
@@ -94,7 +103,7 @@ class Evaluation:
     seconds: Mapping[str, float] = field(default_factory=dict)
     #: The instance the OPT interval bounds the optimum of: ``instance``, or under restart costs its
     #: start-cost relaxation (module docstring).
-    bound_instance: Any = None
+    bound_instance: Instance | None = None
 
     @property
     def relaxation(self) -> dict[str, Any] | None:
@@ -152,11 +161,6 @@ def _quiet(_: str) -> ContextManager:
 
 
 def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -> SchedulerOutcome:
-    from primaldual.simulation.scheduler import make_scheduler
-    from primaldual.simulation.rules import SimulationError
-    from primaldual.simulation.simulator import simulate
-    from primaldual.core.verify import verify
-
     scheduler = make_scheduler(name, **parameters)
     clock = time.perf_counter()
     try:
@@ -168,7 +172,7 @@ def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -
     verification = verify(instance, result.schedule)
     bounds = {key: float(value) for key, value in scheduler.upper_bounds().items()} if (
         isinstance(scheduler, OffersUpperBounds) and verification.feasible) else {}
-    certificate = scheduler.certificate() if bounds and callable(getattr(scheduler, "certificate", None)) else None
+    certificate = result.certificate if bounds else None
     return SchedulerOutcome(name=name, result=result, verification=verification, upper_bounds=bounds,
                             certificate=certificate, seconds=seconds, _verified_utility=not restart_cost)
 
@@ -191,7 +195,6 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     offline = offline_verification = start_name = None
     if solve is not None:
         from primaldual.offline.solve import solve_offline  # without an OPT solve no model code is loaded
-        from primaldual.core.verify import verify
 
         start_name = best.name if (solve.mip_start and best is not None) else None
         start = best.result.schedule if start_name else None
