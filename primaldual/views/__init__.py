@@ -13,6 +13,6 @@ imports a view. matplotlib is imported on demand, so reading numbers does not lo
 
 # The README's example still imports job_outcomes from here; once it reads primaldual.evaluation.outcomes
 # these three names go (the numbers are not a view's).
-from primaldual.evaluation.outcomes import JobOutcomes, job_outcomes, utilisation_over_time  # noqa: E402
+from primaldual.evaluation.outcomes import JobOutcomes, job_outcomes, utilisation_over_time
 
 __all__ = ["JobOutcomes", "job_outcomes", "utilisation_over_time"]
