@@ -62,7 +62,7 @@ def _row(evaluation: Evaluation, name: str) -> dict:
 
 
 def _opt_summary(evaluation: Evaluation) -> dict | None:
-    out = evaluation.offline_summary()
+    out = None if evaluation.offline_entry is None else dict(evaluation.offline_entry)
     if out is not None:
         out.update(build_seconds=evaluation.offline.build_seconds, solve_seconds=evaluation.offline.solve_seconds,
                    message=evaluation.offline.message)
@@ -73,7 +73,7 @@ def _certificate(evaluation: Evaluation) -> dict | None:
     """The first certificate a scheduler offers, with the ratio interval it proves about its own run."""
     for name, outcome in evaluation.outcomes.items():
         if outcome.certificate is not None:
-            certified = evaluation.certified_ratio(name)
+            certified = evaluation.certified[name]
             return {"scheduler": name, **outcome.certificate.terms,
                     "ratio_interval": [certified.lower, certified.upper]}
     return None
