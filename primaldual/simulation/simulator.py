@@ -94,7 +94,8 @@ class Promises:
             return self.to_dict() == dict(other)
         return NotImplemented
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        return hash((self.made, self.kept, self.broken))
 
 
 @dataclass(frozen=True)
