@@ -1,4 +1,4 @@
-"""``primaldual bench oasis --quality``: utility of OASiS, OASiS-LR, OASiS-P against the baselines (issue 10).
+"""``primaldual bench oasis --quality``: utility of OASiS, OASiS-LR, OASiS-P against the baselines.
 
 Sets: ``tiny``, ``small``, ``small20`` (``small`` with 20 jobs: heavy contention) and ``paper``, on seeds
 ``first..first + count - 1``. Pick a first seed disjoint from the seeds the schedulers were designed and
@@ -53,7 +53,7 @@ SCHEDULERS = (
     ("dorm", "dorm", {}),
 )
 
-#: (label, preset, jobs): the sets of the issue's targets.
+#: (label, preset, jobs): the sets the quality targets are stated for.
 SETS = {"tiny": ("tiny", None), "small": ("small", None), "small20": ("small", 20), "paper": ("paper", None)}
 
 
@@ -98,7 +98,7 @@ def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> d
             runs[label] = {
                 "utility": result.utility,
                 "abandoned": result.metrics.abandoned,
-                "promises": result.promises,
+                "promises": None if result.promises is None else result.promises.to_dict(),
                 "seconds": result.scheduler_seconds,
             }
             results[label] = result
