@@ -31,7 +31,8 @@ from primaldual.oasis.certificate import CHECK_TOLERANCE, Certificate, compute_c
 from primaldual.dual.subroutine import DualResult, best_schedule
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
-from primaldual.oasis.result import JobDecision, OasisResult  # noqa: F401 - re-exported
+from primaldual.oasis.decision import JobDecision  # noqa: F401 - re-exported
+from primaldual.oasis.result import OasisResult  # noqa: F401 - re-exported
 from primaldual.oasis.strategy import ExponentialPrices, PriceStrategy, ZeroPrices
 from primaldual.oasis.constants import check_scale
 from primaldual.oasis.prices import PRICE_RULES, PriceConstants, compute_constants
