@@ -241,8 +241,7 @@ class OasisScheduler(_PlanningScheduler):
     """
 
     name = "oasis"
-    # 2: the default rule went from budget to share (proofs/oasis.md section 7c); revision-1 records are recomputed.
-    revision = 2
+    revision = 2  # what each revision changed: proofs/oasis.md, "Revisions"
 
     def __init__(self, price_scale: float = 1.0, eta: float = 1.0, constants: PriceConstants | None = None,
                  rule: str = "share"):
