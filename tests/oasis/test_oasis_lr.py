@@ -139,8 +139,8 @@ def test_promised_jobs_earn_at_least_one_minus_delta_and_the_block_value(seed):
     scheduler = make_scheduler("oasis-p")
     result = simulate(instance, scheduler)
     utilities = result.metrics.job_utilities
-    for i, admission in scheduler.dual.admissions.items():
-        assert utilities[i] >= admission["value"] - 1e-9
+    for i, admission in scheduler.record.admissions.items():
+        assert utilities[i] >= admission.value - 1e-9
 
 
 @pytest.mark.parametrize("seed", range(6))
