@@ -140,9 +140,6 @@ def size_highs_threads(threads: int | None) -> None:
     _highs_threads[0] = threads
 
 
-# The old private spelling, still imported by primaldual.oasis.learned_floor (owned elsewhere).
-_size_highs_threads = size_highs_threads
-
 
 def quiet_highs() -> "highspy.Highs":
     """A HiGHS object that prints nothing: its constructor writes a banner on the process's stdout (file

@@ -173,7 +173,7 @@ def test_restart_costs_are_planned_for_and_stable_placements_pay_once():
     # floor, a job that alone
     # fills the cluster for two slots prices itself at its own value density).
     result = simulate(instance, make_scheduler("oasis-lr", eta=8.0, learned_floor=False), restart_cost=0.1)
-    assert result.metrics.extra["restarts"] == 1
+    assert result.metrics.restarts == 1
     assert result.metrics.completion_slots == {0: 2}
     assert result.promises == {"made": 1, "kept": 1, "broken": 0}
 
