@@ -18,8 +18,8 @@ started it (Ctrl-C, SIGTERM or SIGKILL of the parent).
 
 The pipe carries the progress events of :mod:`primaldual.offline.outcome` while the work runs, then one
 final message: :class:`_Done` (the answer) or :class:`_Failed` (an error or a memory failure). The parent
-folds them into a :class:`~primaldual.offline.outcome.ChildOutcome`. Cost: one process start (an interpreter
-and the imports, about a second) per solve.
+folds them into a :class:`~primaldual.offline.outcome.ChildOutcome`. Cost: one process start per solve (a
+fresh interpreter that imports the solver stack before the cap), and one pickled event per improvement.
 """
 
 from __future__ import annotations

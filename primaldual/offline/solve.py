@@ -1,4 +1,4 @@
-"""Solve the offline problem (1)-(13) and return an honest certificate (issue 3; docs/papers.md, OASiS).
+"""Solve the offline problem (1)-(13) and return an honest certificate (docs/papers.md, OASiS).
 
 :func:`solve_offline` builds :func:`primaldual.models.offline.build_offline_model`, hands it to a backend
 through :func:`primaldual.backends.solvers.solve_model` and returns an :class:`OfflineResult`:
