@@ -127,7 +127,7 @@ def size_highs_threads(threads: int | None) -> None:
     """Reset HiGHS's process-wide thread scheduler when a solve asks for another thread count.
 
     HiGHS sizes one global scheduler on the first solve of a process; a later solve with a different
-    ``threads`` then fails with status "unknown" (seen with highspy 1.16: default, then ``threads=1``). Solves
+    ``threads`` then fails with status "unknown" (highspy 1.16: a default solve, then ``threads=1``). Solves
     in this package run one at a time per process, so resetting between them is safe.
     """
     if threads == _highs_threads[0]:

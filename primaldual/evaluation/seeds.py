@@ -9,7 +9,8 @@ values, only when the solve will use them (:func:`primaldual.offline.methods.use
 
 Each seed costs one simulation (OASiS's is the dearest: one dual subroutine per job); a caller that has
 already run a scheduler with its default parameters on the same instance passes that verified result in
-``ran`` and it is not run again. ``dorm`` is not a seed: one run takes minutes on the paper preset.
+``ran`` and it is not run again. ``dorm`` is not a seed: it solves one MILP per arrival and departure, far
+dearer than every seed together.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The strong per-server formulation of :mod:`primaldual.models.offline`, assembled as sparse arrays with numpy
-and handed to HiGHS through ``highspy`` directly (issue 11, item 2).
+and handed to HiGHS through ``highspy`` directly.
 
 Same variables, same rows, same bounds and the same floored objective as
 :func:`primaldual.models.offline.build_offline_model` with ``formulation="strong"``, ``pooled=False`` (the

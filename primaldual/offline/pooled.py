@@ -19,12 +19,15 @@ and, if that fails, decides the slot exactly with a small integer program in HiG
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from primaldual.backends.highs import quiet_highs, size_highs_threads
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 from primaldual.models.offline import offline_sparsity
+from primaldual.offline.outcome import Built, RawSolve
 
 #: Seconds the exact packing program of one slot may take; past it the slot counts as not packed.
 PACKING_SECONDS = 2.0
@@ -179,13 +182,20 @@ def pooled_counts(model, instance: Instance) -> dict:
     return out
 
 
-def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, start=None) -> dict:
+@dataclass(frozen=True, eq=False)
+class PooledSolve:
+    """The pooled ILP's solve (``solve.assignments``: per-server counts, None unless every slot packed),
+    ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed first fit, a
+    feasible schedule) and ``note`` (what happened, for the result's message)."""
+
+    solve: RawSolve
+    partial: Schedule | None
+    note: str
+
+
+def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, start=None) -> PooledSolve:
     """Solve the pooled ILP (``start`` as its MIP start) within ``time_limit``; if it is proven optimal, place
-    its counts on servers (:func:`place_pooled`). Returns ``outcome`` (the pooled solve's
-    :class:`~primaldual.backends.solvers.SolveOutcome`), ``assignments`` (per-server counts, None unless every slot
-    packed), ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed
-    first fit, a feasible schedule), ``note`` (what happened, for the result's message), ``build_seconds``,
-    sizes and slack."""
+    its counts on servers (:func:`place_pooled`)."""
     import time
 
     from primaldual.models.offline import build_offline_model, model_size
@@ -198,7 +208,7 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
         seed_pooled(model, instance, start)
     outcome = solve_model(model, solver="highs", time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                           warmstart=start is not None)
-    assignments, note, partial, counts = None, None, None, None
+    assignments, partial, counts = None, None, None
     if outcome.status == "optimal" and outcome.has_solution:
         counts = pooled_counts(model, instance)
         assignments, slot = place_pooled(instance, counts)
@@ -210,11 +220,8 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
         note = f"the pooled ILP was not proven optimal ({outcome.status}): solving the per-server ILP"
     if assignments is None and outcome.has_solution:
         partial = _place_what_fits(instance, counts if counts is not None else pooled_counts(model, instance))
-    n_variables, n_constraints = model_size(model)
-    return {"outcome": outcome, "assignments": assignments, "note": note, "build_seconds": build_seconds,
-            "partial": partial,
-            "n_variables": n_variables, "n_constraints": n_constraints,
-            "objective_slack": float(model.objective_slack)}
+    built = Built(build_seconds, *model_size(model), float(model.objective_slack))
+    return PooledSolve(RawSolve(built, outcome, assignments, builder="pooled"), partial, note)
 
 
 def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int | None = None):
@@ -242,5 +249,5 @@ def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int 
     return float(outcome.bound) + model.objective_slack, prices[0], prices[1]
 
 
-__all__ = ["pack_slot", "place_pooled", "pooled_counts", "pooled_lp_prices",
+__all__ = ["PooledSolve", "pack_slot", "place_pooled", "pooled_counts", "pooled_lp_prices",
            "seed_pooled", "solve_pooled_and_place"]

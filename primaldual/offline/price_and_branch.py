@@ -8,9 +8,16 @@ master as a 0-1 program over the generated columns (price-and-branch). The sched
 (1)-(13) because every column is a whole schedule of one job and the master's rows are the capacities (15)-(16);
 :func:`primaldual.offline.solve.solve_offline` verifies it anyway.
 
-It returns plain data (it may run in a child process, see :mod:`primaldual.offline.child`) and reports its
-progress through ``notify(kind, data)``: ``"incumbent"`` with the best schedule so far, ``"bound"`` with the best
-certified bound so far, ``"progress"`` with a line of text per round.
+It returns a :class:`~primaldual.offline.outcome.ColumnGenerationRun` (plain data: it may run in a child
+process, see :mod:`primaldual.offline.child`) and reports its progress as events: an
+:class:`~primaldual.offline.outcome.Incumbent` with each better schedule, a
+:class:`~primaldual.offline.outcome.BoundImproved` with each better certified bound, a
+:class:`~primaldual.offline.outcome.ProgressLine` per round.
+
+Termination: each round either improves nothing that matters and stops with a
+:class:`~primaldual.offline.outcome.Stop` reason, or adds columns; there are finitely many columns, and
+every round is capped by the column-generation share of the time limit. Cost per round: one warm-started LP
+of the master and one dual subroutine per job (:func:`primaldual.offline.column_generation.price_all`).
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ from primaldual.offline.column_generation import (
     reduced_cost)
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
-from primaldual.core.verify import verify
+from primaldual.offline.outcome import (
+    BoundImproved, ColumnGenerationRun, Incumbent, Notify, Phase, ProgressLine, Stop, ignore)
 
 #: Share of the time limit column generation may use before price-and-branch starts.
 COLUMN_GENERATION_SHARE = 0.65
@@ -55,7 +63,7 @@ def _seed(cells: Cells, master: RestrictedMaster, seeds, notify):
         master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
         if seed.utility > best_utility:
             best, best_utility = seed.schedule, float(seed.utility)
-            notify("incumbent", {"assignments": _assignments(best), "objective": best_utility, "bound": None})
+            notify(Incumbent(_assignments(best), best_utility, None))
     return best, best_utility, utilities, bound
 
 
@@ -89,7 +97,7 @@ def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> 
     pooled_bound, worker_prices, ps_prices = pooled
     if pooled_bound < bound:
         bound = pooled_bound
-        notify("bound", {"bound": bound, "source": "pooled LP relaxation"})
+        notify(BoundImproved(bound, "pooled LP relaxation"))
     point = np.concatenate([worker_prices.ravel(), ps_prices.ravel()])
     priced = price_all(cells, master.jobs, point, deadline)
     if not priced.complete:
@@ -97,105 +105,146 @@ def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> 
     master.add(priced.columns)
     if priced.bound < bound:
         bound = priced.bound
-        notify("bound", {"bound": bound, "source": "pricing at the pooled LP's duals"})
+        notify(BoundImproved(bound, "pricing at the pooled LP's duals"))
     return bound, point, priced.bound
 
 
-def column_generation_solve(instance: Instance, jobs, *, deadline: float | None = None, notify=None,
+class _Generation:
+    """The column-generation loop's working state, and one round of it (:meth:`step`).
+
+    The loop's termination rule: :meth:`run` repeats :meth:`step` until a step returns a
+    :class:`~primaldual.offline.outcome.Stop` reason. A step either stops, or solves the master LP and adds
+    the columns that price out, or (once) moves the end of the column-generation share to the deadline when
+    price-and-branch could not gain anything anyway."""
+
+    def __init__(self, cells: Cells, master: RestrictedMaster, *, bound: float, centre, best_lagrangian: float,
+                 best_utility: float, until: float | None, deadline: float | None, notify: Notify, started: float):
+        self.cells, self.master, self.notify, self.started = cells, master, notify, started
+        self.bound, self.centre, self.best_lagrangian, self.best_utility = bound, centre, best_lagrangian, best_utility
+        self.until, self.deadline = until, deadline
+        self.rounds, self.lp_value, self.alpha, self.extended = 0, None, SMOOTHING, False
+
+    def run(self) -> Stop:
+        stop = None
+        while stop is None:
+            stop = self.step()
+        return stop
+
+    def step(self) -> Stop | None:
+        if self.until is not None and time.time() > self.until:
+            return self._share_spent()
+        optimal, value, duals, mu = self.master.solve_lp(
+            None if self.until is None else max(0.1, self.until - time.time()))
+        if not optimal:
+            if not self.extended and self.until is not None and time.time() >= self.until:
+                return None  # stopped at the share's end: the next step may hand it the branching time
+            return Stop.LP_STOPPED  # a simplex stopped early has neither a master value nor usable duals
+        self.lp_value = value
+        if self.bound - value <= LP_TOLERANCE * max(1.0, abs(self.bound)):
+            return Stop.BOUND_MET
+        return self._price(duals, mu)
+
+    def _share_spent(self) -> Stop | None:
+        if self.extended or self.deadline is None or not _branching_is_pointless(
+                self.lp_value, self.best_utility, self.bound):
+            return Stop.TIME_SPENT
+        # Price-and-branch cannot beat the incumbent: its share of the time goes to the bound instead.
+        self.until, self.extended = self.deadline - MIN_BRANCH_SECONDS, True
+        return None
+
+    def _price(self, duals: np.ndarray, mu) -> Stop | None:
+        """One pricing round at the smoothed prices: a Lagrangian bound, and the columns that enter."""
+        point = duals if self.centre is None or self.alpha == 0 else self.alpha * self.centre + (1 - self.alpha) * duals
+        priced = price_all(self.cells, self.master.jobs, point, self.until)
+        if not priced.complete:
+            return Stop.PRICING_STOPPED
+        self.rounds += 1
+        if priced.bound < self.best_lagrangian:
+            self.best_lagrangian, self.centre = priced.bound, point
+        if priced.bound < self.bound:
+            self.bound = priced.bound
+            self.notify(BoundImproved(self.bound, f"round {self.rounds}"))
+        added = self.master.add(c for c in priced.columns if reduced_cost(c, duals, mu) > REDUCED_COST_TOLERANCE)
+        self.notify(ProgressLine(
+            f"column generation round {self.rounds}: bound {self.bound:.6g}, master LP {self.lp_value:.6g}, "
+            f"incumbent {self.best_utility:.6g}, {len(self.master.columns)} columns, "
+            f"{time.time() - self.started:.0f} s"))
+        if added == 0:
+            if self.alpha == 0:
+                return Stop.NO_ENTERING_COLUMN
+            self.alpha = 0.0  # a mis-pricing: price at the master's duals next round
+        else:
+            self.alpha = SMOOTHING
+        return None
+
+
+def _price_and_branch(instance: Instance, master: RestrictedMaster, generation: _Generation, best: Schedule,
+                      deadline: float | None, notify: Notify) -> tuple[Schedule, float, str, float]:
+    """The master over the generated columns as a 0-1 program, when the time left and the LP value allow
+    it; returns (best schedule, its utility, what price-and-branch did, its seconds)."""
+    best_utility = generation.best_utility
+    left = None if deadline is None else deadline - time.time()
+    if left is not None and left < MIN_BRANCH_SECONDS:
+        return best, best_utility, f"not run: {max(left, 0.0):.1f} s left", 0.0
+    if _branching_is_pointless(generation.lp_value, best_utility, generation.bound):
+        # A 0-1 solution over the master's columns is worth at most the master's LP value.
+        return best, best_utility, "not run: the master LP exceeds the incumbent by under 1% of the gap", 0.0
+    notify(Phase("solving the price-and-branch program"))
+    started = time.time()
+    # HiGHS's MIP may overrun its limit by up to half of it (root LP, presolve): ask for half.
+    chosen, mip_status = master.solve_integer(
+        UNLIMITED_BRANCH_SECONDS if left is None else (left - MIN_BRANCH_SECONDS / 2) / 2, best)
+    mip_seconds = time.time() - started
+    if chosen is not None:
+        schedule = place_on_servers(instance, chosen.assignments)
+        # The parent verifies the returned schedule; here only its value is needed, to pick the better.
+        value = sum(float(instance.jobs[i].utility(s.completion_slot() - instance.jobs[i].arrival))
+                    for i, s in schedule.assignments.items())
+        if value > best_utility:
+            best, best_utility = schedule, value
+    return best, best_utility, mip_status, mip_seconds
+
+
+def column_generation_solve(instance: Instance, jobs, *, deadline: float | None = None, notify: Notify | None = None,
                             threads: int | None = None, integer: bool = True,
-                            share: float = COLUMN_GENERATION_SHARE, seeds=()) -> dict:
+                            share: float = COLUMN_GENERATION_SHARE, seeds=()) -> ColumnGenerationRun:
     """Stabilised column generation, then (``integer=True``) price-and-branch; see the module docstring.
 
     ``deadline`` is an absolute ``time.time()``; column generation stops at ``share`` of the time left, and
-    price-and-branch gets the rest. Returns ``bound`` (the best Lagrangian bound, +inf if no round completed),
-    ``lp_value`` (the master's last LP value), ``assignments`` of the best schedule, ``rounds``, ``columns``,
-    ``converged``, ``seeds`` (utility per seeding scheduler) and timings.
+    price-and-branch gets the rest. ``notify(event)``, if given, receives the progress events.
     """
-    notify = notify or (lambda kind, data: None)
+    notify = notify or ignore
     started = time.time()
-    notify("phase", "seeding the master with the online schedulers' schedules")
+    notify(Phase("seeding the master with the online schedulers' schedules"))
     cells = Cells(instance)
     master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True)
-    best, best_utility, seeds, bound = _seed(cells, master, seeds, notify)
-    centre = None  # OASiS's prices give a valid but loose bound: a poor centre to smooth towards
+    best, best_utility, seed_utilities, bound = _seed(cells, master, seeds, notify)
     seed_seconds = time.time() - started
     bound = float("inf") if bound is None else bound
     if bound < float("inf"):
-        notify("bound", {"bound": bound, "source": "oasis certificate"})
-    notify("phase", "solving the pooled LP relaxation")
+        notify(BoundImproved(bound, "oasis certificate"))
+    notify(Phase("solving the pooled LP relaxation"))
     pooled_started = time.time()
+    # The first stability centre is the pooled LP's duals, not OASiS's prices: those give a valid but loose
+    # bound, a poor centre to smooth towards.
     bound, centre, best_lagrangian = _pooled_start(instance, cells, master, bound, deadline, threads, notify)
     pooled_seconds = time.time() - pooled_started
-    notify("phase", "generating columns")
-    cg_until = None if deadline is None else time.time() + share * max(0.0, deadline - time.time())
-    rounds, lp_value, converged, alpha = 0, None, False, SMOOTHING
-    extended = False
-    while True:
-        if cg_until is not None and time.time() > cg_until:
-            if extended or not _branching_is_pointless(lp_value, best_utility, bound) or deadline is None:
-                break
-            # Price-and-branch cannot beat the incumbent: its share of the time goes to the bound instead.
-            cg_until, extended = deadline - MIN_BRANCH_SECONDS, True
-            continue
-        optimal, value, duals, mu = master.solve_lp(None if cg_until is None else max(0.1, cg_until - time.time()))
-        if not optimal:
-            if not extended and cg_until is not None and time.time() >= cg_until:
-                continue  # stopped at the share's end: the check above may hand it the branching time
-            break  # a simplex stopped early has neither a master value nor usable duals
-        lp_value = value
-        if bound - lp_value <= LP_TOLERANCE * max(1.0, abs(bound)):
-            converged = True
-            break
-        point = duals if centre is None or alpha == 0 else alpha * centre + (1 - alpha) * duals
-        priced = price_all(cells, master.jobs, point, cg_until)
-        if not priced.complete:
-            break
-        rounds += 1
-        if priced.bound < best_lagrangian:
-            best_lagrangian, centre = priced.bound, point
-        if priced.bound < bound:
-            bound = priced.bound
-            notify("bound", {"bound": bound, "source": f"round {rounds}"})
-        entering = [c for c in priced.columns if reduced_cost(c, duals, mu) > REDUCED_COST_TOLERANCE]
-        added = master.add(entering)
-        notify("progress", f"column generation round {rounds}: bound {bound:.6g}, master LP {lp_value:.6g}, "
-                           f"incumbent {best_utility:.6g}, {len(master.columns)} columns, "
-                           f"{time.time() - started:.0f} s")
-        if added == 0:
-            if alpha == 0:
-                converged = True  # no column prices out at the master's own duals: the master LP is optimal
-                break
-            alpha = 0.0  # a mis-pricing: price at the master's duals next round
-        else:
-            alpha = SMOOTHING
+    notify(Phase("generating columns"))
+    generation = _Generation(
+        cells, master, bound=bound, centre=centre, best_lagrangian=best_lagrangian, best_utility=best_utility,
+        until=None if deadline is None else time.time() + share * max(0.0, deadline - time.time()),
+        deadline=deadline, notify=notify, started=started)
+    stop = generation.run()
     cg_seconds = time.time() - started - seed_seconds - pooled_seconds
     mip_status, mip_seconds = "not run", 0.0
-    left = None if deadline is None else deadline - time.time()
-    if integer and left is not None and left < MIN_BRANCH_SECONDS:
-        mip_status = f"not run: {max(left, 0.0):.1f} s left"
-    elif integer and _branching_is_pointless(lp_value, best_utility, bound):
-        # A 0-1 solution over the master's columns is worth at most the master's LP value.
-        mip_status = "not run: the master LP exceeds the incumbent by under 1% of the gap"
-    elif integer:
-        notify("phase", "solving the price-and-branch program")
-        mip_started = time.time()
-        # HiGHS's MIP may overrun its limit by up to half of it (root LP, presolve): ask for half.
-        chosen, mip_status = master.solve_integer(
-            UNLIMITED_BRANCH_SECONDS if left is None else (left - MIN_BRANCH_SECONDS / 2) / 2, best)
-        mip_seconds = time.time() - mip_started
-        if chosen is not None:
-            schedule = place_on_servers(instance, chosen.assignments)
-            # The parent verifies the returned schedule; here only its value is needed, to pick the better.
-            value = sum(float(instance.jobs[i].utility(s.completion_slot() - instance.jobs[i].arrival))
-                        for i, s in schedule.assignments.items())
-            if value > best_utility:
-                best, best_utility = schedule, value
-    return {
-        "bound": bound, "lp_value": lp_value, "assignments": _assignments(best), "objective": best_utility,
-        "rounds": rounds, "columns": len(master.columns), "rows": master.n_rows, "converged": converged,
-        "seeds": seeds, "seed_seconds": seed_seconds, "pooled_seconds": pooled_seconds, "cg_seconds": cg_seconds,
-        "mip_seconds": mip_seconds, "mip_status": mip_status,
-    }
+    if integer:
+        best, best_utility, mip_status, mip_seconds = _price_and_branch(
+            instance, master, generation, best, deadline, notify)
+    return ColumnGenerationRun(
+        bound=generation.bound, lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
+        rounds=generation.rounds, columns=len(master.columns), rows=master.n_rows, stop=stop, seeds=seed_utilities,
+        seed_seconds=seed_seconds, pooled_seconds=pooled_seconds, cg_seconds=cg_seconds, mip_seconds=mip_seconds,
+        mip_status=mip_status)
 
 
 __all__ = ["COLUMN_GENERATION_SHARE", "column_generation_solve"]

@@ -1,4 +1,4 @@
-"""Solve the offline problem (1)-(13) and return an honest certificate (issue 3; docs/papers.md, OASiS).
+"""Solve the offline problem (1)-(13) and return an honest certificate (docs/papers.md, OASiS).
 
 :func:`solve_offline` builds :func:`primaldual.models.offline.build_offline_model`, hands it to a backend
 through :func:`primaldual.backends.solvers.solve_model` and returns an :class:`OfflineResult`:
@@ -34,9 +34,9 @@ incumbent is worse or missing; so the result is never worse than the start.
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing
 import time
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -52,6 +52,8 @@ from primaldual.offline.child import default_memory_limit, remaining, run_in_chi
 from primaldual.offline.methods import (
     POOLED_SHARE, large_ilp_plan, resolve_builder, resolve_method, verified_start_utility)
 from primaldual.offline.options import EXACT, OnlineSeed, SolveOptions, best_seed
+from primaldual.offline.outcome import (
+    Built, ChildOutcome, ColumnGenerationRun, Incumbent, Notify, ProgressLine, RawSolve, Solving)
 from primaldual.offline.result import OfflineResult, certify, certify_column_generation
 
 #: Relative MIP gap handed to HiGHS when the caller gives none (its own default, 1e-4, is coarser than the
@@ -104,149 +106,158 @@ def _extract(model, instance: Instance) -> dict[int, tuple[np.ndarray, np.ndarra
     return out
 
 
-def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, start=None, notify=None,
-                            deadline=None) -> dict:
+@dataclass(frozen=True, eq=False)
+class IlpTask:
+    """What the ILP/LP work needs, as picklable data (it crosses to the child process).
+
+    ``start``/``start_utility`` are the verified MIP start; ``deadline`` the absolute ``time.time()`` the
+    whole solve must end by (the solver gets the time left after building); ``seeds`` the verified online
+    schedules the ``online_start`` picks from; ``pooled_first`` solves the pooled ILP first
+    (:func:`primaldual.offline.pooled.solve_pooled_and_place`)."""
+
+    solver: str
+    time_limit: float | None
+    mip_gap: float | None
+    threads: int | None
+    relax: bool
+    pooled: bool
+    formulation: str
+    builder: str
+    start: Schedule | None
+    start_utility: float | None
+    deadline: float | None
+    seeds: tuple[OnlineSeed, ...]
+    pooled_first: bool
+    online_start: bool
+
+    def time_left(self) -> float | None:
+        return self.time_limit if self.deadline is None else remaining(self.deadline)
+
+
+def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> RawSolve:
     """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline.matrix`),
-    with ``start`` as the MIP start and each improving incumbent sent through ``notify``."""
+    with the task's start as the MIP start and each improving incumbent sent through ``notify``."""
     from primaldual.offline.matrix import build_matrix_model, matrix_assignments, solve_matrix_model, start_vector
 
     started = time.perf_counter()
     model = build_matrix_model(instance)
-    build_seconds = time.perf_counter() - started
-    if notify is not None:
-        notify("built", {"build_seconds": build_seconds, "n_variables": model.n_variables,
-                         "n_constraints": model.n_constraints, "objective_slack": model.objective_slack})
+    built = Built(time.perf_counter() - started, model.n_variables, model.n_constraints, model.objective_slack)
     on_incumbent = None
-    if notify is not None and not relax:
-        def on_incumbent(values, objective, bound):
-            # Sent as found, so that a parent that kills this process keeps the best schedule so far.
-            notify("incumbent", {"assignments": matrix_assignments(model, values, instance), "bound": bound,
-                                 "objective": objective})
-
-    if deadline is not None:
-        time_limit = remaining(deadline)
-    gap = mip_gap if mip_gap is not None else (None if relax else DEFAULT_HIGHS_GAP)
-    outcome, values = solve_matrix_model(
-        model, relax=relax, time_limit=time_limit, mip_gap=gap, threads=threads, on_incumbent=on_incumbent,
-        start=None if start is None or relax else start_vector(model, instance, start))
-    assignments = None if relax or values is None else matrix_assignments(model, values, instance)
-    return {"build_seconds": build_seconds, "n_variables": model.n_variables, "n_constraints": model.n_constraints,
-            "objective_slack": model.objective_slack, "outcome": outcome, "assignments": assignments,
-            "builder": "matrix"}
-
-
-def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, pooled, formulation, start,
-                     notify=None, deadline=None, builder="pyomo") -> dict:
-    """Build, optionally seed, solve; return plain data (picklable: it may cross a process boundary).
-
-    With a ``deadline`` (absolute ``time.time()``) the solver gets only the time left after building."""
-    if builder == "matrix":
-        return _build_and_solve_matrix(instance, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
-                                       relax=relax, start=start, notify=notify, deadline=deadline)
-    started = time.perf_counter()
-    model = build_offline_model(instance, relax=relax, formulation=formulation, pooled=pooled)
-    build_seconds = time.perf_counter() - started
-    n_variables, n_constraints = model_size(model)
     if notify is not None:
-        notify("built", {"build_seconds": build_seconds, "n_variables": n_variables, "n_constraints": n_constraints,
-                         "objective_slack": float(model.objective_slack)})
-    if start is not None:
-        _seed(model, instance, start)
-    gap = mip_gap if mip_gap is not None else (DEFAULT_HIGHS_GAP if solver == "highs" and not relax else None)
+        notify(built)
+        if not task.relax:
+            def on_incumbent(values, objective, bound):
+                # Sent as found, so that a parent that kills this process keeps the best schedule so far.
+                notify(Incumbent(matrix_assignments(model, values, instance), objective, bound))
+
+    gap = task.mip_gap if task.mip_gap is not None else (None if task.relax else DEFAULT_HIGHS_GAP)
+    outcome, values = solve_matrix_model(
+        model, relax=task.relax, time_limit=task.time_left(), mip_gap=gap, threads=task.threads,
+        on_incumbent=on_incumbent,
+        start=None if task.start is None or task.relax else start_vector(model, instance, task.start))
+    assignments = None if task.relax or values is None else matrix_assignments(model, values, instance)
+    return RawSolve(built, outcome, assignments, builder="matrix")
+
+
+def _build_and_solve(instance, task: IlpTask, notify: Notify | None) -> RawSolve:
+    """Build, optionally seed, solve; the solver gets only the time left after building."""
+    if task.builder == "matrix":
+        return _build_and_solve_matrix(instance, task, notify)
+    started = time.perf_counter()
+    model = build_offline_model(instance, relax=task.relax, formulation=task.formulation, pooled=task.pooled)
+    build_seconds = time.perf_counter() - started
+    built = Built(build_seconds, *model_size(model), float(model.objective_slack))
+    if notify is not None:
+        notify(built)
+    if task.start is not None:
+        _seed(model, instance, task.start)
+    gap = task.mip_gap if task.mip_gap is not None else (
+        DEFAULT_HIGHS_GAP if task.solver == "highs" and not task.relax else None)
+    schedules = not task.relax and not task.pooled
     on_start = on_incumbent = None
     if notify is not None:
         def on_start():
-            notify("solving", {})
+            notify(Solving())
 
-        if not relax and not pooled:
+        if schedules:
             def on_incumbent(objective, bound):
                 # Sent as found, so that a parent that kills this process keeps the best schedule so far.
-                notify("incumbent", {"assignments": _extract(model, instance), "bound": bound,
-                                     "objective": objective})
+                notify(Incumbent(_extract(model, instance), objective, bound))
 
-    if deadline is not None:
-        time_limit = remaining(deadline)
-    outcome = solve_model(model, solver=solver, time_limit=time_limit, mip_gap=gap, threads=threads,
-                          warmstart=start is not None, on_start=on_start, on_incumbent=on_incumbent)
-    assignments = None
-    if outcome.has_solution and not relax and not pooled:
-        assignments = _extract(model, instance)
-    return {
-        "build_seconds": build_seconds,
-        "n_variables": n_variables,
-        "n_constraints": n_constraints,
-        "objective_slack": float(model.objective_slack),
-        "outcome": outcome,
-        "assignments": assignments,
-        "builder": "pyomo",
-    }
+    outcome = solve_model(model, solver=task.solver, time_limit=task.time_left(), mip_gap=gap, threads=task.threads,
+                          warmstart=task.start is not None, on_start=on_start, on_incumbent=on_incumbent)
+    assignments = _extract(model, instance) if outcome.has_solution and schedules else None
+    return RawSolve(built, outcome, assignments, builder="pyomo")
 
 
-def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned process
-    options = dict(options)
-    pooled_first, online_start = options.pop("pooled_first", False), options.pop("online_start", False)
-    seeds, start_utility = options.pop("seeds", ()), options.pop("start_utility", None)
-    extra = {"notes": [], "details": {}}
-    if online_start and options["start"] is None:
-        seed = best_seed(seeds, key=lambda s: s.start_rank)
-        options["start"], start_utility = (None, None) if seed is None else (seed.schedule, seed.utility)
-        extra["details"]["online_start_utility"] = start_utility
-        if notify is not None and options["start"] is not None:
-            notify("incumbent", {"assignments": {i: (s.workers, s.parameter_servers)
-                                                 for i, s in options["start"].assignments.items()},
-                                 "objective": start_utility, "bound": None})
+def _ilp_in_child(notify: Notify | None, instance, task: IlpTask) -> RawSolve:  # runs in the spawned process
+    """The ILP with its large-instance plan: the online start, then the pooled ILP placed on servers (which
+    proves optimality when every slot packs), then the per-server ILP with the pooled bound."""
+    notes, details = [], {}
+    if task.online_start and task.start is None:
+        task = _with_online_start(task, notify, details)
     pooled_bound = None
-    if pooled_first:
+    if task.pooled_first:
         from primaldual.offline.pooled import solve_pooled_and_place
 
-        left = remaining(options["deadline"])
+        left = remaining(task.deadline)
         pooled = solve_pooled_and_place(
-            instance, time_limit=None if left is None else POOLED_SHARE * left, threads=options["threads"],
-            mip_gap=DEFAULT_HIGHS_GAP if options["mip_gap"] is None else options["mip_gap"], start=options["start"])
-        extra["notes"].append(pooled.pop("note"))
-        extra["details"]["pooled_bound"] = pooled["outcome"].bound
-        if pooled["assignments"] is not None:
-            return {**pooled, **extra, "builder": "pooled+placement"}
-        options["start"] = _better_start(instance, options["start"], start_utility, pooled.pop("partial"), extra)
-        if pooled["outcome"].status != "error":
-            pooled_bound = pooled["outcome"].bound
-    raw = _build_and_solve(instance, notify=notify, **options)
-    outcome = raw["outcome"]
+            instance, time_limit=None if left is None else POOLED_SHARE * left, threads=task.threads,
+            mip_gap=DEFAULT_HIGHS_GAP if task.mip_gap is None else task.mip_gap, start=task.start)
+        notes.append(pooled.note)
+        details["pooled_bound"] = pooled.solve.outcome.bound
+        if pooled.solve.assignments is not None:
+            return replace(pooled.solve, builder="pooled+placement", notes=tuple(notes), details=details)
+        task = _better_start(instance, task, pooled.partial, notes, details)
+        if pooled.solve.outcome.status != "error":
+            pooled_bound = pooled.solve.outcome.bound
+    solved = _build_and_solve(instance, task, notify)
+    outcome = solved.outcome
     if outcome.status == "error" and any(word in outcome.message for word in (
             "MemoryError", "bad_alloc", "can't start new thread")):
         # solve_model reports a failed allocation as a solver error; under the child's cap it is the cap.
         raise MemoryError(outcome.message)
     if pooled_bound is not None and (outcome.bound is None or pooled_bound < outcome.bound):
         # The pooled model is a relaxation with the same floored objective: its bound holds here too.
-        raw["outcome"] = dataclasses.replace(outcome, bound=pooled_bound)
-    return {**raw, **extra}
+        outcome = replace(outcome, bound=pooled_bound)
+    return replace(solved, outcome=outcome, notes=tuple(notes), details=details)
 
 
-def _better_start(instance, start, start_utility, candidate, extra) -> Schedule | None:
-    """The better MIP start of ``start`` (of verified utility ``start_utility``) and ``candidate`` (a schedule
-    placed from the pooled solution)."""
+def _with_online_start(task: IlpTask, notify: Notify | None, details: dict) -> IlpTask:
+    """The task with the best online seed as its MIP start (announced as the first incumbent)."""
+    seed = best_seed(task.seeds, key=lambda s: s.start_rank)
+    start, utility = (None, None) if seed is None else (seed.schedule, seed.utility)
+    details["online_start_utility"] = utility
+    if notify is not None and start is not None:
+        notify(Incumbent({i: (s.workers, s.parameter_servers) for i, s in start.assignments.items()}, utility, None))
+    return replace(task, start=start, start_utility=utility)
+
+
+def _better_start(instance, task: IlpTask, candidate, notes: list, details: dict) -> IlpTask:
+    """The task with the better MIP start of its own and ``candidate`` (a schedule placed from the pooled
+    solution)."""
     if candidate is None:
-        return start
+        return task
     utility = verify(instance, candidate)
-    if not utility.feasible or (start is not None and utility.utility <= start_utility):
-        return start
-    extra["details"]["pooled_start_utility"] = float(utility.utility)
-    extra["notes"].append("the pooled solution's jobs that fit on the servers seed the per-server ILP")
-    return candidate
+    if not utility.feasible or (task.start is not None and utility.utility <= task.start_utility):
+        return task
+    details["pooled_start_utility"] = float(utility.utility)
+    notes.append("the pooled solution's jobs that fit on the servers seed the per-server ILP")
+    return replace(task, start=candidate)
 
 
-def _prepare_ilp(instance, options) -> None:  # runs in the spawned process, before its memory cap
+def _prepare_ilp(instance, task: IlpTask) -> None:  # runs in the spawned process, before its memory cap
     import pyomo.contrib.appsi.solvers.highs  # noqa: F401 - the import the HiGHS path makes later
 
-    check_solver(options["solver"])
-    solver_version(options["solver"])
+    check_solver(task.solver)
+    solver_version(task.solver)
 
 
 def _prepare_cg(instance, jobs, options) -> None:  # runs in the spawned process, before its memory cap
     import primaldual.offline.price_and_branch  # noqa: F401
 
 
-def _cg_in_child(notify, instance, jobs, options) -> dict:  # runs in the spawned process
+def _cg_in_child(notify: Notify | None, instance, jobs, options) -> ColumnGenerationRun:  # in the spawned process
     from primaldual.offline.price_and_branch import column_generation_solve
 
     return column_generation_solve(instance, jobs, notify=notify, **options)
@@ -310,13 +321,12 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
         target, arguments, prepare = _cg_in_child, (instance, jobs, dict(
             deadline=deadline, threads=options.threads, seeds=tuple(seeds))), _prepare_cg
     else:
-        target, arguments, prepare = _ilp_in_child, (instance, _ilp_arguments(
+        target, arguments, prepare = _ilp_in_child, (instance, _ilp_task(
             instance, options, method, start, start_utility, seeds, deadline)), _prepare_ilp
-    raw = _run(target, arguments, prepare, options, in_child, progress, method == "cg")
-    raw.setdefault("method", method)
+    ended = _run(target, arguments, prepare, options, in_child, progress, method == "cg")
     if method == "cg":
-        return certify_column_generation(instance, raw, start, start_utility, trivial_bound, notes, identity)
-    return certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, identity)
+        return certify_column_generation(instance, ended, start, start_utility, trivial_bound, notes, identity)
+    return certify(instance, ended, start, start_utility, trivial_bound, relaxation, notes, identity)
 
 
 def _checked_start(instance, start, relaxation: bool) -> tuple[Schedule | None, float | None]:
@@ -343,33 +353,37 @@ def _nothing_to_solve(instance, relaxation: bool, start_utility, identity) -> Of
     )
 
 
-def _ilp_arguments(instance, options: SolveOptions, method, start, start_utility, seeds, deadline) -> dict:
+def _ilp_task(instance, options: SolveOptions, method, start, start_utility, seeds, deadline) -> IlpTask:
     """What the ILP/LP child needs, as picklable data."""
     pooled = method == "pooled"
-    return dict(solver=options.solver, time_limit=options.time_limit, mip_gap=options.mip_gap,
-                threads=options.threads, relax=method == "lp", pooled=pooled, formulation=options.formulation,
-                start=start, start_utility=start_utility, deadline=deadline,
-                builder=resolve_builder(instance, options, pooled), seeds=tuple(seeds),
-                **large_ilp_plan(instance, options, method, start))
+    plan = large_ilp_plan(instance, options, method, start)
+    return IlpTask(solver=options.solver, time_limit=options.time_limit, mip_gap=options.mip_gap,
+                   threads=options.threads, relax=method == "lp", pooled=pooled, formulation=options.formulation,
+                   builder=resolve_builder(instance, options, pooled), start=start, start_utility=start_utility,
+                   deadline=deadline, seeds=tuple(seeds), pooled_first=plan["pooled_first"],
+                   online_start=plan["online_start"])
 
 
-def _run(target, arguments, prepare, options: SolveOptions, in_child: bool, progress, column_generation) -> dict:
-    """Run ``target`` in a child under the limits, or here; the answer with its elapsed seconds."""
-    started = time.perf_counter()
+def _run(target, arguments, prepare, options: SolveOptions, in_child: bool, progress,
+         column_generation: bool) -> ChildOutcome:
+    """Run ``target`` in a child under the limits, or here; how it ended, with its elapsed seconds."""
     if in_child:
         time_limit = options.time_limit
-        raw = run_in_child(target, arguments, time_limit=time_limit,
-                           grace=default_grace(time_limit or 0.0) if options.grace is None else options.grace,
-                           memory_limit=options.memory_limit if options.memory_limit is not None
-                           else default_memory_limit(),
-                           progress=progress, prepare=prepare)
-    else:
+        return run_in_child(target, arguments, time_limit=time_limit,
+                            grace=default_grace(time_limit or 0.0) if options.grace is None else options.grace,
+                            memory_limit=options.memory_limit if options.memory_limit is not None
+                            else default_memory_limit(),
+                            progress=progress, prepare=prepare)
+    started = time.perf_counter()
+    forward = None
+    if progress is not None and column_generation:
         # In this process only column generation's own progress lines can be shown (nothing else reports).
-        forward = None if progress is None or not column_generation else (
-            lambda kind, data: progress(str(data)) if kind == "progress" else None)
-        raw = target(forward, *arguments)
-    raw.setdefault("elapsed", time.perf_counter() - started)
-    return raw
+        def forward(event):
+            if isinstance(event, ProgressLine):
+                progress(event.line)
+
+    answer = target(forward, *arguments)
+    return ChildOutcome(answer=answer, elapsed=time.perf_counter() - started)
 
 
 __all__ = ["DEFAULT_HIGHS_GAP", "default_grace", "solve_offline"]

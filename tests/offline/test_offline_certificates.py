@@ -18,6 +18,7 @@ from primaldual.backends.solvers import solve_model
 from primaldual.core.utility import Constant, Sigmoid
 from primaldual.core.verify import verify
 from primaldual.offline.options import EXACT
+from primaldual.offline.outcome import Built, ChildOutcome, Incumbent
 from primaldual.offline.result import certify
 
 
@@ -155,10 +156,10 @@ def test_killed_solver_is_reported_and_keeps_the_start(small):
 def test_killed_after_an_incumbent_returns_that_incumbent(small):
     instance, exact = small
     assignments = {i: (a.workers, a.parameter_servers) for i, a in exact.schedule.assignments.items()}
-    raw = {"killed": True, "solve_seconds": 3.0,
-           "built": {"build_seconds": 0.1, "n_variables": 10, "n_constraints": 5, "objective_slack": 0.0},
-           "incumbent": {"assignments": assignments, "bound": exact.bound}}
-    result = certify(instance, raw, None, None, trivial_bound(instance), False, [],
+    ended = ChildOutcome(killed=True, elapsed=3.0,
+                         built=Built(build_seconds=0.1, n_variables=10, n_constraints=5, objective_slack=0.0),
+                         incumbent=Incumbent(assignments, objective=exact.objective, bound=exact.bound))
+    result = certify(instance, ended, None, None, trivial_bound(instance), False, [],
                               dict(solver="highs", solver_version="x", formulation="strong", relaxed=False,
                                    pooled=False))
     assert result.status == "killed" and result.incumbent_source == "solver"

@@ -105,15 +105,15 @@ def test_place_on_servers_drops_what_does_not_fit_and_verifies():
 def test_a_deadline_in_the_past_still_returns_a_schedule_and_a_valid_bound():
     instance = generate("small", 4)
     optimum = solve_offline(instance).objective
-    raw = column_generation_solve(instance, schedulable_jobs(instance), deadline=time.time() - 1,
+    run = column_generation_solve(instance, schedulable_jobs(instance), deadline=time.time() - 1,
                                   seeds=online_seeds(instance)[:1])  # fifo's: all a spent deadline seeds
-    assert raw["rounds"] == 0 and raw["mip_status"].startswith("not run")
-    schedule = Schedule({i: JobSchedule(w, z) for i, (w, z) in raw["assignments"].items()})
+    assert run.rounds == 0 and run.mip_status.startswith("not run")
+    schedule = Schedule({i: JobSchedule(w, z) for i, (w, z) in run.assignments.items()})
     report = verify(instance, schedule)
     # The first seeding scheduler's schedule is returned, and no pricing round means no bound but the trivial.
-    assert report.feasible and report.utility == pytest.approx(raw["objective"])
-    assert raw["seeds"] and raw["objective"] <= optimum + TOLERANCE
-    assert raw["bound"] == float("inf")
+    assert report.feasible and report.utility == pytest.approx(run.objective)
+    assert run.seeds and run.objective <= optimum + TOLERANCE
+    assert run.bound == float("inf")
 
 
 def test_auto_picks_the_ilp_on_tiny_and_says_so():
