@@ -22,6 +22,7 @@ from primaldual.commands._common import add_json_flag, print_json
 from primaldual.commands.run import add_instance_arguments, instance_from_args, parse_parameter
 from primaldual.evaluation.compare import compare
 from primaldual.core.errors import InputError
+from primaldual.core.provenance import provenance
 from primaldual.offline.options import add_solve_arguments, solve_options_from_args
 from primaldual.simulation.simulator import check_restart_cost
 from primaldual.commands._progress import slow_steps
@@ -171,7 +172,7 @@ def run(args) -> int:
     failed = any(not row.get("verified") for row in summary["rows"]) or (
         summary["opt"] is not None and summary["opt"].get("verified") is False)
     if args.json:
-        print_json(summary)
+        print_json({**summary, "provenance": provenance()})
         for warning in summary["warnings"]:
             print(f"warning: {warning}", file=sys.stderr)
     else:

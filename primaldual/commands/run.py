@@ -11,6 +11,7 @@ from primaldual.core.generate import PRESETS, generate
 from primaldual.evaluation.restart_bound import applies
 from primaldual.simulation.scheduler import available_schedulers, make_scheduler
 from primaldual.core.jsonable import jsonable
+from primaldual.core.provenance import provenance
 from primaldual.simulation.scheduler import parse_value
 from primaldual.simulation.rules import SimulationError
 from primaldual.simulation.simulator import check_restart_cost, simulate
@@ -105,11 +106,11 @@ def run(args) -> int:
             print(f"primaldual run: {error}", flush=True)
         return 1
     if args.output:
-        save_schedule(result.schedule, args.output)
+        save_schedule(result.schedule, args.output, instance)
     metrics = result.metrics
     if args.json:
         out = {**result.to_dict(), "scheduler": args.scheduler, "instance": {"source": source, **describe(instance)},
-               "output": args.output}
+               "output": args.output, "provenance": provenance()}
         if result.certificate is not None:
             out["certificate"] = jsonable(result.certificate.terms)
         print_json(out)

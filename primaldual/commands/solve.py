@@ -8,6 +8,7 @@ import time
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.core.errors import InputError
 from primaldual.core.files import load_instance, load_schedule, save_schedule
+from primaldual.core.provenance import provenance
 from primaldual.offline.child import DEFAULT_MEMORY_SHARE
 from primaldual.offline.options import FORMULATIONS, METHODS, SolveOptions
 from primaldual.backends.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
@@ -161,10 +162,10 @@ def run(args) -> int:
                            progress=_progress_printer())
     written = None
     if args.output and result.schedule is not None:
-        save_schedule(result.schedule, args.output)
+        save_schedule(result.schedule, args.output, instance)
         written = args.output
     if args.json:
-        print_json({**result.to_dict(), "output": written})
+        print_json({**result.to_dict(), "output": written, "provenance": provenance()})
     else:
         what = "relaxation" if relaxation else "incumbent"
         print(
