@@ -164,8 +164,8 @@ def _replay(args) -> int:
     print(f"trace {trace.name}: {trace.n_workers} workers, {trace.n_iterations} iterations "
           f"({trace.skipped_iterations} incomplete skipped), global batch {summary['global_batch']}, "
           f"overhead a = {summary['time_law']['overhead_a']:g}")
-    print(f"{'method':<22}{'mean iteration time':>21}{'speedup':>10}")
-    for method, mean in summary["mean_iteration_time"].items():
+    print(f"{'method':<22}{'mean iteration s':>21}{'speedup':>10}")
+    for method, mean in summary["mean_iteration_seconds"].items():
         print(f"{method:<22}{mean:>21.3f}{summary['speedups'][method]:>9.3f}x")
     print(f"LB-BSP ({summary['lbbsp_method']}) speedup {summary['speedup']:.3f}x, oracle "
           f"{summary['oracle_speedup']:.3f}x, gap to oracle {summary['gap_to_oracle_percent']:.2f}%")

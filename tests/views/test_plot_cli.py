@@ -80,3 +80,10 @@ def test_results_form_reports_distributions(tmp_path, capsys):
     assert main(["plot", str(results), "--max-rows", "3"]) == 2
     assert main(["plot", str(results), "--out", str(results)]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, what", [("i.json", "is an instance file"), ("stamped.json", "is a schedule file")])
+def test_an_instance_or_schedule_file_is_not_taken_for_results(files, capsys, name, what):
+    assert main(["plot", str(files / name)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert what in error and "plot schedule INSTANCE SCHEDULE" in error and len(error.splitlines()) == 1
