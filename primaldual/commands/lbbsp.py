@@ -15,6 +15,7 @@ import argparse
 import math
 
 from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands._progress import add_progress_flag, with_activity
 from primaldual.core.errors import InputError
 from primaldual.lbbsp.aggregation import KINDS
 from primaldual.lbbsp.predictors.registry import PREDICTORS
@@ -274,7 +275,8 @@ def _subcommand(commands, handler, name: str, **texts):
     """A subcommand with ``--json`` whose handler is ``handler`` (``texts``: argparse's help and description)."""
     parser = commands.add_parser(name, **texts)
     add_json_flag(parser)
-    parser.set_defaults(handler=handler)
+    add_progress_flag(parser)
+    parser.set_defaults(handler=with_activity(f"lbbsp {name}", handler))
     return parser
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._progress import add_progress_flag, with_activity
 from primaldual.core.errors import InputError
 
 ORDER = 65
@@ -48,7 +49,8 @@ def register(subparsers) -> None:
     parser.add_argument("--max-rows", type=int, default=None, metavar="N",
                         help="schedule: most job rows drawn before sampling (default: 40)")
     add_json_flag(parser)
-    parser.set_defaults(handler=run)
+    add_progress_flag(parser)
+    parser.set_defaults(handler=with_activity("plot", run))
 
 
 def run(args) -> int:
