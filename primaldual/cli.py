@@ -58,12 +58,27 @@ def _missing_subcommand(parser: argparse.ArgumentParser, args) -> argparse.Argum
     return None
 
 
+def _one_line_warning(name: str, fallback):
+    """The package's own warnings (a schedule file without an instance fingerprint) as one line on stderr."""
+    from primaldual.core.fingerprint import UnstampedScheduleWarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, UnstampedScheduleWarning):
+            print(f"{name}: warning: {message}", file=sys.stderr)
+        else:
+            fallback(message, category, filename, lineno, file, line)
+
+    return show
+
+
 def main(argv: list[str] | None = None) -> int:
     from primaldual.backends.processes import Terminated, terminate_like_interrupt
+    from primaldual.core.provenance import set_command_line
 
     # First, before the (slow) parser build imports every command: SIGTERM from here on ends like Ctrl-C.
     previous = terminate_like_interrupt()
     name = "primaldual"
+    set_command_line(["primaldual", *(sys.argv[1:] if argv is None else argv)])
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -76,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=NUMPY_NOISE, category=RuntimeWarning)
+            warnings.showwarning = _one_line_warning(name, warnings.showwarning)
             return int(args.handler(args) or 0)
     except InputError as error:
         print(f"{name}: error: {error}", file=sys.stderr)

@@ -60,6 +60,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from primaldual.baselines.drf import progressive_filling
+from primaldual.baselines import parameter_specs
 from primaldual.simulation.placement import FreeCapacity, check_placement, dominant_share_unit, grow, trim
 from primaldual.models.dorm import DormProblem, build_dorm_model, extract_partition
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
@@ -98,6 +99,7 @@ class DormCounts:
 
 class DormScheduler(OnlineScheduler):
     name = "dorm"
+    PARAMETER_SPECS = parameter_specs.DORM
 
     def __init__(
         self,

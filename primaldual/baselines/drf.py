@@ -27,6 +27,7 @@ Parameters: ``placement`` (``first_fit`` default, or ``least_loaded``), ``skip_u
 
 from __future__ import annotations
 
+from primaldual.baselines import parameter_specs
 import heapq
 
 import numpy as np
@@ -99,6 +100,7 @@ def progressive_filling(
 
 class DrfScheduler(OnlineScheduler):
     name = "drf"
+    PARAMETER_SPECS = parameter_specs.DRF
     # 2: skip_unfinishable assumes the width the job can have (placement.widest), not N_i.
     revision = 2
 

@@ -25,6 +25,7 @@ Parameters: ``workers`` (None or a positive integer), ``placement`` (``first_fit
 
 from __future__ import annotations
 
+from primaldual.baselines import parameter_specs
 from collections import deque
 
 from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, trim
@@ -33,6 +34,7 @@ from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotSta
 
 class FifoScheduler(OnlineScheduler):
     name = "fifo"
+    PARAMETER_SPECS = parameter_specs.FIFO
 
     def __init__(self, workers: int | None = None, placement: str = "first_fit", skip_unfinishable: bool = True):
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

@@ -66,6 +66,7 @@ chosen on a few ``small`` seeds; evaluate RRH on seeds disjoint from those (``be
 
 from __future__ import annotations
 
+from primaldual.baselines import parameter_specs
 import numpy as np
 
 from primaldual.simulation.placement import (
@@ -82,6 +83,7 @@ from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotSta
 
 class RrhScheduler(OnlineScheduler):
     name = "rrh"
+    PARAMETER_SPECS = parameter_specs.RRH
     # 2: skip_unfinishable assumes the width the job can have (placement.widest), not N_i.
     revision = 2
 

@@ -1,6 +1,14 @@
-"""Feedback on long work: a step that runs longer than a few seconds says so on stderr, and when it ends.
+"""Feedback on long work, on stderr only (``--json`` output on stdout is never touched), and only for work that
+lasts: quick commands print nothing.
 
-Quick steps print nothing, so short commands stay quiet and ``--json`` output on stdout is never touched.
+- :func:`activity`: a tqdm line (``DESCRIPTION: elapsed, latest news``) that appears once the work has run
+  :data:`ANNOUNCE_AFTER` seconds and is refreshed every second, for work without a count (an ILP solve, a
+  simulation, an LB-BSP sweep);
+- :func:`slow_steps`: the steps of ``compare``, each announced when it outlasts :data:`ANNOUNCE_AFTER`;
+- counted work (``ratio``, ``reproduce``) has its own tqdm bar (:mod:`primaldual.sweep.driver`).
+
+Every command that can run past a few seconds takes ``--no-progress`` (:func:`add_progress_flag`); progress
+is also off when stderr is not a terminal (:func:`progress_enabled`), so logs and pipes get no bar.
 """
 
 from __future__ import annotations
@@ -15,12 +23,86 @@ from typing import Callable, ContextManager, Iterator, TextIO
 ANNOUNCE_AFTER = 3.0
 
 
-def slow_steps(command: str, after: float = ANNOUNCE_AFTER, stream: TextIO | None = None) -> Callable[[str], ContextManager]:
+def add_progress_flag(parser) -> None:
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress on stderr (it is also off when stderr is not a terminal)")
+
+
+def progress_enabled(args) -> bool:
+    """Progress is shown unless ``--no-progress`` was given or stderr is not a terminal."""
+    return not getattr(args, "no_progress", False) and sys.stderr.isatty()
+
+
+@contextmanager
+def activity(description: str, enabled: bool, after: float = ANNOUNCE_AFTER,
+             stream: TextIO | None = None) -> Iterator[Callable[[str], None]]:
+    """Show ``DESCRIPTION: elapsed[, news]`` on ``stream`` (stderr) while the block runs past ``after`` seconds.
+
+    Yields ``news(text)``, which puts the latest word of the work (a solver's incumbent and bound, say) beside
+    the elapsed time. Disabled, it shows nothing and ``news`` does nothing. A daemon thread draws the line, so
+    work that never yields control (a solver call) still shows time passing; the line is removed at the end.
+    """
+    latest = [""]
+    if not enabled:
+        yield lambda text: None
+        return
+    from tqdm import tqdm
+
+    started = time.monotonic()
+    stop = threading.Event()
+    lock = threading.Lock()
+    bar = []
+
+    def draw() -> None:
+        if stop.wait(after):
+            return
+        with lock:
+            if stop.is_set():
+                return
+            # delay > 0: tqdm draws nothing until the first refresh, after the clock is set back to the start.
+            bar.append(tqdm(total=None, desc=description, file=stream or sys.stderr, leave=False, delay=after,
+                            bar_format="{desc}: {elapsed}{postfix}"))
+            bar[0].start_t -= time.monotonic() - started  # elapsed since the work began, not since the line
+            bar[0].set_postfix_str(latest[0], refresh=True)
+        while not stop.wait(1.0):
+            with lock:
+                if not stop.is_set():
+                    bar[0].set_postfix_str(latest[0], refresh=True)
+
+    thread = threading.Thread(target=draw, daemon=True)
+    thread.start()
+    try:
+        yield lambda text: latest.__setitem__(0, text)
+    finally:
+        with lock:
+            stop.set()
+            if bar:
+                bar[0].close()
+        thread.join()
+
+
+def with_activity(description: str, handler: Callable) -> Callable:
+    """``handler(args)`` run inside :func:`activity` (``description``: the command's name), honouring
+    ``--no-progress``; for commands whose work has no count to show."""
+
+    def run(args):
+        with activity(description, progress_enabled(args)):
+            return handler(args)
+
+    return run
+
+
+def slow_steps(command: str, after: float = ANNOUNCE_AFTER, stream: TextIO | None = None,
+               enabled: bool = True) -> Callable[[str], ContextManager]:
     """``step(description)`` context managers for :func:`primaldual.evaluation.pipeline.evaluate`: a step still running
-    after ``after`` seconds prints ``COMMAND: DESCRIPTION...`` and, when it ends, how long it took."""
+    after ``after`` seconds prints ``COMMAND: DESCRIPTION...`` and, when it ends, how long it took (nothing when
+    not ``enabled``)."""
 
     @contextmanager
     def step(description: str) -> Iterator[None]:
+        if not enabled:
+            yield
+            return
         out = stream or sys.stderr
         started = time.perf_counter()
         announced = threading.Event()
@@ -42,4 +124,4 @@ def slow_steps(command: str, after: float = ANNOUNCE_AFTER, stream: TextIO | Non
     return step
 
 
-__all__ = ["ANNOUNCE_AFTER", "slow_steps"]
+__all__ = ["ANNOUNCE_AFTER", "activity", "add_progress_flag", "progress_enabled", "slow_steps", "with_activity"]

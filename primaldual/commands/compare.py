@@ -22,9 +22,10 @@ from primaldual.commands._common import add_json_flag, print_json
 from primaldual.commands.run import add_instance_arguments, instance_from_args, parse_parameter
 from primaldual.evaluation.compare import compare
 from primaldual.core.errors import InputError
+from primaldual.core.provenance import provenance
 from primaldual.offline.options import add_solve_arguments, solve_options_from_args
 from primaldual.simulation.simulator import check_restart_cost
-from primaldual.commands._progress import slow_steps
+from primaldual.commands._progress import add_progress_flag, progress_enabled, slow_steps
 from primaldual.simulation.scheduler import available_schedulers, scheduler_class
 
 ORDER = 50
@@ -50,6 +51,7 @@ def register(subparsers) -> None:
     parser.add_argument("--opt", action="store_true", help="also solve the offline optimum (ILP)")
     add_solve_arguments(parser)
     add_json_flag(parser)
+    add_progress_flag(parser)
     parser.set_defaults(handler=run)
 
 
@@ -166,12 +168,12 @@ def run(args) -> int:
     names = _scheduler_names(args.schedulers)
     parameters = scheduler_parameters(args.param, names)
     summary = compare(instance, names, parameters, opt=args.opt, solve=solve, restart_cost=restart_cost,
-                      step=slow_steps("compare")).summary
+                      step=slow_steps("compare", enabled=progress_enabled(args))).summary
     summary["instance"]["source"] = source
     failed = any(not row.get("verified") for row in summary["rows"]) or (
         summary["opt"] is not None and summary["opt"].get("verified") is False)
     if args.json:
-        print_json(summary)
+        print_json({**summary, "provenance": provenance()})
         for warning in summary["warnings"]:
             print(f"warning: {warning}", file=sys.stderr)
     else:

@@ -15,6 +15,7 @@ import argparse
 import math
 
 from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands._progress import add_progress_flag, with_activity
 from primaldual.core.errors import InputError
 from primaldual.lbbsp.aggregation import KINDS
 from primaldual.lbbsp.predictors.registry import PREDICTORS
@@ -164,8 +165,8 @@ def _replay(args) -> int:
     print(f"trace {trace.name}: {trace.n_workers} workers, {trace.n_iterations} iterations "
           f"({trace.skipped_iterations} incomplete skipped), global batch {summary['global_batch']}, "
           f"overhead a = {summary['time_law']['overhead_a']:g}")
-    print(f"{'method':<22}{'mean iteration time':>21}{'speedup':>10}")
-    for method, mean in summary["mean_iteration_time"].items():
+    print(f"{'method':<22}{'mean iteration s':>21}{'speedup':>10}")
+    for method, mean in summary["mean_iteration_seconds"].items():
         print(f"{method:<22}{mean:>21.3f}{summary['speedups'][method]:>9.3f}x")
     print(f"LB-BSP ({summary['lbbsp_method']}) speedup {summary['speedup']:.3f}x, oracle "
           f"{summary['oracle_speedup']:.3f}x, gap to oracle {summary['gap_to_oracle_percent']:.2f}%")
@@ -274,7 +275,8 @@ def _subcommand(commands, handler, name: str, **texts):
     """A subcommand with ``--json`` whose handler is ``handler`` (``texts``: argparse's help and description)."""
     parser = commands.add_parser(name, **texts)
     add_json_flag(parser)
-    parser.set_defaults(handler=handler)
+    add_progress_flag(parser)
+    parser.set_defaults(handler=with_activity(f"lbbsp {name}", handler))
     return parser
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._progress import add_progress_flag, with_activity
 from primaldual.core.errors import InputError
 
 ORDER = 65
@@ -48,7 +49,8 @@ def register(subparsers) -> None:
     parser.add_argument("--max-rows", type=int, default=None, metavar="N",
                         help="schedule: most job rows drawn before sampling (default: 40)")
     add_json_flag(parser)
-    parser.set_defaults(handler=run)
+    add_progress_flag(parser)
+    parser.set_defaults(handler=with_activity("plot", run))
 
 
 def run(args) -> int:
@@ -69,6 +71,7 @@ def run_records(args, path: Path) -> int:
 
     if not path.is_file():
         raise InputError(f"RESULTS: no such results file: {path}")
+    _refuse_other_formats(path)
     out_dir = check_output_path(args.out if args.out else path.parent, "--out", directory=True)
     records = list(read_records(path).values())
     written = plot_records(records, out_dir, prefix=path.stem + "-") if records else []
@@ -82,6 +85,26 @@ def run_records(args, path: Path) -> int:
         for figure in written:
             print(figure)
     return 0 if written else 1
+
+
+#: Files of the package that are not sweep results, with what to do with them instead.
+_NOT_RESULTS = {
+    "primaldual.instance": "an instance file; to draw a schedule of it: primaldual plot schedule INSTANCE SCHEDULE "
+                           "--out FILE.png",
+    "primaldual.schedule": "a schedule file; to draw it: primaldual plot schedule INSTANCE SCHEDULE --out FILE.png",
+}
+
+
+def _refuse_other_formats(path: Path) -> None:
+    """An instance or schedule file given as RESULTS is named as such (its ``format`` is near its start)."""
+    import re
+
+    with open(path, "rb") as handle:
+        head = handle.read(4096).decode("utf-8", errors="replace")
+    found = re.search(r'"format"\s*:\s*"([^"]+)"', head)
+    if found and found.group(1) in _NOT_RESULTS:
+        raise InputError(f"RESULTS: {path} is {_NOT_RESULTS[found.group(1)]}; RESULTS is the JSON Lines file of "
+                         "'primaldual ratio'")
 
 
 def run_schedule(args, paths: list[str]) -> int:

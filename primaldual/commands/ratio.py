@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._progress import progress_enabled
 from primaldual.core.errors import InputError
 from primaldual.core.generate import PRESETS
 from primaldual.offline.options import add_solve_arguments, solve_options_from_args
@@ -80,7 +81,7 @@ def run_sweep(specs, out, args):
     """Run ``specs`` with the executor the flags ask for; returns the :class:`SweepResult`."""
     from primaldual.sweep import dask_executor, sweep
 
-    progress = not args.no_progress
+    progress = progress_enabled(args)  # off with --no-progress and when stderr is not a terminal
     if args.workers is not None and args.workers < 1:
         raise InputError(f"--workers: must be >= 1, got {args.workers}")
     if args.executor == "dask":

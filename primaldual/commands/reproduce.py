@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._progress import progress_enabled
 from primaldual.commands.ratio import add_executor_arguments
 from primaldual.simulation.simulator import check_restart_cost
 from primaldual.reproduce.experiments import RESTART_COST
@@ -29,7 +30,9 @@ def register(subparsers) -> None:
                "failure; a rerun recomputes it), 1 some failed (see summary.md), 2 bad input.",
     )
     parser.add_argument("--quick", action="store_true", help="the small settings (minutes on 2 cores)")
-    parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument("--config", metavar="FILE.toml",
+                        help="experiment file: keys are this command's flags (examples/reproduce-quick.toml)")
+    parser.add_argument("--out", help="output directory (required, here or as out = \"DIR\" in --config)")
     parser.add_argument("--restart-cost", type=float, metavar="F", default=RESTART_COST,
                         help="every experiment also runs with this restart cost, the fraction of a slot's work a "
                              f"job loses when its placement changes, in [0, 1) (default: {RESTART_COST:g}; 0: only "
@@ -37,7 +40,7 @@ def register(subparsers) -> None:
     add_executor_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_json_flag(parser)
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, parser=parser)
 
 
 def run(args) -> int:
@@ -45,6 +48,12 @@ def run(args) -> int:
     from primaldual.reproduce import reproduce
     from primaldual.sweep import dask_executor
 
+    from primaldual.sweep.config import apply_config
+
+    args = apply_config(args, args.parser)
+    if not args.out:
+        raise InputError("--out: required (the output directory), on the command line or as out = \"DIR\" in "
+                         "--config")
     if args.workers is not None and args.workers < 1:
         raise InputError(f"--workers: must be >= 1, got {args.workers}")
     if args.address and args.executor != "dask":
@@ -52,7 +61,7 @@ def run(args) -> int:
     restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     out = check_output_path(args.out, "--out", directory=True)
     log = (lambda message: print(message, file=sys.stderr)) if args.json else print
-    options = dict(quick=args.quick, progress=not args.no_progress, log=log, restart_cost=restart_cost)
+    options = dict(quick=args.quick, progress=progress_enabled(args), log=log, restart_cost=restart_cost)
     if args.executor == "dask":
         with dask_executor(args.address, args.workers) as executor:
             result = reproduce(out, executor=executor, **options)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._progress import activity, add_progress_flag, progress_enabled
 from primaldual.evaluation.compare import describe
 from primaldual.core.errors import InputError
 from primaldual.core.files import load_instance, save_schedule
@@ -11,6 +12,7 @@ from primaldual.core.generate import PRESETS, generate
 from primaldual.evaluation.restart_bound import applies
 from primaldual.simulation.scheduler import available_schedulers, make_scheduler
 from primaldual.core.jsonable import jsonable
+from primaldual.core.provenance import provenance
 from primaldual.simulation.scheduler import parse_value
 from primaldual.simulation.rules import SimulationError
 from primaldual.simulation.simulator import check_restart_cost, simulate
@@ -77,6 +79,7 @@ def register(subparsers) -> None:
                              "model); 0.01-0.1 of a 10-minute slot matches published restart overheads")
     parser.add_argument("-o", "--output", metavar="SCHEDULE", help="write the schedule (completed jobs) here")
     add_json_flag(parser)
+    add_progress_flag(parser)
     parser.set_defaults(handler=run)
 
 
@@ -96,7 +99,8 @@ def run(args) -> int:
     parameters = dict(parse_parameter(text) for text in args.param)
     scheduler = make_scheduler(args.scheduler, **parameters)
     try:
-        result = simulate(instance, scheduler, restart_cost=restart_cost)
+        with activity(f"run: {args.scheduler}", progress_enabled(args)):
+            result = simulate(instance, scheduler, restart_cost=restart_cost)
     except SimulationError as error:
         if args.json:
             print_json({"scheduler": args.scheduler, "error": str(error), "rule": error.rule,
@@ -105,11 +109,11 @@ def run(args) -> int:
             print(f"primaldual run: {error}", flush=True)
         return 1
     if args.output:
-        save_schedule(result.schedule, args.output)
+        save_schedule(result.schedule, args.output, instance)
     metrics = result.metrics
     if args.json:
         out = {**result.to_dict(), "scheduler": args.scheduler, "instance": {"source": source, **describe(instance)},
-               "output": args.output}
+               "output": args.output, "provenance": provenance()}
         if result.certificate is not None:
             out["certificate"] = jsonable(result.certificate.terms)
         print_json(out)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-import time
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._progress import activity, add_progress_flag, progress_enabled
 from primaldual.core.errors import InputError
 from primaldual.core.files import load_instance, load_schedule, save_schedule
+from primaldual.core.provenance import provenance
 from primaldual.offline.child import DEFAULT_MEMORY_SHARE
 from primaldual.offline.options import FORMULATIONS, METHODS, SolveOptions
 from primaldual.backends.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
@@ -57,6 +57,7 @@ def register(subparsers) -> None:
                         help="write the model to FILE (.mps or .lp) for re-solving elsewhere, and do not solve")
     parser.add_argument("--list-solvers", action="store_true", help="list the backends and whether they run here")
     add_json_flag(parser)
+    add_progress_flag(parser)
     parser.set_defaults(handler=run)
 
 
@@ -83,25 +84,6 @@ def _list_solvers(args) -> int:
 
 def _format(value) -> str:
     return "-" if value is None else f"{value:.10g}"
-
-
-#: Progress lines start after this many seconds, and come at most once per this many seconds.
-PROGRESS_SECONDS = 5.0
-
-
-def _progress_printer():
-    """Print progress lines on stderr (so that --json keeps stdout to one object), only for a solve that runs
-    longer than :data:`PROGRESS_SECONDS`, and at most one per :data:`PROGRESS_SECONDS`."""
-    started = time.monotonic()
-    last = [started]
-
-    def show(line: str) -> None:
-        now = time.monotonic()
-        if now - started >= PROGRESS_SECONDS and now - last[0] >= PROGRESS_SECONDS:
-            last[0] = now
-            print(f"solve: {line}", file=sys.stderr, flush=True)
-
-    return show
 
 
 def _method(args) -> str:
@@ -157,14 +139,15 @@ def run(args) -> int:
     from primaldual.evaluation.seeds import solve_seeds
     from primaldual.offline.solve import solve_offline
 
-    result = solve_offline(instance, options, start=start, seeds=solve_seeds(instance, options, start),
-                           progress=_progress_printer())
+    with activity("solve", progress_enabled(args)) as news:
+        result = solve_offline(instance, options, start=start, seeds=solve_seeds(instance, options, start),
+                               progress=news)
     written = None
     if args.output and result.schedule is not None:
-        save_schedule(result.schedule, args.output)
+        save_schedule(result.schedule, args.output, instance)
         written = args.output
     if args.json:
-        print_json({**result.to_dict(), "output": written})
+        print_json({**result.to_dict(), "output": written, "provenance": provenance()})
     else:
         what = "relaxation" if relaxation else "incumbent"
         print(

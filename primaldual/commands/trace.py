@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._progress import add_progress_flag, with_activity
 from primaldual.core.errors import InputError
 
 ORDER = 15
@@ -59,7 +60,8 @@ def register(subparsers) -> None:
     convert.add_argument("--seed", type=int, help="Gavel's preparation seed for philly:VC (default 0)")
     convert.add_argument("-o", "--output", required=True, help="instance file to write")
     add_json_flag(convert)
-    convert.set_defaults(handler=run_import)
+    add_progress_flag(convert)
+    convert.set_defaults(handler=with_activity("trace import", run_import))
 
     listing = commands.add_parser("list", help="list the packaged Philly VCs with job counts and spans")
     add_json_flag(listing)

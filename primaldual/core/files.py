@@ -19,7 +19,9 @@ import numpy as np
 from primaldual.core.domains import DEMAND, INSTANCE_FIELDS, JOB_FIELDS, MAX_JOBS, MAX_RESOURCES, MAX_SERVERS, \
     SCHEDULE_COUNT, JsonOverflow, show
 from primaldual.core.errors import InputError
+from primaldual.core.fingerprint import check_pair, stamp
 from primaldual.core.instance import Cluster, Instance, Job
+from primaldual.core.provenance import provenance
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.core.utility import utility_from_dict, utility_to_dict
 
@@ -380,12 +382,16 @@ def schedule_from_dict(data: Any, instance: Instance) -> Schedule:
 
 
 def load_schedule(path: str | Path, instance: Instance) -> Schedule:
+    """Read a schedule of ``instance``; one of another instance is refused first (:mod:`primaldual.core.fingerprint`)."""
     data = _read_json(path, "schedule")
+    check_pair(data, instance_to_dict(instance), str(path))
     try:
         return schedule_from_dict(data, instance)
     except InputError as error:
         raise InputError(error.problems, source=str(path)) from None
 
 
-def save_schedule(schedule: Schedule, path: str | Path) -> None:
-    write_json(schedule_to_dict(schedule), path)
+def save_schedule(schedule: Schedule, path: str | Path, instance: Instance | None = None) -> None:
+    """Write ``schedule`` with this process's provenance and, given its ``instance``, the instance's fingerprint."""
+    data = {**schedule_to_dict(schedule), "provenance": provenance()}
+    write_json(data if instance is None else stamp(data, instance_to_dict(instance)), path)

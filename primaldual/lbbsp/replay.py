@@ -113,7 +113,7 @@ class ReplayResult:
             "time_law": {"formula": "T_i(x) = a + (m_i - a) * x / x0", "overhead_a": self.law.overhead,
                          "equal_batch_x0": self.law.equal_batch},
             "lbbsp_method": self.default_method,
-            "mean_iteration_time": {m: self.mean(m) for m in self.iteration_times},
+            "mean_iteration_seconds": {m: self.mean(m) for m in self.iteration_times},
             "speedups": {m: self.speedup_of(m) for m in self.iteration_times},
             "speedup": speedup,
             "oracle_speedup": oracle,

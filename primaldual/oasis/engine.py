@@ -35,6 +35,7 @@ from primaldual.oasis.decision import JobDecision  # noqa: F401 - re-exported
 from primaldual.oasis.result import OasisResult  # noqa: F401 - re-exported
 from primaldual.oasis.strategy import ExponentialPrices, PriceStrategy, ZeroPrices
 from primaldual.oasis.constants import check_scale
+from primaldual.oasis import parameter_specs
 from primaldual.oasis.prices import PRICE_RULES, PriceConstants, compute_constants
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
@@ -241,6 +242,7 @@ class OasisScheduler(_PlanningScheduler):
     """
 
     name = "oasis"
+    PARAMETER_SPECS = parameter_specs.OASIS
     revision = 2  # what each revision changed: proofs/oasis.md, "Revisions"
 
     def __init__(self, price_scale: float = 1.0, eta: float = 1.0, constants: PriceConstants | None = None,

@@ -33,6 +33,21 @@ from primaldual.backends.processes import sigterm_held
 from primaldual.offline.outcome import (
     BoundImproved, Built, ChildOutcome, Incumbent, Phase, ProgressLine, Solving)
 
+#: The exit code of a child that was asked to start a solve of its own while Python was still starting it: the
+#: caller's script re-ran its top-level code in the child (the spawn start method imports the main module).
+MAIN_GUARD_EXIT = 87
+
+
+class MissingMainGuard(RuntimeError):
+    """``solve_offline`` was called at the top level of a script without ``if __name__ == "__main__":``."""
+
+    def __init__(self):
+        super().__init__(
+            "solve_offline runs the solver in a spawned process, which re-runs the top-level code of your script; "
+            "put the script's code under `if __name__ == \"__main__\":` (see 'Safe importing of main module' in "
+            "the multiprocessing documentation)")
+
+
 #: Share of the machine's physical memory the solver child may use by default.
 DEFAULT_MEMORY_SHARE = 0.5
 
@@ -149,6 +164,11 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
     :class:`~primaldual.offline.outcome.ProgressLine` of the child. ``prepare(*args)``, if given (a
     module-level function), runs in the child before the memory cap is set.
     """
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        # This process is a spawned child still importing the caller's main module, which called us again:
+        # end it quietly with a code the parent turns into MissingMainGuard (instead of multiprocessing's
+        # traceback on the shared stderr and a solve that reports status 'error').
+        os._exit(MAIN_GUARD_EXIT)
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(sender, target, args, memory_limit, prepare, os.getpid()),
@@ -199,6 +219,8 @@ def _listen(receiver, process, started: float, deadline: float | None, memory_li
             message = receiver.recv()
         except EOFError:
             process.join()
+            if process.exitcode == MAIN_GUARD_EXIT:
+                raise MissingMainGuard() from None
             return _died(process.exitcode, memory_limit, seen, time.monotonic() - started), False
         elapsed = time.monotonic() - started
         if isinstance(message, _Done):
@@ -235,4 +257,4 @@ def remaining(deadline: float | None, floor: float = 1e-3) -> float | None:
     return max(floor, deadline - time.time())
 
 
-__all__ = ["DEFAULT_MEMORY_SHARE", "default_memory_limit", "machine_memory_bytes", "remaining", "run_in_child"]
+__all__ = ["DEFAULT_MEMORY_SHARE", "MAIN_GUARD_EXIT", "MissingMainGuard", "default_memory_limit", "machine_memory_bytes", "remaining", "run_in_child"]

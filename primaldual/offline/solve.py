@@ -20,7 +20,8 @@ the model, translating it, solving it) runs in a child process (:mod:`primaldual
 status is ``"killed"`` (``"memory_limit"`` past the cap). The solver gets the time left after building.
 HiGHS streams each improving incumbent to the parent as it finds it, so a killed solve still returns its best
 verified schedule and bound. (Scripts that call this must guard their code with
-``if __name__ == "__main__":``, as for any spawned process.)
+``if __name__ == "__main__":``, as for any spawned process; one that does not gets
+:class:`~primaldual.offline.child.MissingMainGuard` saying so.)
 
 Methods: the ILP (built by Pyomo, :mod:`primaldual.models.offline`, or as numpy sparse arrays,
 :mod:`primaldual.offline.matrix`), its LP and pooled relaxations, and column generation with price-and-branch

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from primaldual.core.provenance import describe, provenance
 from primaldual.reproduce.experiments import BASELINES, CLAIMANT, RATIO_SETS, SCHEDULERS, Settings, base_label
 
 
@@ -72,6 +73,7 @@ def _header(reproduction: Reproduction, settings: Settings) -> list[str]:
         "risk_weight 0.8; `rrh-nonpreemptive`: RRH that never preempts a started job; `rrh`: present value, "
         "preemptive, the reading most favourable to RRH; primaldual/baselines/rrh.py).",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()) + ".",
+        "Provenance: " + describe(provenance()) + ".",
     ]
 
 
@@ -162,7 +164,7 @@ def _write_json(reproduction, settings: Settings, summaries: dict[str, dict]) ->
     :func:`primaldual.sweep.distributions.distribution_summary` of its records (via ``summarize``)."""
     extra = reproduction.extra
     data = {
-        "format": "primaldual.reproduction", "version": 1, "settings": settings.name,
+        "format": "primaldual.reproduction", "version": 1, "settings": settings.name, "provenance": provenance(),
         "passed": reproduction.passed, "inconclusive": reproduction.inconclusive,
         "records": reproduction.records, "computed": reproduction.computed,
         "outcomes": [o.to_dict() for o in reproduction.outcomes],

@@ -202,15 +202,19 @@ def scheduler_info(name: str) -> dict[str, Any]:
     first = _plain(doc.strip().split("\n\n")[0]) if doc else ""
     parameters = _init_parameters(cls)
     described = _parameter_docs(cls)
+    specs = getattr(cls, "PARAMETER_SPECS", {})  # primaldual.simulation.parameters.ParameterSpec by name
     listed = []
     for p in parameters or []:
         default = None if p.default is inspect.Parameter.empty else p.default
+        spec = specs.get(p.name)
         listed.append({
             "name": p.name,
             "default": default if isinstance(default, (int, float, str, bool, type(None))) else repr(default),
             "required": p.default is inspect.Parameter.empty,
             "type": p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", ""),
             "doc": described.get(p.name, ""),
+            "valid": None if spec is None else spec.valid,
+            "meaning": described.get(p.name, "") if spec is None else spec.meaning,
         })
     return {"name": name, "class": f"{cls.__module__}.{cls.__qualname__}", "doc": first,
             "any_keyword": parameters is None, "parameters": listed}

@@ -6,7 +6,7 @@
   :class:`primaldual.offline.options.SolveOptions` as the command line, so a bad sweep fails before any work.
 - :mod:`~primaldual.sweep.task`: :func:`run` is a pure task ``spec -> record`` built on
   :func:`primaldual.evaluation.pipeline.evaluate` (the record's ``opt_interval`` and ``ratios`` are exactly those of
-  ``compare`` on the same instance). Everything but ``record["timings"]`` is a deterministic function of the
+  ``compare`` on the same instance). Everything but ``record["timings"]`` and ``record["provenance"]`` is a deterministic function of the
   spec (on one software stack) as long as the solver finishes within its time limit; a time-limited solve is
   marked ``record["opt"]["time_limited"]``.
 - :mod:`~primaldual.sweep.executors`: spawned local processes (which end with their parent) or Dask.

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from primaldual.core.errors import InputError
+from primaldual.core.provenance import KEY as PROVENANCE, command_line, provenance
 from primaldual.sweep.records import ResultsFile, read_records
 from primaldual.sweep.executors import local_executor
 from primaldual.sweep.spec import Spec, spec_key
@@ -114,6 +115,8 @@ def sweep(
                     raise RuntimeError(f"task returned a record with key {record.get('key')!r} for spec {key}")
                 # Stamped here, whatever the task: the sweep is what decides, on a resume, to reuse a record.
                 record["scheduler_revisions"] = scheduler_revisions(unique[key])
+                # The worker's machine and code (a Dask worker may run elsewhere), this sweep's command line.
+                record[PROVENANCE] = {**provenance(), **record.get(PROVENANCE, {}), "command": command_line()}
                 results.append(record)
                 new[key] = record
                 bar.update(1)

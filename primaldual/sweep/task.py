@@ -14,6 +14,7 @@ from typing import Any
 
 from primaldual.evaluation.bounds import Ratio, standalone_bound
 from primaldual.core.jsonable import jsonable
+from primaldual.core.provenance import KEY as PROVENANCE, provenance
 from primaldual.sweep.spec import Spec, spec_key
 
 RECORD_FORMAT = "primaldual.sweep_record"
@@ -131,6 +132,7 @@ def run(spec: Spec) -> dict[str, Any]:
         "ratios": {name: ratio.to_dict() for name, ratio in evaluation.ratios.items()},
         "versions": versions(),
         "timings": jsonable(timings),
+        PROVENANCE: provenance(),
     }
 
 
@@ -157,8 +159,8 @@ def ratio_interval(opt_lower: float, opt_upper: float, utility: float) -> dict[s
 
 
 def deterministic_part(record: dict) -> dict:
-    """The record without its timings: what must be identical across executors and reruns."""
-    return {key: value for key, value in record.items() if key != "timings"}
+    """The record without its timings and provenance: what must be identical across executors and reruns."""
+    return {key: value for key, value in record.items() if key not in ("timings", PROVENANCE)}
 
 
 __all__ = ["RECORD_FORMAT", "RECORD_VERSION", "deterministic_part", "outdated", "ratio_interval",

@@ -113,6 +113,8 @@ def test_schedulers_json_lists_every_parameter_with_its_default(capsys):
         for p, expected in zip(info["parameters"], signature):
             if isinstance(expected.default, (int, float, str, bool, type(None))):
                 assert p["default"] == expected.default
+    for name in ("oasis", "fifo", "drf", "rrh", "dorm", "oasis-lr", "oasis-p"):  # the built-ins say it all
+        assert all(p["valid"] and p["meaning"] and p["type"] for p in listed[name]["parameters"]), name
     fifo = {p["name"]: p for p in listed["fifo"]["parameters"]}
     assert fifo["placement"]["default"] == "first_fit" and "least_loaded" in fifo["placement"]["doc"]
 
@@ -122,7 +124,8 @@ def test_schedulers_text_names_each_scheduler_and_parameter(capsys):
     out = capsys.readouterr().out
     for name in available_schedulers():
         assert f"\n{name}: " in "\n" + out
-    assert "    discount_rate (default 0.02): >= 0" in out
+    assert "    rrh.discount_rate (float, default 0.02; valid: a number >= 0 (per slot))\n        how fast" in out
+    assert "--param NAME.KEY=VALUE" in out.splitlines()[0]
     assert "greedy: " in out and "(no parameters)" in out
 
 

@@ -77,7 +77,7 @@ def test_hand_computed_pair(fraction, oracle):
     # a = 0.5: slopes 0.5/15 and 1.5/15; x = (23, 7) gives max(0.5 + 23/30, 0.5 + 0.7) = 1.2667 -> 1.579x.
     result = replay(two_workers(), 30, predictors=("last",), overhead_fraction=fraction, default_predictor="last")
     summary = result.summary()
-    assert summary["mean_iteration_time"]["bsp"] == pytest.approx(2.0)
+    assert summary["mean_iteration_seconds"]["bsp"] == pytest.approx(2.0)
     assert summary["oracle_speedup"] == pytest.approx(oracle)
     # Constant speeds: after one observation the CPU rule is the oracle's proportional split.
     assert result.iteration_times["lbbsp_cpu[last]"][1:] == pytest.approx(result.iteration_times["oracle"][1:],

@@ -22,6 +22,7 @@ def files(tmp_path_factory):
     instance = generate("small", seed=21)
     save_instance(instance, folder / "i.json")
     save_schedule(simulate(instance, "oasis").schedule, folder / "s.json")
+    save_schedule(simulate(instance, "oasis").schedule, folder / "stamped.json", instance)
     save_instance(generate("small", seed=22, jobs=12), folder / "other.json")
     return folder
 
@@ -43,6 +44,7 @@ def test_plot_schedule_writes_png_and_svg(files, tmp_path, capsys):
     (["{f}/missing.json", "{f}/s.json", "--out", "{t}/g.png"], "instance file not found"),
     (["{f}/i.json", "{f}/missing.json", "--out", "{t}/g.png"], "schedule file not found"),
     (["{f}/other.json", "{f}/s.json", "--out", "{t}/g.png"], "SCHEDULE: does not fit INSTANCE"),
+    (["{f}/other.json", "{f}/stamped.json", "--out", "{t}/g.png"], "a schedule of another instance: written for"),
     (["{f}/i.json", "{f}/s.json", "--out", "{t}/g.pdf"], "--out: must end in .png or .svg"),
     (["{f}/i.json", "{f}/s.json", "--out", "{t}/folder.png"], "--out: "),
     (["{f}/i.json", "{f}/s.json"], "--out: required"),
@@ -54,7 +56,9 @@ def test_plot_schedule_bad_input_exits_2(files, tmp_path, capsys, arguments, mes
     argv = ["plot", "schedule"] + [a.format(f=files, t=tmp_path) for a in arguments]
     assert main(argv) == 2
     error = capsys.readouterr().err
-    assert message in error and "Traceback" not in error and len(error.strip().splitlines()) == 1
+    # A schedule file without an instance fingerprint adds one warning line saying so.
+    lines = [line for line in error.strip().splitlines() if "no instance fingerprint" not in line]
+    assert message in error and "Traceback" not in error and len(lines) == 1
     assert not (tmp_path / "g.png").exists()
 
 
@@ -76,3 +80,10 @@ def test_results_form_reports_distributions(tmp_path, capsys):
     assert main(["plot", str(results), "--max-rows", "3"]) == 2
     assert main(["plot", str(results), "--out", str(results)]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, what", [("i.json", "is an instance file"), ("stamped.json", "is a schedule file")])
+def test_an_instance_or_schedule_file_is_not_taken_for_results(files, capsys, name, what):
+    assert main(["plot", str(files / name)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert what in error and "plot schedule INSTANCE SCHEDULE" in error and len(error.splitlines()) == 1

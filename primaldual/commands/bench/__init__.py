@@ -8,6 +8,8 @@ measured in the same run, never as absolute pass/fail thresholds.
 
 from __future__ import annotations
 
+from primaldual.commands._progress import add_progress_flag, with_activity
+
 ORDER = 90
 
 #: The benchmark modules, in the order ``bench --help`` lists them.
@@ -28,5 +30,6 @@ def register(subparsers) -> None:
         module = importlib.import_module(f"{__name__}.{name}")
         sub = benchmarks.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(sub)
-        sub.set_defaults(handler=module.run)
+        add_progress_flag(sub)
+        sub.set_defaults(handler=with_activity(f"bench {module.NAME}", module.run))
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])

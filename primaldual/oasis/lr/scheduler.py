@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from primaldual.core.instance import Instance
+from primaldual.oasis import parameter_specs
 from primaldual.oasis.constants import compute_constants
 from primaldual.oasis.learned_floor import FloorLearner
 from primaldual.oasis.ledger import PromiseBroken, latest_deadline  # noqa: F401 - re-exported
@@ -92,6 +93,7 @@ class OasisLrScheduler(OnlineScheduler):
 
     name = "oasis-lr"
     provable = False
+    PARAMETER_SPECS = parameter_specs.OASIS_LR
     revision = 4  # what each revision changed: proofs/oasis-lr.md, "Revisions"
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
