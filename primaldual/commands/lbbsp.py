@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
+from contextlib import contextmanager
 
 from primaldual.commands._common import add_json_flag, print_json
 from primaldual.core.errors import InputError
@@ -150,8 +152,9 @@ def _replay(args) -> int:
     _check_seed(args.seed)
     output = None if args.output is None else check_output_path(args.output, "--output")
     trace = load_trace(args.trace) if args.trace is not None else cov_trace(args.cov_job, seed=args.seed)
-    result = replay(trace, args.global_batch, overhead_fraction=args.overhead_fraction,
-                    default_predictor=args.predictor, seed=args.seed)
+    with progress_bar("lbbsp replay") as progress:
+        result = replay(trace, args.global_batch, overhead_fraction=args.overhead_fraction,
+                        default_predictor=args.predictor, seed=args.seed, progress=progress)
     summary = result.summary()
     if output is not None:
         import json
@@ -276,6 +279,27 @@ def _subcommand(commands, handler, name: str, **texts):
     add_json_flag(parser)
     parser.set_defaults(handler=handler)
     return parser
+
+
+@contextmanager
+def progress_bar(description: str, unit: str = "step"):
+    """A factory ``progress(total) -> tick`` for the long LB-BSP loops: a tqdm bar on stderr (never stdout, so
+    ``--json`` stays one object) that appears only once the work has run for 10 s, so short runs stay quiet."""
+    from tqdm import tqdm
+
+    bars = []
+
+    def start(total: int):
+        bar = tqdm(total=total, desc=description, unit=unit, file=sys.stderr, delay=10.0, mininterval=1.0,
+                   smoothing=0.1, leave=True)
+        bars.append(bar)
+        return bar.update
+
+    try:
+        yield start
+    finally:
+        for bar in bars:
+            bar.close()
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

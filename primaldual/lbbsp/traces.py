@@ -33,6 +33,20 @@ PAI_HEADER = ("", "worker", "gpu", "time", "batch_time_norm")
 SIMPLE_HEADER = ("worker", "iteration", "time")
 
 
+#: Range of a trace time (any unit): a nanosecond to ~30 years in seconds. Within it the derived per-sample
+#: speeds ``x0 / (m - a)`` and costs stay finite for every global batch the flags allow, and so do the ratios
+#: the robust LPs hold (docs/lbbsp-traces.md, "Limits"); a subnormal, zero or 1e300 time is refused here.
+MIN_TIME, MAX_TIME = 1e-9, 1e9
+#: Largest ratio of two times of one trace: the scenario LPs (HiGHS) keep coefficients within ~1e-9..1e15 of
+#: each other after division by a median, and the proportional rule's breakpoints stay well inside a float.
+MAX_TIME_RATIO = 1e12
+#: Integer labels (worker, iteration) must be exact in a float64: |label| <= 2^53.
+MAX_LABEL = 2 ** 53
+#: Workers of one trace, and cells (kept iterations x workers) of its matrix: checked before the matrix is
+#: allocated; the replay holds some 40 arrays of this many numbers (about 3 GB at the cap).
+MAX_TRACE_WORKERS, MAX_TRACE_CELLS = 1000, 10_000_000
+
+
 @dataclass(frozen=True)
 class WorkerTrace:
     """Mini-batch times ``times[t, i]`` (> 0) of worker i at kept iteration t, all at equal batch size."""
@@ -48,8 +62,10 @@ class WorkerTrace:
         if times.ndim != 2 or times.shape[0] < 2 or times.shape[1] < 2:
             raise InputError(f"trace {self.name}: needs >= 2 workers and >= 2 complete iterations, "
                              f"got shape {times.shape}")
-        if not np.all(np.isfinite(times)) or np.any(times <= 0):
-            raise InputError(f"trace {self.name}: times must be finite and > 0")
+        if not np.all((times >= MIN_TIME) & (times <= MAX_TIME)):  # NaN fails both comparisons
+            raise InputError(f"trace {self.name}: times must be in [1e-9, 1e9], got {times.min():g}..{times.max():g}")
+        if times.max() > MAX_TIME_RATIO * times.min():
+            raise InputError(f"trace {self.name}: the largest time is more than 1e12 times the smallest")
         times.setflags(write=False)
         object.__setattr__(self, "times", times)
 
@@ -82,63 +98,118 @@ def load_trace(source: str) -> WorkerTrace:
     return parse_trace(text, source)
 
 
-def _number(text: str, where: str, column: str, integer: bool) -> float:
+@dataclass(frozen=True)
+class _Columns:
+    """Where the three fields sit in one format, and the names the file itself gives them (for messages)."""
+
+    worker: tuple[int, str]
+    iteration: tuple[int, str]
+    time: tuple[int, str]
+
+
+FORMATS = {PAI_HEADER: _Columns((1, "worker"), (3, "time"), (4, "batch_time_norm")),
+           SIMPLE_HEADER: _Columns((0, "worker"), (1, "iteration"), (2, "time"))}
+
+
+def _label(text: str, where: str, column: str) -> int:
     try:
         value = float(text)
     except ValueError:
         raise InputError(f"{where}: {column} must be a number, got {text!r}") from None
-    if not np.isfinite(value) or (integer and value != int(value)):
-        raise InputError(f"{where}: {column} must be {'an integer' if integer else 'finite'}, got {text!r}")
+    if not (abs(value) <= MAX_LABEL and value == int(value)):  # NaN fails the comparison
+        raise InputError(f"{where}: {column} must be an integer of magnitude <= 2^53, got {text!r}")
+    return int(value)
+
+
+def _time(text: str, where: str, column: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: {column} must be a number, got {text!r}") from None
+    if not np.isfinite(value):
+        raise InputError(f"{where}: {column} must be finite, got {text!r}")
+    if value <= 0:
+        raise InputError(f"{where}: {column} must be > 0, got {text!r}")
+    if not MIN_TIME <= value <= MAX_TIME:
+        raise InputError(f"{where}: {column} must be in [1e-9, 1e9] (so that speeds and costs derived from it "
+                         f"stay finite; docs/lbbsp-traces.md), got {text!r}")
     return value
 
 
 def parse_trace(text: str, name: str) -> WorkerTrace:
-    """Parse CSV text (either format) into a :class:`WorkerTrace`; errors name ``name:line``."""
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows:
+    """Parse CSV text (either format) into a :class:`WorkerTrace`; errors name ``name:line`` and the file's column.
+
+    One path for both formats: the header picks the columns (:data:`FORMATS`), every row is checked by the same
+    :func:`_label` / :func:`_time`, and :func:`_to_matrix` builds the matrix from flat arrays (sort, no dict of
+    rows). Cost O(L log L) time for L lines, dominated by the per-line parsing; memory O(L) plus the matrix.
+    """
+    reader = csv.reader(io.StringIO(text))
+    header = tuple(cell.strip() for cell in next(reader, ()))
+    if not header:
         raise InputError(f"{name}:1: empty trace")
-    header = tuple(cell.strip() for cell in rows[0])
-    if header == PAI_HEADER:
-        columns = {"worker": 1, "iteration": 3, "time": 4}
-    elif header == SIMPLE_HEADER:
-        columns = {"worker": 0, "iteration": 1, "time": 2}
-    else:
+    if header not in FORMATS:
         raise InputError(f"{name}:1: header must be {','.join(SIMPLE_HEADER)!r} or the PAI header "
-                         f"{','.join(PAI_HEADER)!r}, got {','.join(header)!r}")
-    records: dict[tuple[int, int], float] = {}
-    for line_number, row in enumerate(rows[1:], start=2):
+                         f"{','.join(PAI_HEADER)!r}, got {','.join(header)[:200]!r}")
+    columns = FORMATS[header]
+    (w, w_name), (t, t_name), (x, x_name) = columns.worker, columns.iteration, columns.time
+    workers, iterations, times, lines = [], [], [], []
+    for line_number, row in enumerate(reader, start=2):
         if not row or all(not cell.strip() for cell in row):
             continue
         where = f"{name}:{line_number}"
         if len(row) != len(header):
             raise InputError(f"{where}: expected {len(header)} fields, got {len(row)}")
-        worker = int(_number(row[columns["worker"]], where, "worker", integer=True))
-        iteration = int(_number(row[columns["iteration"]], where, "iteration", integer=True))
-        seconds = _number(row[columns["time"]], where, "time", integer=False)
+        worker = _label(row[w], where, w_name)
+        iterations.append(_label(row[t], where, t_name))
+        times.append(_time(row[x], where, x_name))
         if worker < 0:
-            raise InputError(f"{where}: worker must be >= 0, got {worker}")
-        if seconds <= 0:
-            raise InputError(f"{where}: time must be > 0, got {row[columns['time']]!r}")
-        key = (iteration, worker)
-        if key in records and records[key] != seconds:
-            raise InputError(f"{where}: second time {seconds:g} for worker {worker} at iteration {iteration} "
-                             f"(first: {records[key]:g})")
-        records[key] = seconds
-    return _to_matrix(records, name)
+            raise InputError(f"{where}: {w_name} must be >= 0, got {worker}")
+        workers.append(worker)
+        lines.append(line_number)
+    return _to_matrix(np.array(workers, dtype=np.int64), np.array(iterations, dtype=np.int64),
+                      np.array(times, dtype=float), np.array(lines, dtype=np.int64), name, columns)
 
 
-def _to_matrix(records: dict, name: str) -> WorkerTrace:
-    if not records:
+def _to_matrix(workers, iterations, times, lines, name: str, columns: _Columns) -> WorkerTrace:
+    """The (iterations x workers) matrix of the rows; checks duplicates, ratio and size before allocating it."""
+    if not times.size:
         raise InputError(f"{name}: no data rows")
-    workers = np.array(sorted({w for _, w in records}))
-    iterations = np.array(sorted({t for t, _ in records}))
-    column = {w: k for k, w in enumerate(workers)}
-    row = {t: k for k, t in enumerate(iterations)}
-    times = np.full((len(iterations), len(workers)), np.nan)
-    for (t, w), seconds in records.items():
-        times[row[t], column[w]] = seconds
-    complete = ~np.isnan(times).any(axis=1)
-    return WorkerTrace(name, times[complete], iterations[complete], workers, int((~complete).sum()))
+    low, high = int(np.argmin(times)), int(np.argmax(times))
+    if times[high] > MAX_TIME_RATIO * times[low]:
+        later = max(low, high)
+        raise InputError(f"{name}:{lines[later]}: {columns.time[1]} {times[later]:g} is more than 1e12 times "
+                         f"{times[low + high - later]:g} (line {lines[low + high - later]}): the trace's times must "
+                         "stay within a ratio of 1e12 (docs/lbbsp-traces.md)")
+    worker_labels, column = np.unique(workers, return_inverse=True)
+    iteration_labels, row = np.unique(iterations, return_inverse=True)
+    if worker_labels.size > MAX_TRACE_WORKERS:
+        raise InputError(f"{name}: {worker_labels.size} workers (distinct {columns.worker[1]} labels), at most "
+                         f"{MAX_TRACE_WORKERS} (docs/lbbsp-traces.md)")
+    if worker_labels.size * iteration_labels.size > MAX_TRACE_CELLS:
+        raise InputError(f"{name}: {iteration_labels.size} iterations x {worker_labels.size} workers, at most "
+                         f"{MAX_TRACE_CELLS:,} cells (docs/lbbsp-traces.md)")
+    _check_duplicates(row * worker_labels.size + column, times, lines, workers, iterations, name)
+    matrix = np.full((iteration_labels.size, worker_labels.size), np.nan)
+    matrix[row, column] = times  # exact duplicates write the same value
+    complete = ~np.isnan(matrix).any(axis=1)
+    return WorkerTrace(name, matrix[complete], iteration_labels[complete], worker_labels, int((~complete).sum()))
+
+
+def _check_duplicates(cell, times, lines, workers, iterations, name: str) -> None:
+    """A second, different time for one (iteration, worker): the first such line in file order is an error."""
+    order = np.argsort(cell, kind="stable")  # stable: within a cell, file order
+    repeat = np.flatnonzero(cell[order][1:] == cell[order][:-1]) + 1
+    if not repeat.size:
+        return
+    first_of_cell = order[np.searchsorted(cell[order], cell[order][repeat])]
+    differs = times[order[repeat]] != times[first_of_cell]
+    if np.any(differs):
+        second = order[repeat][differs]
+        first = first_of_cell[differs]
+        k = int(np.argmin(lines[second]))
+        s, f = second[k], first[k]
+        raise InputError(f"{name}:{lines[s]}: second time {times[s]:g} for worker {workers[s]} at iteration "
+                         f"{iterations[s]} (first: {times[f]:g})")
 
 
 def load_cov_table() -> np.ndarray:
