@@ -98,7 +98,7 @@ def make_law(trace: WorkerTrace, global_batch: int | None, overhead_fraction: fl
     global_batch = BATCH_PER_WORKER * n if global_batch is None else global_batch
     high = MAX_BATCH_PER_WORKER * n
     if int(global_batch) != global_batch or not n <= global_batch <= high:
-        raise InputError(f"--global-batch: must be an integer in {n}..{high} (workers .. 10^6 per worker), "
+        raise InputError(f"--global-batch: must be an integer >= workers = {n} and <= {high} (10^6 per worker), "
                          f"got {global_batch}")
     if not 0.0 <= overhead_fraction <= MAX_OVERHEAD_FRACTION:
         raise InputError(f"--overhead-fraction: must be in [0, 0.99], got {overhead_fraction}")

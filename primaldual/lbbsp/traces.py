@@ -139,9 +139,11 @@ def _time(text: str, where: str, column: str) -> float:
 def parse_trace(text: str, name: str) -> WorkerTrace:
     """Parse CSV text (either format) into a :class:`WorkerTrace`; errors name ``name:line`` and the file's column.
 
-    One path for both formats: the header picks the columns (:data:`FORMATS`), every row is checked by the same
-    :func:`_label` / :func:`_time`, and :func:`_to_matrix` builds the matrix from flat arrays (sort, no dict of
-    rows). Cost O(L log L) time for L lines, dominated by the per-line parsing; memory O(L) plus the matrix.
+    One path for both formats: the header picks the columns (:data:`FORMATS`) and every row is held to the
+    same rules. The columns are converted by numpy in one pass (about 1 s per 10^6 lines); if any row breaks a
+    rule, the rows are re-read one by one by :func:`_check_row`, which names the first bad line, so the message
+    is the same whichever pass finds it. :func:`_to_matrix` builds the matrix from flat arrays (a sort, no dict
+    of rows): O(L log L) time and O(L) memory for L lines, plus the matrix.
     """
     reader = csv.reader(io.StringIO(text))
     header = tuple(cell.strip() for cell in next(reader, ()))
@@ -151,23 +153,50 @@ def parse_trace(text: str, name: str) -> WorkerTrace:
         raise InputError(f"{name}:1: header must be {','.join(SIMPLE_HEADER)!r} or the PAI header "
                          f"{','.join(PAI_HEADER)!r}, got {','.join(header)[:200]!r}")
     columns = FORMATS[header]
+    parsed = _fast_columns(text, len(header), columns)
+    if parsed is None:
+        for line, row in enumerate(reader, start=2):
+            if "".join(row).strip():
+                _check_row(row, f"{name}:{line}", len(header), columns)
+        raise AssertionError("a row the fast pass refused passed the row checks")  # pragma: no cover
+    workers, iterations, times, lines = parsed
+    return _to_matrix(workers, iterations, times, lines, name, columns)
+
+
+def _fast_columns(text: str, width: int, columns: _Columns):
+    """``(workers, iterations, times, line numbers)`` if every row is valid, else ``None`` (then the csv reader
+    checks the rows one by one). Only for text without quotes or carriage returns, where splitting at newlines
+    and commas is exactly what the csv reader does; the tests are those of :func:`_check_row`, vectorised."""
+    if '"' in text or "\r" in text:
+        return None
+    numbered = [(line, row) for line, row in enumerate(text.split("\n")[1:], start=2) if row.strip()]
+    if not numbered:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64)
+    cells = ",".join(row for _, row in numbered).split(",")
+    if len(cells) != width * len(numbered) or any(row.count(",") != width - 1 for _, row in numbered):
+        return None
+    try:
+        workers, iterations, times = (np.array(cells[column[0]::width], dtype=float)
+                                      for column in (columns.worker, columns.iteration, columns.time))
+    except ValueError:
+        return None
+    labels_ok = all(np.all((np.abs(v) <= MAX_LABEL) & (v == np.trunc(v))) for v in (workers, iterations))
+    if not (labels_ok and np.all(workers >= 0) and np.all((times >= MIN_TIME) & (times <= MAX_TIME))):
+        return None
+    lines = np.fromiter((line for line, _ in numbered), dtype=np.int64, count=len(numbered))
+    return workers.astype(np.int64), iterations.astype(np.int64), times, lines
+
+
+def _check_row(row, where: str, width: int, columns: _Columns) -> None:
+    """The rules of one row, in order (raises :class:`InputError` on the first broken one)."""
+    if len(row) != width:
+        raise InputError(f"{where}: expected {width} fields, got {len(row)}")
     (w, w_name), (t, t_name), (x, x_name) = columns.worker, columns.iteration, columns.time
-    workers, iterations, times, lines = [], [], [], []
-    for line_number, row in enumerate(reader, start=2):
-        if not row or all(not cell.strip() for cell in row):
-            continue
-        where = f"{name}:{line_number}"
-        if len(row) != len(header):
-            raise InputError(f"{where}: expected {len(header)} fields, got {len(row)}")
-        worker = _label(row[w], where, w_name)
-        iterations.append(_label(row[t], where, t_name))
-        times.append(_time(row[x], where, x_name))
-        if worker < 0:
-            raise InputError(f"{where}: {w_name} must be >= 0, got {worker}")
-        workers.append(worker)
-        lines.append(line_number)
-    return _to_matrix(np.array(workers, dtype=np.int64), np.array(iterations, dtype=np.int64),
-                      np.array(times, dtype=float), np.array(lines, dtype=np.int64), name, columns)
+    worker = _label(row[w], where, w_name)
+    _label(row[t], where, t_name)
+    _time(row[x], where, x_name)
+    if worker < 0:
+        raise InputError(f"{where}: {w_name} must be >= 0, got {worker}")
 
 
 def _to_matrix(workers, iterations, times, lines, name: str, columns: _Columns) -> WorkerTrace:

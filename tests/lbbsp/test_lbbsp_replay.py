@@ -139,7 +139,7 @@ def test_cli_replay_json_and_output(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--trace", "pai:job_9"], "unknown packaged trace"),
     (["--trace", "pai:job_1", "--global-batch", "5"], "--global-batch: must be an integer >= workers = 10"),
-    (["--trace", "pai:job_1", "--overhead-fraction", "1.5"], "--overhead-fraction: must be in [0, 1)"),
+    (["--trace", "pai:job_1", "--overhead-fraction", "1.5"], "--overhead-fraction: must be in [0, 0.99]"),
     (["--cov-job", "100"], "--cov-job: must be in 0..99"),
 ])
 def test_cli_replay_bad_input(argv, message, capsys):
