@@ -75,7 +75,7 @@ def share_of_gain(speedup: float, oracle_speedup: float) -> float | None:
 
 
 #: Iterations x workers a replay accepts. Every predictor runs at every barrier, and select's bank solves four
-#: small LPs there: about 1-2 ms per trace cell (2 shared cores; docs/lbbsp-traces.md, "Cost"), so the cap
+#: small LPs there: about 0.9 ms per trace cell, measured (2 shared cores; docs/lbbsp-traces.md, "Cost"), so the cap
 #: keeps a replay of every predictor under ~10 minutes. A larger trace is refused up front.
 MAX_REPLAY_CELLS = 200_000
 #: ``--global-batch`` at most this many samples per worker: the batches are int64 and the oracle's greedy
@@ -90,7 +90,7 @@ def check_replay_size(trace: WorkerTrace, cells: int = MAX_REPLAY_CELLS) -> None
     if trace.n_iterations * trace.n_workers > cells:
         raise InputError(f"trace {trace.name}: {trace.n_iterations} iterations x {trace.n_workers} workers = "
                          f"{trace.n_iterations * trace.n_workers:,} cells; a replay handles at most {cells:,} "
-                         "(about 1-2 ms per cell; docs/lbbsp-traces.md, \"Cost\"). Replay a part of the trace")
+                         "(about 1 ms per cell; docs/lbbsp-traces.md, \"Cost\"). Replay a part of the trace")
 
 
 def make_law(trace: WorkerTrace, global_batch: int | None, overhead_fraction: float) -> ReplayLaw:
