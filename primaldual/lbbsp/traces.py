@@ -154,12 +154,14 @@ def parse_trace(text: str, name: str) -> WorkerTrace:
                          f"{','.join(PAI_HEADER)!r}, got {','.join(header)[:200]!r}")
     columns = FORMATS[header]
     parsed = _fast_columns(text, len(header), columns)
-    if parsed is None:
-        for line, row in enumerate(reader, start=2):
-            if "".join(row).strip():
-                _check_row(row, f"{name}:{line}", len(header), columns)
-        raise AssertionError("a row the fast pass refused passed the row checks")  # pragma: no cover
-    workers, iterations, times, lines = parsed
+    if parsed is None:  # quotes, carriage returns or a bad row: the csv reader, row by row
+        rows = [(line, _check_row(row, f"{name}:{line}", len(header), columns))
+                for line, row in enumerate(reader, start=2) if "".join(row).strip()]
+        workers, iterations, times = (np.array([values[k] for _, values in rows], dtype=dtype)
+                                      for k, dtype in ((0, np.int64), (1, np.int64), (2, float)))
+        lines = np.array([line for line, _ in rows], dtype=np.int64)
+    else:
+        workers, iterations, times, lines = parsed
     return _to_matrix(workers, iterations, times, lines, name, columns)
 
 
@@ -187,16 +189,17 @@ def _fast_columns(text: str, width: int, columns: _Columns):
     return workers.astype(np.int64), iterations.astype(np.int64), times, lines
 
 
-def _check_row(row, where: str, width: int, columns: _Columns) -> None:
-    """The rules of one row, in order (raises :class:`InputError` on the first broken one)."""
+def _check_row(row, where: str, width: int, columns: _Columns) -> tuple[int, int, float]:
+    """``(worker, iteration, time)`` of one row, checked in order (:class:`InputError` on the first broken rule)."""
     if len(row) != width:
         raise InputError(f"{where}: expected {width} fields, got {len(row)}")
     (w, w_name), (t, t_name), (x, x_name) = columns.worker, columns.iteration, columns.time
     worker = _label(row[w], where, w_name)
-    _label(row[t], where, t_name)
-    _time(row[x], where, x_name)
+    iteration = _label(row[t], where, t_name)
+    seconds = _time(row[x], where, x_name)
     if worker < 0:
         raise InputError(f"{where}: {w_name} must be >= 0, got {worker}")
+    return worker, iteration, seconds
 
 
 def _to_matrix(workers, iterations, times, lines, name: str, columns: _Columns) -> WorkerTrace:
