@@ -69,50 +69,89 @@ def _per_server_cap(capacity: np.ndarray, demand: np.ndarray) -> int:
     return int(np.floor(((capacity[positive] + 1e-10) / demand[positive]).min()))
 
 
-def build_dorm_model(problem: DormProblem, pooled: bool = False) -> pyo.ConcreteModel:
-    """Build (do not solve) the MILP above, per server or ``pooled``. Pure: no solver calls, no I/O."""
-    p = problem
-    n_jobs = p.n_jobs
-    n_resources = p.worker_capacity.shape[1]
-    model = pyo.ConcreteModel(name="dorm_partition")
-    model.jobs = pyo.RangeSet(0, n_jobs - 1)
-    model.pooled = pooled
-    if pooled:
-        # One "server" per pool holding the pool's total capacity: the capacity rows below become pool-wide.
-        worker_capacity = p.worker_capacity.sum(axis=0, keepdims=True)
-        ps_capacity = p.ps_capacity.sum(axis=0, keepdims=True)
-    else:
-        worker_capacity, ps_capacity = p.worker_capacity, p.ps_capacity
-    n_worker_servers, n_ps_servers = worker_capacity.shape[0], ps_capacity.shape[0]
-    model.worker_servers = pyo.RangeSet(0, n_worker_servers - 1)
-    model.ps_servers = pyo.RangeSet(0, n_ps_servers - 1)
+def _pool_cap(capacity: np.ndarray, demand: np.ndarray) -> int:
+    """What fits of one job alone in a whole pool (-1: unbounded); a valid bound in both variants."""
+    caps = [_per_server_cap(row, demand) for row in capacity]
+    return -1 if min(caps) < 0 else sum(caps)
 
-    max_workers = [int(v) for v in p.max_workers]
-    max_ps = [int(np.ceil(ratio * m - 1e-9)) for ratio, m in zip(p.bandwidth_ratio, max_workers)]
 
-    def pool_cap(capacity, demand) -> int:
-        """What fits of one job alone in a whole pool (-1: unbounded); a valid bound in both variants."""
-        caps = [_per_server_cap(row, demand) for row in capacity]
-        return -1 if min(caps) < 0 else sum(caps)
+@dataclass(frozen=True, eq=False)
+class _Sizes:
+    """What the ``declare_*`` functions share: the problem, the capacities the model sees (per server, or one
+    "server" per pool holding the pool's total when pooled) and the per-job caps on workers and PSs."""
 
-    def bounds(capacity_rows, full_capacity, demand, most, j, s):
-        cap = pool_cap(full_capacity, demand[j]) if pooled else _per_server_cap(capacity_rows[s], demand[j])
+    problem: DormProblem
+    pooled: bool
+    worker_capacity: np.ndarray
+    ps_capacity: np.ndarray
+    max_workers: list
+    max_ps: list
+
+    @classmethod
+    def of(cls, problem: DormProblem, pooled: bool) -> "_Sizes":
+        if pooled:
+            # One "server" per pool holding the pool's total capacity: the capacity rows become pool-wide.
+            worker_capacity = problem.worker_capacity.sum(axis=0, keepdims=True)
+            ps_capacity = problem.ps_capacity.sum(axis=0, keepdims=True)
+        else:
+            worker_capacity, ps_capacity = problem.worker_capacity, problem.ps_capacity
+        max_workers = [int(v) for v in problem.max_workers]
+        max_ps = [int(np.ceil(ratio * m - 1e-9)) for ratio, m in zip(problem.bandwidth_ratio, max_workers)]
+        return cls(problem, pooled, worker_capacity, ps_capacity, max_workers, max_ps)
+
+    def count_bounds(self, pool: int, j: int, server: int) -> tuple[int, int]:
+        """Bounds of job j's count on ``server`` of ``pool`` (0 workers, 1 PSs): what fits there, and the cap."""
+        p = self.problem
+        capacity, full, demand, most = ((self.worker_capacity, p.worker_capacity, p.worker_demand, self.max_workers)
+                                        if pool == 0 else (self.ps_capacity, p.ps_capacity, p.ps_demand, self.max_ps))
+        cap = _pool_cap(full, demand[j]) if self.pooled else _per_server_cap(capacity[server], demand[j])
         return (0, most[j] if cap < 0 else min(cap, most[j]))
 
-    def worker_bounds(m, j, h):
-        return bounds(worker_capacity, p.worker_capacity, p.worker_demand, max_workers, j, h)
 
-    def ps_bounds(m, j, k):
-        return bounds(ps_capacity, p.ps_capacity, p.ps_demand, max_ps, j, k)
+def build_dorm_model(problem: DormProblem, pooled: bool = False) -> pyo.ConcreteModel:
+    """Build (do not solve) the MILP above, per server or ``pooled``. Pure: no solver calls, no I/O.
 
-    model.y = pyo.Var(model.jobs, model.worker_servers, domain=pyo.NonNegativeIntegers, bounds=worker_bounds)
-    model.z = pyo.Var(model.jobs, model.ps_servers, domain=pyo.NonNegativeIntegers, bounds=ps_bounds)
+    One ``declare_*`` function per group of equations of the module docstring, in the order the model's
+    components are declared (which fixes the order of the solver's columns and rows)."""
+    sizes = _Sizes.of(problem, pooled)
+    model = pyo.ConcreteModel(name="dorm_partition")
+    declare_sets(model, sizes)
+    declare_counts(model, sizes)
+    declare_partition_rows(model, sizes)
+    declare_capacity(model, sizes)
+    if problem.fairness_threshold is not None:
+        declare_fairness(model, sizes)
+    declare_adjustments(model, sizes)
+    declare_objective(model, sizes)
+    return model
+
+
+def declare_sets(model, sizes: _Sizes) -> None:
+    """The candidate jobs and the servers the model sees (one per pool when pooled)."""
+    model.jobs = pyo.RangeSet(0, sizes.problem.n_jobs - 1)
+    model.pooled = sizes.pooled
+    model.worker_servers = pyo.RangeSet(0, sizes.worker_capacity.shape[0] - 1)
+    model.ps_servers = pyo.RangeSet(0, sizes.ps_capacity.shape[0] - 1)
+
+
+def declare_counts(model, sizes: _Sizes) -> None:
+    """Worker counts ``y``, PS counts ``z``, the ``run`` indicators and the totals ``D_j`` (``workers``)."""
+    p, max_workers = sizes.problem, sizes.max_workers
+    model.y = pyo.Var(model.jobs, model.worker_servers, domain=pyo.NonNegativeIntegers,
+                      bounds=lambda m, j, h: sizes.count_bounds(0, j, h))
+    model.z = pyo.Var(model.jobs, model.ps_servers, domain=pyo.NonNegativeIntegers,
+                      bounds=lambda m, j, k: sizes.count_bounds(1, j, k))
     model.run = pyo.Var(
         model.jobs, domain=pyo.Binary, bounds=lambda m, j: (1 if p.must_run[j] else 0, 1 if max_workers[j] > 0 else 0)
     )
     model.workers = pyo.Expression(model.jobs, rule=lambda m, j: sum(m.y[j, h] for h in m.worker_servers))
     model.parameter_servers = pyo.Expression(model.jobs, rule=lambda m, j: sum(m.z[j, k] for k in m.ps_servers))
 
+
+def declare_partition_rows(model, sizes: _Sizes) -> None:
+    """A running partition's size range (eq. (3)) and its PSs between the bandwidth's need and the workers
+    (eqs. (6)-(7))."""
+    p, max_workers = sizes.problem, sizes.max_workers
     model.worker_range_low = pyo.Constraint(
         model.jobs, rule=lambda m, j: m.workers[j] >= int(p.min_workers[j]) * m.run[j])
     model.worker_range_high = pyo.Constraint(
@@ -121,32 +160,45 @@ def build_dorm_model(problem: DormProblem, pooled: bool = False) -> pyo.Concrete
         model.jobs, rule=lambda m, j: float(p.bandwidth_ratio[j]) * m.workers[j] <= m.parameter_servers[j])
     model.ps_count = pyo.Constraint(model.jobs, rule=lambda m, j: m.parameter_servers[j] <= m.workers[j])
 
-    def capacity_rule(counts, demand, capacity):
-        def rule(m, s, r):
-            users = [j for j in range(n_jobs) if demand[j, r] > 0]
-            if not users:
-                return pyo.Constraint.Skip
-            return sum(float(demand[j, r]) * counts[j, s] for j in users) <= float(capacity[s, r])
-        return rule
 
-    model.resources = pyo.RangeSet(0, n_resources - 1)
+def _capacity_rule(counts, demand: np.ndarray, capacity: np.ndarray, n_jobs: int):
+    def rule(m, s, r):
+        users = [j for j in range(n_jobs) if demand[j, r] > 0]
+        if not users:
+            return pyo.Constraint.Skip
+        return sum(float(demand[j, r]) * counts[j, s] for j in users) <= float(capacity[s, r])
+    return rule
+
+
+def declare_capacity(model, sizes: _Sizes) -> None:
+    """Eqs. (4)-(5): per server and resource (per pool and resource when pooled)."""
+    p = sizes.problem
+    model.resources = pyo.RangeSet(0, p.worker_capacity.shape[1] - 1)
     model.worker_capacity = pyo.Constraint(
-        model.worker_servers, model.resources, rule=capacity_rule(model.y, p.worker_demand, worker_capacity))
+        model.worker_servers, model.resources,
+        rule=_capacity_rule(model.y, p.worker_demand, sizes.worker_capacity, p.n_jobs))
     model.ps_capacity = pyo.Constraint(
-        model.ps_servers, model.resources, rule=capacity_rule(model.z, p.ps_demand, ps_capacity))
+        model.ps_servers, model.resources, rule=_capacity_rule(model.z, p.ps_demand, sizes.ps_capacity, p.n_jobs))
 
-    if p.fairness_threshold is not None:
-        model.deviation = pyo.Var(model.jobs, domain=pyo.NonNegativeReals)
-        model.fairness_above = pyo.Constraint(
-            model.jobs,
-            rule=lambda m, j: m.deviation[j] >= float(p.share_unit[j]) * m.workers[j] - float(p.fair_share[j]))
-        model.fairness_below = pyo.Constraint(
-            model.jobs,
-            rule=lambda m, j: m.deviation[j] >= float(p.fair_share[j]) - float(p.share_unit[j]) * m.workers[j])
-        model.fairness_loss = pyo.Constraint(
-            expr=sum(model.deviation[j] for j in model.jobs) <= float(p.fairness_threshold))
 
-    existing = [j for j in range(n_jobs) if p.previous_workers[j] > 0]
+def declare_fairness(model, sizes: _Sizes) -> None:
+    """The fairness loss: total absolute deviation of the dominant shares from DRF's, at most the threshold."""
+    p = sizes.problem
+    model.deviation = pyo.Var(model.jobs, domain=pyo.NonNegativeReals)
+    model.fairness_above = pyo.Constraint(
+        model.jobs,
+        rule=lambda m, j: m.deviation[j] >= float(p.share_unit[j]) * m.workers[j] - float(p.fair_share[j]))
+    model.fairness_below = pyo.Constraint(
+        model.jobs,
+        rule=lambda m, j: m.deviation[j] >= float(p.fair_share[j]) - float(p.share_unit[j]) * m.workers[j])
+    model.fairness_loss = pyo.Constraint(
+        expr=sum(model.deviation[j] for j in model.jobs) <= float(p.fairness_threshold))
+
+
+def declare_adjustments(model, sizes: _Sizes) -> None:
+    """``changed_j`` for each existing partition resized by the event, and at most ``max_adjustments`` of them."""
+    p, max_workers = sizes.problem, sizes.max_workers
+    existing = [j for j in range(p.n_jobs) if p.previous_workers[j] > 0]
     model.existing = pyo.Set(initialize=existing)
     model.changed = pyo.Var(model.existing, domain=pyo.Binary)
     model.adjust_up = pyo.Constraint(
@@ -159,22 +211,25 @@ def build_dorm_model(problem: DormProblem, pooled: bool = False) -> pyo.Concrete
         model.adjustments = pyo.Constraint(
             expr=sum(model.changed[j] for j in model.existing) <= int(p.max_adjustments))
 
+
+def declare_objective(model, sizes: _Sizes) -> None:
+    """Utilisation of the worker resources, minus the two tie-breaking penalties."""
+    p, n_jobs = sizes.problem, sizes.problem.n_jobs
     total = p.worker_capacity.sum(axis=0)
-    counted = [r for r in range(n_resources) if total[r] > 0]
+    counted = [r for r in range(p.worker_capacity.shape[1]) if total[r] > 0]
     weight = {r: 1.0 / (len(counted) * total[r]) for r in counted}
     gains = [sum(weight[r] * p.worker_demand[j, r] for r in counted) for j in range(n_jobs)]
     positive = [g for g in gains if g > 0]
     smallest = min(positive) if positive else 1.0
     # Tie-breakers far below the value of one worker, so they never outweigh utilisation.
-    ps_penalty = 1e-3 * smallest / max(1, sum(max_ps))
-    adjustment_penalty = 1e-2 * smallest / max(1, len(existing))
+    ps_penalty = 1e-3 * smallest / max(1, sum(sizes.max_ps))
+    adjustment_penalty = 1e-2 * smallest / max(1, len(model.existing))
     model.utilisation = pyo.Objective(
         expr=sum(gains[j] * model.workers[j] for j in range(n_jobs))
         - ps_penalty * sum(model.parameter_servers[j] for j in model.jobs)
         - adjustment_penalty * sum(model.changed[j] for j in model.existing),
         sense=pyo.maximize,
     )
-    return model
 
 
 def extract_partition(model: pyo.ConcreteModel) -> tuple[np.ndarray, np.ndarray]:

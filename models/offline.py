@@ -67,13 +67,12 @@ import pyomo.environ as pyo
 
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
-from primaldual.models.offline_parts import (  # noqa: F401 - re-exported
+from primaldual.models.offline_parts import (
     UTILITY_FLOOR,
-    _binding,
-    _cumulative_work,
-    _floored_utilities,
-    _pooled_capacity,
-    _server_capacity,
+    add_cumulative_work_rows,
+    floored_utilities,
+    add_pooled_capacity_rows,
+    add_server_capacity_rows,
 )
 
 FORMULATIONS = ("strong", "weak")
@@ -229,7 +228,7 @@ def declare_parameters(model, options: _Options) -> None:
                                        doc="b_i (Gbps), eq. (6)")
     model.ps_bandwidth = pyo.Param(model.jobs, initialize={i: job_data[i].ps_bandwidth_gbps for i in jobs},
                                    doc="B_i (Gbps), eq. (6)")
-    utility, model.objective_slack = _floored_utilities(instance, list(model.completion_slots))
+    utility, model.objective_slack = floored_utilities(instance, list(model.completion_slots))
     model.utility = pyo.Param(
         model.completion_slots, initialize=utility,
         doc="f_i(t - a_i), the utility of completing in slot t, eq. (1) (0 below UTILITY_FLOOR x the largest)",
@@ -354,13 +353,13 @@ def declare_capacity(model, options: _Options) -> None:
     demand_w = {i: instance.jobs[i].worker_demand for i in jobs}
     demand_s = {i: instance.jobs[i].ps_demand for i in jobs}
     if options.pooled:
-        _pooled_capacity(model, instance, jobs, arrival, demand_w, demand_s, *model.pool_totals)
+        add_pooled_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s, *model.pool_totals)
     else:
-        _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, options.sparsity)
+        add_server_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s, options.sparsity)
 
 
 def declare_cumulative_work(model, options: _Options) -> None:
-    _cumulative_work(model, options.arrival, options.instance.horizon, list(model.completion_slots),
+    add_cumulative_work_rows(model, options.arrival, options.instance.horizon, list(model.completion_slots),
                      _workers_in_slot)
 
 

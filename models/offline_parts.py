@@ -16,7 +16,7 @@ from primaldual.core.instance import Instance
 UTILITY_FLOOR = 1e-9
 
 
-def _floored_utilities(instance: Instance, completion_slots) -> tuple[dict, float]:
+def floored_utilities(instance: Instance, completion_slots) -> tuple[dict, float]:
     """``f_i(t - a_i)`` per completion slot, with values under :data:`UTILITY_FLOOR` x the largest set to 0; and
     the most this can under-count the objective (the model's ``objective_slack``).
 
@@ -33,7 +33,7 @@ def _floored_utilities(instance: Instance, completion_slots) -> tuple[dict, floa
     return utility, float(sum(floored.values()))
 
 
-def _cumulative_work(model, arrival, horizon, completion_slots, workers_in_slot) -> None:
+def add_cumulative_work_rows(model, arrival, horizon, completion_slots, workers_in_slot) -> None:
     """The strong formulation's cut (module docstring): ``work_done`` is the running sum of the workers, and a
     job that completes by slot t has done its work V_i by slot t."""
     model.work_done = pyo.Var(model.job_slots, domain=pyo.NonNegativeReals,
@@ -54,12 +54,12 @@ def _cumulative_work(model, arrival, horizon, completion_slots, workers_in_slot)
     )
 
 
-def _binding(terms: list[tuple[float, int]], capacity: float) -> bool:
+def can_bind(terms: list[tuple[float, int]], capacity: float) -> bool:
     """Whether ``sum demand x upper bound`` can exceed ``capacity``; otherwise the row is redundant."""
     return sum(d * u for d, u in terms) > capacity + 1e-9
 
 
-def _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, sparsity) -> None:
+def add_server_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s, sparsity) -> None:
     """Eqs. (4)-(5), one row per (slot, server, resource) where the variables' bounds could exceed it."""
     horizon = instance.horizon
     cluster = instance.cluster
@@ -75,7 +75,7 @@ def _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, sparsit
                         i for i in jobs
                         if arrival[i] <= t and fit[i][server] > 0 and demand[i][r] > 0
                     ]
-                    if present and _binding([(demand[i][r], fit[i][server]) for i in present], capacity[server, r]):
+                    if present and can_bind([(demand[i][r], fit[i][server]) for i in present], capacity[server, r]):
                         users[(t, server, r)] = present
         rows = pyo.Set(dimen=3, initialize=list(users), doc=f"(t, server, r) rows of eq. {equation} that can bind")
         setattr(model, f"{name}_rows", rows)
@@ -91,7 +91,7 @@ def _server_capacity(model, instance, jobs, arrival, demand_w, demand_s, sparsit
             rows, rule=rule, doc=f"eq. {equation}: {pool}-server capacity per slot and resource"))
 
 
-def _pooled_capacity(model, instance, jobs, arrival, demand_w, demand_s, worker_total, ps_total) -> None:
+def add_pooled_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s, worker_total, ps_total) -> None:
     """Eqs. (4)-(5) summed over the servers of each pool: one row per (slot, resource) that can bind."""
     horizon = instance.horizon
     cluster = instance.cluster
@@ -103,7 +103,7 @@ def _pooled_capacity(model, instance, jobs, arrival, demand_w, demand_s, worker_
         for t in range(horizon):
             for r in range(cluster.n_resources):
                 present = [i for i in jobs if arrival[i] <= t and demand[i][r] > 0]
-                if present and _binding([(demand[i][r], total[i]) for i in present], capacity[r]):
+                if present and can_bind([(demand[i][r], total[i]) for i in present], capacity[r]):
                     users[(t, r)] = present
         rows = pyo.Set(dimen=2, initialize=list(users), doc=f"(t, r) rows of eq. {equation}, pooled, that can bind")
         setattr(model, f"{name}_rows", rows)

@@ -267,7 +267,9 @@ fig.tight_layout()
         md("## The numbers\n\nTotal utility (mean over seeds); OASiS's and OASiS-LR's utility relative to the best "
            "baseline (greedy, FIFO, DRF, the three RRH readings, Dorm when on)."),
         code("""
-table = plots.utility_table(by_label["jobs"], "jobs")
+from primaldual.sweep.summary import utility_table
+
+table = utility_table(by_label["jobs"], "jobs")
 names = plots.scheduler_names(by_label["jobs"])
 short = {"rrh-full-reward": "rrh-full", "rrh-nonpreemptive": "rrh-nonp"}
 print(f"{'jobs':<6}" + "".join(f"{short.get(n, n):>10}" for n in names) + "   oasis/best  oasis-lr/best")

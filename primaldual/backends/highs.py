@@ -1,7 +1,10 @@
-"""HiGHS through Pyomo's appsi interface, and the helpers :func:`primaldual.backends.solvers.solve_model` shares with it.
+"""HiGHS helpers: Pyomo's appsi interface for :func:`primaldual.backends.solvers.solve_model`, quiet highspy objects,
+and the process-wide thread scheduler.
 
-:func:`primaldual.backends.solvers.solve_model` is the only caller (and :mod:`primaldual.oasis.learned_floor`, which resets
-HiGHS's thread scheduler); every name here stays importable from :mod:`primaldual.backends.solvers`.
+HiGHS keeps one thread scheduler per process, sized by the first solve; every highspy user in the package
+(the matrix ILP, the column-generation master, slot packing, LB-BSP's robust LP, the learned floor) calls
+:func:`size_highs_threads` before it runs HiGHS. Nothing here imports Pyomo at module level, so highspy-only
+users load no Pyomo.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ def highspy_version() -> str:
         return "unknown"
 
 
-def _objective(model):
+def single_objective(model):
     import pyomo.environ as pyo  # here, not at import: quiet_highs's users (the learned floor) need no Pyomo
 
     objectives = list(model.component_data_objects(pyo.Objective, active=True))
@@ -28,13 +31,13 @@ def _objective(model):
     return objectives[0]
 
 
-def _termination_name(termination) -> str:
+def termination_name(termination) -> str:
     """``"optimal"``, ``"maxTimeLimit"``...: Pyomo's legacy conditions are strings, appsi's plain enums."""
     value = getattr(termination, "value", termination)
     return value if isinstance(value, str) else getattr(termination, "name", str(termination))
 
 
-def _finite(value) -> float | None:
+def finite_or_none(value) -> float | None:
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -42,7 +45,7 @@ def _finite(value) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _solve_highs(model, options: dict, time_limit, mip_gap, warmstart: bool, on_start, on_incumbent):
+def solve_highs(model, options: dict, time_limit, mip_gap, warmstart: bool, on_start, on_incumbent):
     """HiGHS through Pyomo's appsi interface used directly (not the legacy wrapper), so that the translation
     of the model into HiGHS can be timed apart from HiGHS's own run, and its best bound read as reported."""
     from pyomo.contrib.appsi.solvers.highs import Highs
@@ -62,14 +65,14 @@ def _solve_highs(model, options: dict, time_limit, mip_gap, warmstart: bool, on_
                 "update_vars", "update_params", "update_named_expressions"):
         setattr(backend.update_config, key, False)
     if on_incumbent is not None:
-        _report_incumbents(backend, model, on_incumbent)
+        report_incumbents(backend, model, on_incumbent)
     if on_start is not None:
         on_start()
     results = backend.solve(model)
     return backend, results
 
 
-def _report_incumbents(backend, model, on_incumbent) -> None:
+def report_incumbents(backend, model, on_incumbent) -> None:
     """Subscribe to HiGHS's improving-solution callback: load each new incumbent into the model's variables
     and call ``on_incumbent(objective, bound)``. A caller that may kill the solver keeps what it has so far.
 
@@ -83,7 +86,7 @@ def _report_incumbents(backend, model, on_incumbent) -> None:
         return
     if not hasattr(solver_model, "cbMipImprovingSolution"):
         return
-    objective = _objective(model)
+    objective = single_objective(model)
     import pyomo.environ as pyo
 
     def improving(event) -> None:
@@ -91,14 +94,14 @@ def _report_incumbents(backend, model, on_incumbent) -> None:
         for var, column in columns:
             var.set_value(float(values[column]), skip_validation=True)
         try:
-            on_incumbent(float(pyo.value(objective)), _finite(event.data_out.mip_dual_bound))
+            on_incumbent(float(pyo.value(objective)), finite_or_none(event.data_out.mip_dual_bound))
         except Exception:  # a failing observer must not abort the solve
             pass
 
     solver_model.cbMipImprovingSolution += improving
 
 
-def _appsi_status(termination) -> str:
+def appsi_status(termination) -> str:
     from pyomo.contrib.appsi.base import TerminationCondition as Appsi
 
     return {
@@ -120,11 +123,11 @@ def _appsi_status(termination) -> str:
 _highs_threads: list = [None]
 
 
-def _size_highs_threads(threads: int | None) -> None:
+def size_highs_threads(threads: int | None) -> None:
     """Reset HiGHS's process-wide thread scheduler when a solve asks for another thread count.
 
     HiGHS sizes one global scheduler on the first solve of a process; a later solve with a different
-    ``threads`` then fails with status "unknown" (seen with highspy 1.16: default, then ``threads=1``). Solves
+    ``threads`` then fails with status "unknown" (highspy 1.16: a default solve, then ``threads=1``). Solves
     in this package run one at a time per process, so resetting between them is safe.
     """
     if threads == _highs_threads[0]:
@@ -135,6 +138,7 @@ def _size_highs_threads(threads: int | None) -> None:
     if reset is not None:
         reset(True)
     _highs_threads[0] = threads
+
 
 
 def quiet_highs() -> "highspy.Highs":

@@ -21,23 +21,16 @@ import functools
 import math
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import pyomo.environ as pyo
 from pyomo.common.log import LoggingIntercept
 from pyomo.opt import SolverStatus, TerminationCondition
 
 from primaldual.core.errors import InputError
-from primaldual.backends.highs import (  # noqa: F401 - re-exported
-    _appsi_status,
-    _finite,
-    _highs_threads,
-    _objective,
-    _report_incumbents,
-    _size_highs_threads,
-    _solve_highs,
-    _termination_name,
-    highspy_version,
-)
+from primaldual.backends.highs import (
+    appsi_status, finite_or_none, highspy_version, single_objective, size_highs_threads, solve_highs,
+    termination_name)
 
 #: short name -> Pyomo SolverFactory name
 SOLVERS: dict[str, str] = {
@@ -175,6 +168,113 @@ def _options(name: str, time_limit: float | None, mip_gap: float | None, threads
     return options
 
 
+@dataclass(frozen=True, eq=False)
+class _BackendAnswer:
+    """What a backend's run left behind, before any value is loaded into the model."""
+
+    termination: object  # the backend's own termination condition (appsi's or Pyomo's legacy enum)
+    status: str  # its reading as one of STATUSES
+    solver_seconds: float | None
+    reported_bound: object  # the best bound as the backend reports it (may be None, inf or a string)
+    has_answer: bool  # whether the backend says it holds a solution to load
+    load: Callable[[], None]  # loads that solution into the model's variables
+
+
+def _run_highs(model, options, time_limit, mip_gap, threads, warmstart, on_start, on_incumbent) -> _BackendAnswer:
+    """HiGHS through Pyomo's appsi interface (:func:`primaldual.backends.highs.solve_highs`)."""
+    size_highs_threads(threads)
+    _, results = solve_highs(model, options, time_limit, mip_gap, warmstart, on_start, on_incumbent)
+    return _BackendAnswer(
+        termination=results.termination_condition, status=appsi_status(results.termination_condition),
+        solver_seconds=finite_or_none(results.wallclock_time), reported_bound=results.best_objective_bound,
+        has_answer=results.best_feasible_objective is not None, load=results.solution_loader.load_vars)
+
+
+def _run_plugin(model, solver: str, options, warmstart: bool, on_start, sense_max: bool) -> _BackendAnswer:
+    """Any other backend through Pyomo's legacy ``SolverFactory`` interface, solution left unloaded."""
+    backend = pyo.SolverFactory(SOLVERS[solver])
+    kwargs = {"load_solutions": False, "options": options}
+    if warmstart:
+        kwargs["warmstart"] = True
+    if on_start is not None:
+        on_start()
+    results = backend.solve(model, **kwargs)
+    termination = results.solver.termination_condition
+    status = _TERMINATION_STATUS.get(termination, "unknown")
+    if results.solver.status == SolverStatus.error and status not in ("infeasible", "unbounded"):
+        status = "error"
+    solver_seconds = finite_or_none(getattr(results.solver, "wallclock_time", None)) or finite_or_none(
+        getattr(results.solver, "time", None))
+    solutions = getattr(results, "solution", None)
+
+    def load():
+        # Pyomo warns on stdout when it loads the answer of a solver stopped at a limit; the status
+        # reported here says so already, and the warning would garble the CLI's output.
+        with LoggingIntercept(module="pyomo.core"):
+            model.solutions.load_from(results)
+
+    return _BackendAnswer(
+        termination=termination, status=status, solver_seconds=solver_seconds,
+        reported_bound=results.problem.upper_bound if sense_max else results.problem.lower_bound,
+        has_answer=solutions is not None and len(solutions) > 0, load=load)
+
+
+def _load_solution(variables: list, objective, answer: _BackendAnswer) -> float | None:
+    """Load the backend's solution and return its objective, recomputed from the loaded values; None (and
+    the variables as they were) when there is no finite solution to load."""
+    if not answer.has_answer or answer.status in ("infeasible", "unbounded", "error"):
+        return None
+    previous = [v.value for v in variables]
+    for v in variables:
+        v.set_value(None, skip_validation=True)
+    value = None
+    try:
+        answer.load()
+        for v in variables:
+            if v.value is None:  # solution files list non-zero values only
+                v.set_value(0, skip_validation=True)
+        value = float(pyo.value(objective))
+    except Exception:
+        value = None
+    if value is None or not math.isfinite(value):
+        for v, old in zip(variables, previous):
+            v.set_value(old, skip_validation=True)
+        return None
+    return value
+
+
+def _certified_bound(solver: str, status: str, value: float | None, reported, continuous: bool, sense_max: bool,
+                     mip_gap) -> tuple[float | None, str, str]:
+    """The bound :func:`solve_model` may promise, the status (an optimum without a solution is an error)
+    and a message on what was dropped or corrected."""
+    bound = finite_or_none(reported)
+    message = ""
+    if status != "optimal" and bound is not None and continuous:
+        # An LP stopped early reports its current objective as "bound" (Pyomo's appsi does for HiGHS); that is
+        # a primal value, not a certificate. Only a finished LP's value bounds anything.
+        bound = None
+    if bound is not None and value is not None:
+        slack = 1e-6 * max(1.0, abs(value))
+        wrong_side = bound < value - slack if sense_max else bound > value + slack
+        if wrong_side:
+            # A bound on the wrong side of the solver's own incumbent is a parsing or sign error: drop it.
+            message = f"{solver} reported bound {bound!r} on the wrong side of its incumbent {value!r}; ignored"
+            bound = None
+    if status == "optimal" and value is None:
+        status = "error"
+        message = message or f"{solver} reported an optimum but returned no solution"
+    if status == "optimal" and solver in GAP_ONLY_SOLVERS and mip_gap:
+        # These plugins report a gap-optimal answer as its own bound. GLPK stops when |bound - value| <=
+        # g |value|, CBC when it is <= g max(|value|, |bound|) (CbcModel's testGap); the latter allows
+        # |bound - value| up to g |value| / (1 - g), so widen by that much (it covers both) to keep a true bound.
+        gap = float(mip_gap)
+        widen = gap * abs(value) / (1.0 - gap) + 1e-9 if gap < 1 else math.inf
+        bound = finite_or_none(value + widen if sense_max else value - widen)
+    elif status == "optimal" and bound is None:
+        bound = value  # an optimal answer is its own bound (some plugins leave the field empty)
+    return bound, status, message
+
+
 def solve_model(
     model,
     solver: str = "highs",
@@ -198,121 +298,37 @@ def solve_model(
     :class:`InputError`.
     """
     check_solver(solver)
-    objective = _objective(model)
+    objective = single_objective(model)
     sense_max = objective.sense == pyo.maximize
     options = _options(solver, time_limit, mip_gap, threads)
     version = solver_version(solver)
     use_warmstart = bool(warmstart) and solver in WARMSTART_SOLVERS
     variables = list(model.component_data_objects(pyo.Var, active=True))
     started = time.perf_counter()
-    solver_seconds = None
-    raw_bound = None
     try:
         if solver == "highs":
-            _size_highs_threads(threads)
-            backend, results = _solve_highs(
-                model, options, time_limit, mip_gap, use_warmstart, on_start, on_incumbent)
-            termination = results.termination_condition
-            status = _appsi_status(termination)
-            solver_seconds = _finite(results.wallclock_time)
-            raw_bound = results.best_objective_bound
-            has_answer = results.best_feasible_objective is not None
-
-            def load():
-                results.solution_loader.load_vars()
+            answer = _run_highs(model, options, time_limit, mip_gap, threads, use_warmstart, on_start, on_incumbent)
         else:
-            backend = pyo.SolverFactory(SOLVERS[solver])
-            kwargs = {"load_solutions": False, "options": options}
-            if use_warmstart:
-                kwargs["warmstart"] = True
-            if on_start is not None:
-                on_start()
-            results = backend.solve(model, **kwargs)
-            termination = results.solver.termination_condition
-            status = _TERMINATION_STATUS.get(termination, "unknown")
-            if results.solver.status == SolverStatus.error and status not in ("infeasible", "unbounded"):
-                status = "error"
-            solver_seconds = _finite(getattr(results.solver, "wallclock_time", None)) or _finite(
-                getattr(results.solver, "time", None))
-            raw_bound = results.problem.upper_bound if sense_max else results.problem.lower_bound
-            solutions = getattr(results, "solution", None)
-            has_answer = solutions is not None and len(solutions) > 0
-
-            def load():
-                # Pyomo warns on stdout when it loads the answer of a solver stopped at a limit; the status
-                # reported here says so already, and the warning would garble the CLI's output.
-                with LoggingIntercept(module="pyomo.core"):
-                    model.solutions.load_from(results)
+            answer = _run_plugin(model, solver, options, use_warmstart, on_start, sense_max)
     except Exception as error:  # a crashed or missing executable, an unparsable solution file
         return SolveOutcome(
             termination="error", has_solution=False, objective=None, bound=None,
             seconds=time.perf_counter() - started, solver=solver, version=version, status="error",
             warmstart_used=use_warmstart, message=f"{type(error).__name__}: {error}",
         )
-
-    has_solution = False
-    value = None
-    if has_answer and status not in ("infeasible", "unbounded", "error"):
-        previous = [v.value for v in variables]
-        for v in variables:
-            v.set_value(None, skip_validation=True)
-        try:
-            load()
-            for v in variables:
-                if v.value is None:  # solution files list non-zero values only
-                    v.set_value(0, skip_validation=True)
-            value = float(pyo.value(objective))
-            has_solution = math.isfinite(value)
-        except Exception:
-            has_solution = False
-        if not has_solution:
-            value = None
-            for v, old in zip(variables, previous):
-                v.set_value(old, skip_validation=True)
+    value = _load_solution(variables, objective, answer)
     seconds = time.perf_counter() - started
-
-    bound = _finite(raw_bound)
-    message = ""
-    if status != "optimal" and bound is not None and all(v.is_continuous() for v in variables):
-        # An LP stopped early reports its current objective as "bound" (Pyomo's appsi does for HiGHS); that is
-        # a primal value, not a certificate. Only a finished LP's value bounds anything.
-        bound = None
-    if bound is not None and value is not None:
-        slack = 1e-6 * max(1.0, abs(value))
-        wrong_side = bound < value - slack if sense_max else bound > value + slack
-        if wrong_side:
-            # A bound on the wrong side of the solver's own incumbent is a parsing or sign error: drop it.
-            message = f"{solver} reported bound {bound!r} on the wrong side of its incumbent {value!r}; ignored"
-            bound = None
-    if status == "optimal" and not has_solution:
-        status = "error"
-        message = message or f"{solver} reported an optimum but returned no solution"
-    if status == "optimal" and solver in GAP_ONLY_SOLVERS and mip_gap:
-        # These plugins report a gap-optimal answer as its own bound. GLPK stops when |bound - value| <=
-        # g |value|, CBC when it is <= g max(|value|, |bound|) (CbcModel's testGap); the latter allows
-        # |bound - value| up to g |value| / (1 - g), so widen by that much (it covers both) to keep a true bound.
-        gap = float(mip_gap)
-        widen = gap * abs(value) / (1.0 - gap) + 1e-9 if gap < 1 else math.inf
-        bound = value + widen if sense_max else value - widen
-        bound = _finite(bound)
-    elif status == "optimal" and bound is None:
-        bound = value  # an optimal answer is its own bound (some plugins leave the field empty)
+    bound, status, message = _certified_bound(
+        solver, answer.status, value, answer.reported_bound, all(v.is_continuous() for v in variables),
+        sense_max, mip_gap)
     return SolveOutcome(
-        termination=_termination_name(termination),
-        has_solution=has_solution,
-        objective=value,
-        bound=bound,
-        seconds=seconds,
-        solver=solver,
-        version=version,
-        status=status,
-        warmstart_used=use_warmstart,
-        message=message,
-        solver_seconds=solver_seconds,
+        termination=termination_name(answer.termination), has_solution=value is not None, objective=value,
+        bound=bound, seconds=seconds, solver=solver, version=version, status=status,
+        warmstart_used=use_warmstart, message=message, solver_seconds=answer.solver_seconds,
     )
 
 
 __all__ = [
     "SOLVERS", "STATUSES", "SolveOutcome", "TerminationCondition", "WARMSTART_SOLVERS", "available_solvers",
-    "check_solver", "get_solver", "solve_model", "solver_available", "solver_version",
+    "check_solver", "get_solver", "highspy_version", "solve_model", "solver_available", "solver_version",
 ]

@@ -28,8 +28,8 @@ Choices in the baseline's favour:
   the fairness constraint is what defines Dorm, so it stays on.
 
 Formulation: the per-server MILP has ``J x (H + K)`` integer placement variables and is exact; on large clusters
-it cannot be re-solved at every event in reasonable time (on the ``paper`` preset it hits a 2 s limit at most of
-~160 events), so ``formulation="auto"`` (the default) switches to the **pooled** MILP (one worker and one PS
+it cannot be re-solved at every event in reasonable time (on the ``paper`` preset it runs into its per-event time
+limit at most events), so ``formulation="auto"`` (the default) switches to the **pooled** MILP (one worker and one PS
 count per job, pool-wide capacities) when ``J x (H + K)`` exceeds ``AUTO_PER_SERVER_LIMIT`` = 1000. The pooled
 counts are then placed: partitions that shrink or keep their size stay on their servers; growing and new
 partitions (largest dominant share per worker first) keep their servers and add units by the ``placement``

@@ -60,8 +60,8 @@ Parameters: ``discount_rate`` (>= 0), ``risk_weight`` (in [0, 1], the source's a
 * ``--param preemptive=false`` is **non-preemptive RRH**: a started job keeps its servers to completion.
 
 Under the simulator's restart costs (``simulate(..., restart_cost=F)``) every re-placement of a running job
-costs it ``F`` of a slot's work, which is what free preemption costs on a real cluster. The defaults were tuned
-on ``small`` seeds 0-19 (10 and 20 jobs); report RRH on disjoint seeds (the benchmarks of issue 10 use 100+).
+costs it ``F`` of a slot's work, which is what free preemption costs on a real cluster. The defaults were
+chosen on a few ``small`` seeds; evaluate RRH on seeds disjoint from those (``bench oasis --quality`` lists them).
 """
 
 from __future__ import annotations

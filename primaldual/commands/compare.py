@@ -22,7 +22,8 @@ from primaldual.commands._common import add_json_flag, print_json
 from primaldual.commands.run import add_instance_arguments, instance_from_args, parse_parameter
 from primaldual.evaluation.compare import compare
 from primaldual.core.errors import InputError
-from primaldual.offline.options import add_solve_arguments, check_restart_cost, solve_options_from_args
+from primaldual.offline.options import add_solve_arguments, solve_options_from_args
+from primaldual.simulation.simulator import check_restart_cost
 from primaldual.commands._progress import slow_steps
 from primaldual.simulation.scheduler import available_schedulers, scheduler_class
 
@@ -158,7 +159,7 @@ def _print_table(summary: dict, source: str) -> None:
 
 def run(args) -> int:
     solve = solve_options_from_args(args)
-    restart_cost = check_restart_cost(args.restart_cost)
+    restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     if args.opt:
         solve.check_available()
     instance, source = instance_from_args(args)

@@ -64,7 +64,7 @@ def run(args) -> int:
 
 def run_records(args, path: Path) -> int:
     from primaldual.sweep.records import read_records
-    from primaldual.views.distribution_figures import distribution_summary
+    from primaldual.sweep.distributions import distribution_summary
     from primaldual.views.sweep_figures import caption_for, plot_records
 
     if not path.is_file():

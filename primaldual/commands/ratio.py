@@ -11,7 +11,8 @@ from pathlib import Path
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.core.errors import InputError
 from primaldual.core.generate import PRESETS
-from primaldual.offline.options import add_solve_arguments, check_restart_cost, solve_options_from_args
+from primaldual.offline.options import add_solve_arguments, solve_options_from_args
+from primaldual.simulation.simulator import check_restart_cost
 
 ORDER = 60
 
@@ -103,7 +104,7 @@ def specs_from_args(args):
         args.preset, args.instances, args.seed, schedulers, jobs=args.instance_jobs, opt=not args.no_opt,
         solver=solve.solver, time_limit=solve.time_limit, mip_gap=solve.mip_gap,
         threads=solve.threads, method=solve.method,
-        restart_cost=check_restart_cost(args.restart_cost), scheduler_params=parameters,
+        restart_cost=check_restart_cost(args.restart_cost, "--restart-cost"), scheduler_params=parameters,
     )
 
 

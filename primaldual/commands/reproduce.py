@@ -6,7 +6,7 @@ import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.commands.ratio import add_executor_arguments
-from primaldual.offline.options import check_restart_cost
+from primaldual.simulation.simulator import check_restart_cost
 from primaldual.reproduce.experiments import RESTART_COST
 
 ORDER = 80
@@ -49,7 +49,7 @@ def run(args) -> int:
         raise InputError(f"--workers: must be >= 1, got {args.workers}")
     if args.address and args.executor != "dask":
         raise InputError("--address: only meaningful with --executor dask")
-    restart_cost = check_restart_cost(args.restart_cost)
+    restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     out = check_output_path(args.out, "--out", directory=True)
     log = (lambda message: print(message, file=sys.stderr)) if args.json else print
     options = dict(quick=args.quick, progress=not args.no_progress, log=log, restart_cost=restart_cost)

@@ -12,7 +12,8 @@ from primaldual.evaluation.restart_bound import applies
 from primaldual.simulation.scheduler import available_schedulers, make_scheduler
 from primaldual.core.jsonable import jsonable
 from primaldual.simulation.scheduler import parse_value
-from primaldual.simulation.simulator import SimulationError, check_restart_cost, simulate
+from primaldual.simulation.rules import SimulationError
+from primaldual.simulation.simulator import check_restart_cost, simulate
 
 ORDER = 40
 
@@ -109,9 +110,8 @@ def run(args) -> int:
     if args.json:
         out = {**result.to_dict(), "scheduler": args.scheduler, "instance": {"source": source, **describe(instance)},
                "output": args.output}
-        certificate = result.report.get("certificate")
-        if certificate is not None:
-            out["certificate"] = jsonable(certificate)
+        if result.certificate is not None:
+            out["certificate"] = jsonable(result.certificate.terms)
         print_json(out)
         return 0
     print(
@@ -125,21 +125,21 @@ def run(args) -> int:
     if result.restart_cost > 0:
         bound = ("the optimum with one more worker-slot per job bounds this run from above, proofs/oasis-lr.md "
                  "Lemma R" if applies(result.restart_cost) else "the optimum without restart costs bounds this run")
-        print(f"restart cost {result.restart_cost:g} slot: {metrics.extra['restarts']} restarts lost "
-              f"{metrics.extra['restart_lost_worker_slots']:.4g} worker-slots ({bound})")
+        print(f"restart cost {result.restart_cost:g} slot: {metrics.restarts} restarts lost "
+              f"{metrics.restart_lost_worker_slots:.4g} worker-slots ({bound})")
     if result.promises is not None:
         promises = result.promises
-        print(f"promises: {promises['made']} made, {promises['kept']} kept, {promises['broken']} broken")
+        print(f"promises: {promises.made} made, {promises.kept} kept, {promises.broken} broken")
     usage = "; ".join(
         f"{pool} " + ", ".join(f"{name} {value:.1%}" for name, value in values.items())
         for pool, values in metrics.utilisation.items() if values
     )
     print(f"mean utilisation: {usage}")
-    certificate = result.report.get("certificate")
-    if certificate:
+    certificate = result.certificate
+    if certificate is not None:
         print(
-            f"certificate: dual bound D = {_fmt(certificate.get('dual_objective'))}, best upper bound on OPT "
-            f"{_fmt(certificate.get('best_upper_bound'))}, OPT/ALG <= {_ratio(certificate.get('best_ratio_upper_bound'))}"
+            f"certificate: dual bound D = {_fmt(certificate.dual_objective)}, best upper bound on OPT "
+            f"{_fmt(certificate.best_upper_bound)}, OPT/ALG <= {_ratio(certificate.best_ratio_upper_bound)}"
         )
     if args.output:
         print(f"wrote {args.output}")

@@ -8,9 +8,8 @@ import time
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.core.errors import InputError
 from primaldual.core.files import load_instance, load_schedule, save_schedule
-from primaldual.models.offline import FORMULATIONS
-from primaldual.offline.solve import METHODS, solve_offline, write_model
 from primaldual.offline.child import DEFAULT_MEMORY_SHARE
+from primaldual.offline.options import FORMULATIONS, METHODS, SolveOptions
 from primaldual.backends.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
 
 ORDER = 30
@@ -105,6 +104,24 @@ def _progress_printer():
     return show
 
 
+def _method(args) -> str:
+    """``--method``, with ``--relax`` and ``--pooled`` as its other spellings."""
+    alias = "lp" if args.relax else ("pooled" if args.pooled else None)
+    if args.method is not None and alias is not None and args.method != alias:
+        flag = "--relax" if args.relax else "--pooled"
+        raise InputError(f"--method: {args.method} contradicts {flag} (which means --method {alias}); give one "
+                         "of them")
+    return args.method or alias or "auto"
+
+
+def _solve_options(args) -> SolveOptions:
+    """The command's flags as :class:`SolveOptions` (``--memory-limit`` is in GiB, the field in bytes)."""
+    memory = None if args.memory_limit is None else int(args.memory_limit * 2**30)
+    return SolveOptions(solver=args.solver, time_limit=args.time_limit, mip_gap=args.gap, threads=args.threads,
+                        method=_method(args), formulation=args.formulation, builder=args.builder,
+                        memory_limit=memory)
+
+
 def run(args) -> int:
     if args.list_solvers:
         return _list_solvers(args)
@@ -124,6 +141,8 @@ def run(args) -> int:
         if args.method == "cg":
             raise InputError("--write-mps: column generation has no single model to export; use --method ilp, "
                              "lp or pooled")
+        from primaldual.offline.export import write_model
+
         written = write_model(instance, args.write_mps, relax=args.relax or args.method == "lp",
                               formulation=args.formulation, pooled=args.pooled or args.method == "pooled")
         if args.json:
@@ -134,13 +153,12 @@ def run(args) -> int:
         return 0
 
     start = load_schedule(args.start, instance) if args.start else None
-    method = args.method or ("lp" if args.relax else "pooled" if args.pooled else "auto")
-    memory = None if args.memory_limit is None else int(args.memory_limit * 2**30)
-    result = solve_offline(
-        instance, solver=args.solver, time_limit=args.time_limit, mip_gap=args.gap, threads=args.threads,
-        start=start, relax=args.relax, pooled=args.pooled, formulation=args.formulation, method=method,
-        memory_limit=memory, progress=_progress_printer(), builder=args.builder,
-    )
+    options = _solve_options(args)
+    from primaldual.evaluation.seeds import solve_seeds
+    from primaldual.offline.solve import solve_offline
+
+    result = solve_offline(instance, options, start=start, seeds=solve_seeds(instance, options, start),
+                           progress=_progress_printer())
     written = None
     if args.output and result.schedule is not None:
         save_schedule(result.schedule, args.output)

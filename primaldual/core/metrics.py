@@ -24,11 +24,17 @@ from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 
 
+#: Fields only a simulated run has: left out of the JSON form when None.
+_SIMULATOR_ONLY = ("restarts", "restart_lost_worker_slots")
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunMetrics:
     """What one run achieved. ``scheduler_seconds`` is None where no online scheduler ran (e.g. OPT).
 
     The fields are in the order of the JSON form (:meth:`to_dict`); ``extra`` is spread into it last.
+    ``restarts`` (placements that changed, a start included) and ``restart_lost_worker_slots`` (the work they
+    cost) are counted by the simulator; they are None, and left out of the JSON form, where no simulator ran.
     """
 
     utility: float
@@ -43,6 +49,8 @@ class RunMetrics:
     utilisation: dict[str, dict[str, float]]
     wasted_worker_slots: int = 0
     scheduler_seconds: float | None = None
+    restarts: int | None = None
+    restart_lost_worker_slots: float | None = None
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -52,6 +60,8 @@ class RunMetrics:
             value = getattr(self, item.name)
             if item.name == "extra":
                 out.update(value)
+            elif item.name in _SIMULATOR_ONLY and value is None:
+                continue
             elif isinstance(value, dict):  # by job (int keys) or by pool (a dict per pool): copied
                 out[item.name] = {str(key): dict(v) if isinstance(v, dict) else v for key, v in value.items()}
             else:
@@ -90,6 +100,8 @@ def compute_metrics(
     scheduler_seconds: float | None = None,
     extra: dict | None = None,
     abandoned: int | None = None,
+    restarts: int | None = None,
+    restart_lost_worker_slots: float | None = None,
 ) -> RunMetrics:
     """Metrics of ``schedule`` (completed jobs; a job with no worker in any slot counts as not completed).
 
@@ -123,6 +135,8 @@ def compute_metrics(
         unfinished=n_admitted - completed,
         wasted_worker_slots=int(wasted_worker_slots),
         scheduler_seconds=scheduler_seconds,
+        restarts=restarts,
+        restart_lost_worker_slots=restart_lost_worker_slots,
         extra=dict(extra or {}),
         abandoned=(n_admitted - completed) if abandoned is None else int(abandoned),
     )

@@ -10,12 +10,18 @@ run (amounts used, free, prices) lives in :mod:`primaldual.oasis.prices`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from primaldual.core.instance import Cluster, Instance, Job
+
+class Capacities(Protocol):
+    """What :func:`cluster_pools` reads: a :class:`~primaldual.core.instance.Cluster` (or anything with its two
+    capacity arrays). The pool module sits below the data model, so it names the fields, not the class."""
+
+    worker_capacity: np.ndarray
+    ps_capacity: np.ndarray
+
 
 #: Pool names, in the order every per-pool tuple uses (workers first).
 POOL_NAMES = ("worker", "ps")
@@ -46,12 +52,13 @@ class Pool:
     def n_servers(self) -> int:
         return self.capacity.shape[0]
 
-    def demand(self, job: "Job") -> np.ndarray:
-        """The job's demand per unit of this pool (``w_i`` or ``s_i``), shape (R,)."""
+    def demand(self, job: Any) -> np.ndarray:
+        """The demand per unit of this pool (``w_i`` or ``s_i``) of a :class:`~primaldual.core.instance.Job`,
+        shape (R,)."""
         return getattr(job, self.demand_field)
 
-    def demand_matrix(self, instance: "Instance") -> np.ndarray:
-        """Every job's demand per unit, shape (I, R)."""
+    def demand_matrix(self, instance: Any) -> np.ndarray:
+        """Every job's demand per unit of an :class:`~primaldual.core.instance.Instance`, shape (I, R)."""
         return getattr(instance, f"{self.demand_field}_matrix")()
 
     def counts(self, allocation: Any) -> np.ndarray:
@@ -60,8 +67,9 @@ class Pool:
         return getattr(allocation, self.count_field)
 
 
-def cluster_pools(cluster: "Cluster | Instance") -> tuple[Pool, Pool]:
-    """The worker pool and the PS pool of ``cluster`` (an :class:`~primaldual.core.instance.Instance` works too)."""
+def cluster_pools(cluster: Capacities) -> tuple[Pool, Pool]:
+    """The worker pool and the PS pool of ``cluster`` (an :class:`~primaldual.core.instance.Instance`, which
+    carries its cluster, works too)."""
     cluster = getattr(cluster, "cluster", cluster)
     return (
         Pool("worker", "worker", "workers", cluster.worker_capacity, "worker_demand", "workers", "(4)", "(9)",

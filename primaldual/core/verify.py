@@ -73,99 +73,28 @@ def _cell_violations(i: int, pools, counts, equation: str, kind: str, flagged, m
 
 
 def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
-    """Check ``schedule`` against eqs. (2)-(13) of ``instance``; never raises on an infeasible schedule."""
-    horizon = instance.horizon
-    cluster = instance.cluster
-    n_workers_servers, n_ps_servers = cluster.n_worker_servers, cluster.n_ps_servers
+    """Check ``schedule`` against eqs. (2)-(13) of ``instance``; never raises on an infeasible schedule.
+
+    Each job is checked on its own (:func:`_job_violations`); the capacities (4)-(5) are checked last, on the
+    loads summed over every well-formed job, so a violation lists every job that shares the server.
+    """
     pools = instance.pools
     violations: list[Violation] = []
-    loads = [np.zeros((horizon, pool.n_servers, cluster.n_resources)) for pool in pools]
+    loads = [np.zeros((instance.horizon, pool.n_servers, instance.cluster.n_resources)) for pool in pools]
     completion_slots: dict[int, int] = {}
     job_utilities: dict[int, float] = {}
 
     for i, assignment in schedule.assignments.items():
-        if not 0 <= i < instance.n_jobs:
-            known = f"0..{instance.n_jobs - 1}" if instance.n_jobs else "it has no jobs"
-            violations.append(Violation("-", "unknown_job", f"job {i} is not in the instance ({known})", job=i))
+        counts = _counts(instance, i, assignment)
+        if isinstance(counts, Violation):
+            violations.append(counts)
             continue
         job = instance.jobs[i]
-        y = np.asarray(assignment.workers, dtype=float)
-        z = np.asarray(assignment.parameter_servers, dtype=float)
-        if y.shape != (horizon, n_workers_servers) or z.shape != (horizon, n_ps_servers):
-            violations.append(
-                Violation(
-                    "-", "shape",
-                    f"job {i}: workers must be {horizon}x{n_workers_servers} and parameter_servers "
-                    f"{horizon}x{n_ps_servers}, got {y.shape} and {z.shape}",
-                    job=i,
-                )
-            )
-            continue
-
-        # (12)-(13): non-negative integers.
-        violations += _cell_violations(
-            i, pools, (y, z), "count_equation", "integrality",
-            lambda array: ~np.isfinite(array) | (array < 0) | (array != np.round(array)),
-            lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t} must be a non-negative integer, "
-                                      f"got {show(array[t, s])}")
-
-        # (9)-(10): nothing before arrival.
-        violations += _cell_violations(
-            i, pools, (y, z), "arrival_equation", "before_arrival",
-            lambda array: array[: job.arrival] != 0,
-            lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t}, before its arrival slot "
-                                      f"{job.arrival}")
-
-        workers_per_slot = y.sum(axis=1)
-        ps_per_slot = z.sum(axis=1)
-
-        # (2): work.
-        need = instance.work[i]
-        if workers_per_slot.sum() < instance.work_units[i]:
-            violations.append(
-                Violation(
-                    "(2)", "work",
-                    f"job {i}: {workers_per_slot.sum():g} worker-slots cover less than its work "
-                    f"W = {need:.6g} (needs {int(instance.work_units[i])})",
-                    job=i,
-                )
-            )
-        # (3): at most N_i workers per slot.
-        for t in np.flatnonzero(workers_per_slot > job.chunks):
-            violations.append(
-                Violation(
-                    "(3)", "worker_cap",
-                    f"job {i}: {workers_per_slot[t]:g} workers in slot {t}, more than its N = {job.chunks} chunks",
-                    job=i, slot=int(t),
-                )
-            )
-        # (6): PS bandwidth covers worker bandwidth.
-        lhs = workers_per_slot * job.worker_bandwidth_gbps
-        rhs = ps_per_slot * job.ps_bandwidth_gbps
-        for t in np.flatnonzero(lhs > rhs * (1 + 1e-9) + CAPACITY_TOLERANCE):
-            violations.append(
-                Violation(
-                    "(6)", "ps_bandwidth",
-                    f"job {i}: slot {t}: {workers_per_slot[t]:g} workers x {job.worker_bandwidth_gbps:g} Gbps exceed "
-                    f"{ps_per_slot[t]:g} PSs x {job.ps_bandwidth_gbps:g} Gbps",
-                    job=i, slot=int(t),
-                )
-            )
-        # (7): no more PSs than workers.
-        for t in np.flatnonzero(ps_per_slot > workers_per_slot):
-            violations.append(
-                Violation(
-                    "(7)", "ps_count",
-                    f"job {i}: slot {t}: {ps_per_slot[t]:g} PSs, more than its {workers_per_slot[t]:g} workers",
-                    job=i, slot=int(t),
-                )
-            )
-
-        for load, pool, counts in zip(loads, pools, (y, z)):
-            load += counts[:, :, None] * pool.demand(job)[None, None, :]
-
+        violations += _job_violations(instance, i, *counts)
+        for load, pool, array in zip(loads, pools, counts):
+            load += array[:, :, None] * pool.demand(job)[None, None, :]
         # (8) and (1): completion slot = last slot with a worker; utility f_i(t_hat - a_i).
-        active = np.flatnonzero(workers_per_slot > 0)
+        active = np.flatnonzero(counts[0].sum(axis=1) > 0)
         if active.size:
             completion = int(active[-1])
             completion_slots[i] = completion
@@ -173,8 +102,90 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
         else:
             job_utilities[i] = 0.0
 
-    # (4)-(5): per-server, per-slot, per-resource capacity.
-    for pool, load in zip(pools, loads):
+    violations += _capacity_violations(instance, schedule, loads)
+    feasible = not violations
+    # The utility is reported for infeasible schedules too: it says what the schedule claims to earn.
+    utility = float(sum(job_utilities.values()))
+    return VerificationReport(feasible, utility, tuple(violations), completion_slots, job_utilities)
+
+
+def _counts(instance: Instance, i: int, assignment) -> tuple[np.ndarray, np.ndarray] | Violation:
+    """Job ``i``'s worker and PS counts as float arrays, or the violation that makes them unreadable (a job
+    outside the instance, or arrays not of shape (T, H) and (T, K))."""
+    if not 0 <= i < instance.n_jobs:
+        known = f"0..{instance.n_jobs - 1}" if instance.n_jobs else "it has no jobs"
+        return Violation("-", "unknown_job", f"job {i} is not in the instance ({known})", job=i)
+    horizon, cluster = instance.horizon, instance.cluster
+    y = np.asarray(assignment.workers, dtype=float)
+    z = np.asarray(assignment.parameter_servers, dtype=float)
+    if y.shape != (horizon, cluster.n_worker_servers) or z.shape != (horizon, cluster.n_ps_servers):
+        return Violation(
+            "-", "shape",
+            f"job {i}: workers must be {horizon}x{cluster.n_worker_servers} and parameter_servers "
+            f"{horizon}x{cluster.n_ps_servers}, got {y.shape} and {z.shape}",
+            job=i,
+        )
+    return y, z
+
+
+def _job_violations(instance: Instance, i: int, y: np.ndarray, z: np.ndarray) -> list[Violation]:
+    """The constraints of one job alone: (12)-(13), (9)-(10), (2), (3), (6), (7), in that order."""
+    job, pools = instance.jobs[i], instance.pools
+    # (12)-(13): non-negative integers.
+    violations = _cell_violations(
+        i, pools, (y, z), "count_equation", "integrality",
+        lambda array: ~np.isfinite(array) | (array < 0) | (array != np.round(array)),
+        lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t} must be a non-negative integer, "
+                                  f"got {show(array[t, s])}")
+    # (9)-(10): nothing before arrival.
+    violations += _cell_violations(
+        i, pools, (y, z), "arrival_equation", "before_arrival",
+        lambda array: array[: job.arrival] != 0,
+        lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t}, before its arrival slot "
+                                  f"{job.arrival}")
+    workers_per_slot = y.sum(axis=1)
+    ps_per_slot = z.sum(axis=1)
+    # (2): work.
+    if workers_per_slot.sum() < instance.work_units[i]:
+        violations.append(Violation(
+            "(2)", "work",
+            f"job {i}: {workers_per_slot.sum():g} worker-slots cover less than its work "
+            f"W = {instance.work[i]:.6g} (needs {int(instance.work_units[i])})",
+            job=i,
+        ))
+    # (3): at most N_i workers per slot.
+    for t in np.flatnonzero(workers_per_slot > job.chunks):
+        violations.append(Violation(
+            "(3)", "worker_cap",
+            f"job {i}: {workers_per_slot[t]:g} workers in slot {t}, more than its N = {job.chunks} chunks",
+            job=i, slot=int(t),
+        ))
+    # (6): PS bandwidth covers worker bandwidth.
+    lhs = workers_per_slot * job.worker_bandwidth_gbps
+    rhs = ps_per_slot * job.ps_bandwidth_gbps
+    for t in np.flatnonzero(lhs > rhs * (1 + 1e-9) + CAPACITY_TOLERANCE):
+        violations.append(Violation(
+            "(6)", "ps_bandwidth",
+            f"job {i}: slot {t}: {workers_per_slot[t]:g} workers x {job.worker_bandwidth_gbps:g} Gbps exceed "
+            f"{ps_per_slot[t]:g} PSs x {job.ps_bandwidth_gbps:g} Gbps",
+            job=i, slot=int(t),
+        ))
+    # (7): no more PSs than workers.
+    for t in np.flatnonzero(ps_per_slot > workers_per_slot):
+        violations.append(Violation(
+            "(7)", "ps_count",
+            f"job {i}: slot {t}: {ps_per_slot[t]:g} PSs, more than its {workers_per_slot[t]:g} workers",
+            job=i, slot=int(t),
+        ))
+    return violations
+
+
+def _capacity_violations(instance: Instance, schedule: Schedule, loads: list[np.ndarray]) -> list[Violation]:
+    """(4)-(5): per server, slot and resource, the summed load within capacity; each violation names the jobs
+    with units on the server in that slot."""
+    violations = []
+    resources = instance.cluster.resources
+    for pool, load in zip(instance.pools, loads):
         capacity = pool.capacity
         over = load > capacity[None, :, :] + CAPACITY_TOLERANCE
         for t, s, r in zip(*np.nonzero(over)):
@@ -184,16 +195,10 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
                 and np.shape(pool.counts(a)) == load.shape[:2]
                 and pool.counts(a)[t, s] != 0
             )
-            violations.append(
-                Violation(
-                    pool.capacity_equation, f"{pool.name}_capacity",
-                    f"slot {t}: {pool.server} server {s} {cluster.resources[r]}: jobs {users} use "
-                    f"{load[t, s, r]:g}, capacity {capacity[s, r]:g}",
-                    slot=int(t), server=int(s), resource=cluster.resources[r],
-                )
-            )
-
-    feasible = not violations
-    # The utility is reported for infeasible schedules too: it says what the schedule claims to earn.
-    utility = float(sum(job_utilities.values()))
-    return VerificationReport(feasible, utility, tuple(violations), completion_slots, job_utilities)
+            violations.append(Violation(
+                pool.capacity_equation, f"{pool.name}_capacity",
+                f"slot {t}: {pool.server} server {s} {resources[r]}: jobs {users} use "
+                f"{load[t, s, r]:g}, capacity {capacity[s, r]:g}",
+                slot=int(t), server=int(s), resource=resources[r],
+            ))
+    return violations

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from primaldual.core.instance import Job
-from primaldual.oasis.prices import fit_counts
+from primaldual.core.standalone import fit_counts
 
 
 @dataclass(frozen=True, eq=False)

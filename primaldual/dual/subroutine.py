@@ -61,7 +61,6 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from primaldual.dual.cost_floor import cost_floor_of, least_prices  # noqa: F401 - re-exported
-from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import JobSchedule
 from primaldual.dual.slot_costs import (  # noqa: F401 - re-exported
@@ -71,129 +70,12 @@ from primaldual.dual.slot_costs import (  # noqa: F401 - re-exported
     slot_costs,
     unit_prices,
 )
-
-#: What the subroutine maximises: ``"payoff"`` (utility minus cost, eq. (21): OASiS) or ``"utility"`` (the
-#: ``greedy`` ablation, cost only breaks ties).
-OBJECTIVES = ("payoff", "utility")
-
-
-def _check_objective(objective: str) -> None:
-    if objective not in OBJECTIVES:
-        raise InputError(f"objective: must be one of {OBJECTIVES}, got {objective!r}")
-
-
-class WorkCover:
-    """Step (b), run forward block by block, and the choice of the completion slot of step (c).
-
-    ``utility[s]`` is ``f_i(s)``, the job's utility if it completes in window slot ``s``. Feed the slot costs
-    with :meth:`extend` (rows ``c_{a+s}(D)``, ``D = 0..max_workers``); it returns False once no later
-    completion can beat the best so far (``early_stop``), so the caller need not compute further slot costs.
-    ``objective="payoff"`` picks the earliest maximiser of ``utility - C``; ``"utility"`` the lexicographic best
-    (highest utility, then least cost, then earliest).
-
-    After the pass, ``completion_cost[s] = C_i(a + s)`` (``nan`` where the pass stopped early) and
-    ``choice[s, v]`` is the number of workers in window slot ``s`` on the cheapest way to supply ``v``.
-    """
-
-    def __init__(self, work: int, max_workers: int, utility: np.ndarray, objective: str = "payoff",
-                 early_stop: bool = True, cost_floor: float = 0.0):
-        _check_objective(objective)
-        self.cost_floor = float(cost_floor)  # a lower bound on every schedule's cost (0: none known)
-        self.work = int(work)
-        self.max_workers = int(max_workers)
-        self.utility = np.asarray(utility, dtype=float)
-        self.objective = objective
-        self.early_stop = early_stop
-        n_slots = self.utility.shape[0]
-        self.completion_cost = np.full(n_slots, np.nan)
-        self.choice = np.zeros((n_slots, self.work + 1), dtype=np.int32)
-        # buffer[max_workers + v] = F(v); the first max_workers entries stay +inf and stand for v - D < 0.
-        self._buffer = np.full(self.max_workers + self.work + 1, np.inf)
-        self._buffer[self.max_workers] = 0.0
-        self._row = self._buffer[self.max_workers:]
-        # windows[v, D] = F(v - D): one strided view of the buffer (no copy), valid for every slot.
-        item = self._buffer.itemsize
-        self._windows = np.ndarray(
-            shape=(self.work + 1, self.max_workers + 1), dtype=float, buffer=self._buffer,
-            offset=self.max_workers * item, strides=(item, -item),
-        )
-        self._candidates = np.empty((self.work + 1, self.max_workers + 1))
-        self._states = np.arange(self.work + 1)
-        self._reach = 0  # F(v) is +inf for every v > _reach
-        self.slots_done = 0
-        self.stopped = False
-        self.best_slot: int | None = None
-        self._best_payoff = -np.inf
-        self._best_utility = -np.inf
-        self._best_cost = np.inf
-
-    def extend(self, cost: np.ndarray) -> bool:
-        """Process the next ``len(cost)`` slots; return whether more slots can still improve the answer."""
-        utility = self.utility
-        n_slots = utility.shape[0]
-        cost = np.asarray(cost, dtype=float)
-        # Per slot, the largest D with a finite c_t(D) (0 if none): larger D can never be chosen.
-        finite = np.isfinite(cost)
-        most_workers = cost.shape[1] - 1 - finite[:, ::-1].argmax(axis=1)
-        most_workers[~finite.any(axis=1)] = 0
-        for row_cost, most in zip(cost, most_workers.tolist()):
-            if self.stopped or self.slots_done >= n_slots:
-                break
-            s = self.slots_done
-            # States v past what the slots so far can supply stay +inf, and so do columns past ``most``:
-            # cutting both is exact, and saves most of the work once the servers fill up.
-            reach = min(self.work, self._reach + most)
-            states = self._states[: reach + 1]
-            candidates = self._candidates[: reach + 1, : most + 1]
-            np.add(self._windows[: reach + 1, : most + 1], row_cost[: most + 1], out=candidates)
-            best_d = candidates.argmin(axis=1)  # the first minimum: fewest workers in this slot
-            self.choice[s, : reach + 1] = best_d
-            self._row[: reach + 1] = candidates[states, best_d]  # the row minima, gathered without a 2nd pass
-            self._reach = reach
-            total = float(self._row[self.work])
-            self.completion_cost[s] = total
-            if total < np.inf:
-                if self.objective == "payoff":
-                    payoff = utility[s] - total
-                    if payoff > self._best_payoff:
-                        self._best_payoff, self.best_slot = payoff, s
-                elif utility[s] > self._best_utility or (utility[s] == self._best_utility and total < self._best_cost):
-                    self._best_utility, self._best_cost, self.best_slot = utility[s], total, s
-            self.slots_done = s + 1
-            if self.early_stop and s + 1 < n_slots:
-                # Later completions earn at most utility[s+1] (f non-increasing) and pay >= 0.
-                if self.objective == "payoff" and utility[s + 1] - self.cost_floor <= max(0.0, self._best_payoff):
-                    self.stopped = True
-                elif self.objective == "utility" and utility[s + 1] < self._best_utility:
-                    self.stopped = True
-        return not self.stopped and self.slots_done < n_slots
-
-    def workers_per_slot(self, best_slot: int) -> np.ndarray:
-        """Rebuild ``D*(s)`` for ``s = 0..best_slot`` by following the back-pointers from ``(best_slot, V)``."""
-        out = np.zeros(best_slot + 1, dtype=np.int64)
-        remaining = self.work
-        for s in range(best_slot, -1, -1):
-            d = int(self.choice[s, remaining])
-            out[s] = d
-            remaining -= d
-        if remaining != 0:  # pragma: no cover - the DP only records reachable states
-            raise AssertionError("dual subroutine: back-pointers do not cover the work")
-        return out
-
-
-def cover_work(cost: np.ndarray, work: int, utility: np.ndarray, objective: str = "payoff",
-               early_stop: bool = True) -> WorkCover:
-    """Step (b) over a whole table ``cost[s, D]`` at once (see :class:`WorkCover`)."""
-    cost = np.asarray(cost, dtype=float)
-    cover = WorkCover(work, cost.shape[1] - 1, utility, objective, early_stop)
-    cover.extend(cost)
-    return cover
-
+from primaldual.dual.work_cover import OBJECTIVES, WorkCover, check_objective, cover_work  # noqa: F401 - re-exported
 
 @dataclass(frozen=True, eq=False)
 class Offer:
     """The subroutine's answer for one job in numbers: what :class:`DualResult` and the online decision
-    (:class:`primaldual.oasis.result.JobDecision`) share. ``payoff`` is utility minus cost of the best schedule
+    (:class:`primaldual.oasis.decision.JobDecision`) share. ``payoff`` is utility minus cost of the best schedule
     and ``mu = max(0, payoff)`` (eq. (21)); ``feasible`` is False (``payoff = -inf``) when no schedule was found."""
 
     job: int
@@ -288,60 +170,72 @@ def best_schedule(
     ``ps_free`` are the amounts the job may use, shape (T, H, R)/(T, K, R) or (H, R)/(K, R) for the same in
     every slot (residual capacity online; own capacity for the certificate). See the module docstring.
     """
-    _check_objective(objective)
+    check_objective(objective)
     job = instance.jobs[job_index]
     horizon = instance.horizon
-    n_worker_servers = instance.cluster.n_worker_servers
-    n_ps_servers = instance.cluster.n_ps_servers
     arrival = job.arrival if start is None else max(int(start), job.arrival)
-    delay = arrival - job.arrival  # window slot s completes at duration delay + s
     work = int(instance.work_units[job_index]) if work is None else int(work)
     max_workers = int(min(job.chunks, work))
     completion_costs = np.full(horizon, np.nan)
-    empty = np.zeros(horizon, dtype=np.int64)
-
-    def infeasible() -> DualResult:
-        return DualResult(job_index, False, 0.0, -np.inf, np.inf, 0.0, None, None, empty, empty, completion_costs)
-
     if arrival >= horizon or work < 1 or max_workers < 1:
-        return infeasible()
-
-    arrays = [np.asarray(a, dtype=float) for a in (worker_prices, ps_prices, worker_free, ps_free)]
-
-    def block(start: int, stop: int) -> list[np.ndarray]:
-        return [a[arrival + start: arrival + stop] if a.ndim == 3 else a[None] for a in arrays]
-
+        return _infeasible(job_index, horizon, completion_costs)
     n_slots = horizon - arrival
-    utility = np.asarray(job.utility(delay + np.arange(n_slots)), dtype=float)
+    # Window slot s completes at duration (arrival - a_i) + s.
+    utility = np.asarray(job.utility(arrival - job.arrival + np.arange(n_slots)), dtype=float)
     floor = 0.0
     if objective == "payoff" and early_stop and cost_floor is not False:
         least = least_prices(worker_prices, ps_prices) if cost_floor is True else cost_floor
         floor = cost_floor_of(job, work, least, arrival)
         fastest = -(-work // max_workers) - 1  # the earliest completion, at full speed from the first slot
         if fastest >= n_slots or utility[fastest] - floor <= 0.0:
-            return infeasible()  # no schedule pays: mu = 0 without searching
+            return _infeasible(job_index, horizon, completion_costs)  # no schedule pays: mu = 0 without searching
     cover = WorkCover(work, max_workers, utility, objective, early_stop, floor)
+    arrays = [np.asarray(a, dtype=float) for a in (worker_prices, ps_prices, worker_free, ps_free)]
+    tables = _search(cover, job, arrays, arrival, n_slots, work, max_workers)
+    completion_costs[arrival:] = cover.completion_cost
+    if cover.best_slot is None:
+        return _infeasible(job_index, horizon, completion_costs)
+    return _answer(instance, job_index, cover, tables, arrival, objective, plan, completion_costs)
+
+
+def _infeasible(job_index: int, horizon: int, completion_costs: np.ndarray) -> DualResult:
+    """No schedule found (or none can pay): ``mu = 0``, ``payoff = -inf``."""
+    empty = np.zeros(horizon, dtype=np.int64)
+    return DualResult(job_index, False, 0.0, -np.inf, np.inf, 0.0, None, None, empty, empty, completion_costs)
+
+
+def _search(cover: WorkCover, job, arrays: list[np.ndarray], arrival: int, n_slots: int, work: int,
+            max_workers: int) -> list[tuple[int, int, SlotCosts]]:
+    """Steps (a) and (b) block by block of doubling length until ``cover`` stops; the placement tables of
+    each block, ``(first window slot, stop, table)``, for rebuilding the schedule."""
     tables: list[tuple[int, int, SlotCosts]] = []
     # The first block reaches FIRST_BLOCK / 2 slots past the earliest completion at full speed, where a schedule
-    # can first be found: searches with a cost floor mostly end there (paper: ~8% less time than 8 slots, for
-    # the same tables; block sizes never change the result, every slot's costs are its own).
+    # can first be found, so searches with a cost floor mostly end in it; block sizes never change the result
+    # (every slot's costs are its own).
     start, size = 0, max(FIRST_BLOCK, -(-work // max_workers) + FIRST_BLOCK // 2)
     while start < n_slots:
         stop = min(n_slots, start + size)
-        table = slot_costs(job, max_workers, *block(start, stop))
+        # Per-slot arrays are cut to the block's slots; per-server ones (the same in every slot) broadcast.
+        window = [a[arrival + start: arrival + stop] if a.ndim == 3 else a[None] for a in arrays]
+        table = slot_costs(job, max_workers, *window)
         tables.append((start, stop, table))
         more = cover.extend(np.broadcast_to(table.cost, (stop - start, max_workers + 1)))
         start, size = stop, size * 2
         if not more:
             break
-    completion_costs[arrival:] = cover.completion_cost
-    if cover.best_slot is None:
-        return infeasible()
+    return tables
 
+
+def _answer(instance: Instance, job_index: int, cover: WorkCover, tables: list[tuple[int, int, SlotCosts]],
+            arrival: int, objective: str, plan: bool, completion_costs: np.ndarray) -> DualResult:
+    """Step (c): the best schedule of a search that found one, placed on servers if ``plan``."""
+    job = instance.jobs[job_index]
+    horizon = instance.horizon
     best = cover.best_slot
     counts = cover.workers_per_slot(best)
     if plan:
-        schedule = _placements(tables, counts, best, arrival, horizon, n_worker_servers, n_ps_servers)
+        schedule = _placements(tables, counts, best, arrival, horizon, instance.cluster.n_worker_servers,
+                               instance.cluster.n_ps_servers)
         completion = schedule.completion_slot()
         workers_per_slot, ps_per_slot = schedule.workers_per_slot, schedule.parameter_servers_per_slot
     else:  # the counts alone: the same completion and per-slot totals, without placing them on servers

@@ -55,14 +55,14 @@ def _row(evaluation: Evaluation, name: str) -> dict:
         "verified": report.feasible,
         "violations": [v.message for v in report.violations[:5]],
         "utilisation": metrics.utilisation,
-        "parameters": jsonable(outcome.result.parameters),
+        "parameters": outcome.result.parameters,
         "upper_bounds": dict(outcome.upper_bounds),
         "ratio": evaluation.ratios[name].to_dict(),
     }
 
 
 def _opt_summary(evaluation: Evaluation) -> dict | None:
-    out = evaluation.offline_summary()
+    out = None if evaluation.offline_entry is None else dict(evaluation.offline_entry)
     if out is not None:
         out.update(build_seconds=evaluation.offline.build_seconds, solve_seconds=evaluation.offline.solve_seconds,
                    message=evaluation.offline.message)
@@ -73,14 +73,15 @@ def _certificate(evaluation: Evaluation) -> dict | None:
     """The first certificate a scheduler offers, with the ratio interval it proves about its own run."""
     for name, outcome in evaluation.outcomes.items():
         if outcome.certificate is not None:
-            certified = evaluation.certified_ratio(name)
-            return {"scheduler": name, **jsonable(outcome.certificate.to_dict()),
+            certified = evaluation.certified[name]
+            return {"scheduler": name, **outcome.certificate.terms,
                     "ratio_interval": [certified.lower, certified.upper]}
     return None
 
 
 def summary(evaluation: Evaluation) -> dict:
-    """The ``compare --json`` object of an evaluation (JSON-ready)."""
+    """The ``compare --json`` object of an evaluation, before :func:`~primaldual.core.jsonable.jsonable` (which
+    :func:`compare` runs once, on the whole object)."""
     return {
         "format": "primaldual.comparison",
         "version": 1,

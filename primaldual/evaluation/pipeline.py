@@ -32,11 +32,20 @@ import dataclasses
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Callable, ContextManager, Iterable, Mapping, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Mapping, Protocol, runtime_checkable
 
+from primaldual.core.instance import Instance
+from primaldual.core.metrics import compute_metrics
+from primaldual.core.verify import VerificationReport, verify
 from primaldual.evaluation.bounds import OptInterval, Ratio, best_feasible, opt_interval, standalone_bound
-from primaldual.offline.options import SolveOptions
 from primaldual.evaluation.restart_bound import relaxation_or_instance
+from primaldual.offline.options import SolveOptions
+from primaldual.simulation.rules import SimulationError
+from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.simulator import ReportedCertificate, SimulationResult, simulate
+
+if TYPE_CHECKING:  # the offline result's module loads Pyomo's side only when a solve runs
+    from primaldual.offline.result import OfflineResult
 
 
 @runtime_checkable
@@ -49,14 +58,15 @@ class OffersUpperBounds(Protocol):
 @dataclass(frozen=True, eq=False)
 class SchedulerOutcome:
     """One scheduler on the instance: its simulation ``result`` and ``verification`` (None if it broke a rule,
-    then ``error`` says which), the upper bounds on OPT it offers, and its typed certificate if it has one."""
+    then ``error`` says which), the upper bounds on OPT it offers, and the certificate behind them if it
+    reports one (only for a verified schedule that offers bounds)."""
 
     name: str
-    result: Any = None
-    verification: Any = None
-    error: Any = None
+    result: SimulationResult | None = None
+    verification: VerificationReport | None = None
+    error: SimulationError | None = None
     upper_bounds: Mapping[str, float] = field(default_factory=dict)
-    certificate: Any = None
+    certificate: ReportedCertificate | None = None
     seconds: float = 0.0
 
     @property
@@ -81,12 +91,12 @@ class SchedulerOutcome:
 class Evaluation:
     """What :func:`evaluate` found (module docstring)."""
 
-    instance: Any
+    instance: Instance
     outcomes: dict[str, SchedulerOutcome]
     interval: OptInterval
     ratios: dict[str, Ratio]
-    offline: Any = None
-    offline_verification: Any = None
+    offline: "OfflineResult | None" = None
+    offline_verification: VerificationReport | None = None
     solve: SolveOptions | None = None
     mip_start: str | None = None
     restart_cost: float = 0.0
@@ -94,51 +104,57 @@ class Evaluation:
     seconds: Mapping[str, float] = field(default_factory=dict)
     #: The instance the OPT interval bounds the optimum of: ``instance``, or under restart costs its
     #: start-cost relaxation (module docstring).
-    bound_instance: Any = None
+    bound_instance: Instance | None = None
+    #: Per scheduler that offers bounds, the OPT/ALG interval they prove (:func:`certified_ratio`).
+    certified: Mapping[str, Ratio] = field(default_factory=dict)
+    #: The offline solve as written to JSON (:func:`offline_entry`), None without a solve.
+    offline_entry: dict[str, Any] | None = None
 
     @property
     def relaxation(self) -> dict[str, Any] | None:
         """What the OPT bound was computed on beyond the instance (``{"name": "start-cost", ...}``), or None."""
-        bound = self.bound_instance
-        return None if bound is None or bound is self.instance else dict(bound.meta.get("relaxation", {}))
-
-    def certified_ratio(self, name: str) -> Ratio | None:
-        """OPT/ALG of ``name`` bounded by its own offered bounds and the standalone bound (no solver needed):
-        what the scheduler's certificate proves about its own run."""
-        outcome = self.outcomes[name]
-        if not outcome.upper_bounds or outcome.utility is None:
-            return None
-        high = min([*outcome.upper_bounds.values(), self.interval.upper_candidates.get("standalone", float("inf"))])
-        return Ratio.of(max(self.interval.low, outcome.utility), high, outcome.utility, proven=False)
+        return _relaxation(self.instance, self.bound_instance)
 
 
-    def offline_summary(self) -> dict[str, Any] | None:
-        """The offline solve as ``compare --json`` and sweep records write it, without what depends on where it ran
-        (its durations, and its ``message``, which says e.g. that a Dask worker could not start a solver
-        process); None without a solve. ``time_limited``: the clock, not a MIP gap the options
-        asked for, stopped the search, so the numbers depend on the machine's speed."""
-        offline, solve = self.offline, self.solve
-        if offline is None:
-            return None
-        out = {
-            "computed": True, "status": offline.status, "utility": offline.objective, "objective": offline.objective,
-            "bound": offline.bound, "gap": offline.gap, "solver": offline.solver,
-            "solver_version": offline.solver_version,
-            # the method that ran (what ``auto`` resolved to), not the one asked for
-            "method": getattr(offline, "method", solve.method), "start_scheduler": self.mip_start,
-            "start_objective": offline.start_objective, "incumbent_source": offline.incumbent_source,
-            "time_limited": offline.status in TIME_LIMITED_STATUSES or (
-                offline.status == "feasible" and solve.mip_gap is None and solve.time_limit is not None),
-            # None: the instance itself; else the start-cost relaxation the solve ran on (restart costs)
-            "relaxation": self.relaxation,
-        }
-        if offline.schedule is not None:
-            from primaldual.core.metrics import compute_metrics
+def _relaxation(instance: Instance, bound_instance: Instance | None) -> dict[str, Any] | None:
+    return None if bound_instance is None or bound_instance is instance else dict(bound_instance.meta.get("relaxation", {}))
 
-            metrics = compute_metrics(self.instance, offline.schedule)
-            out.update(verified=bool(self.offline_verification.feasible), admitted=metrics.admitted,
-                       completed=metrics.completed, mean_jct=metrics.mean_jct)
-        return out
+
+def certified_ratio(outcome: SchedulerOutcome, interval: OptInterval) -> Ratio | None:
+    """OPT/ALG of one scheduler bounded by its own offered bounds and the standalone bound (no solver needed):
+    what the scheduler's certificate proves about its own run (None if it offers no bound)."""
+    if not outcome.upper_bounds or outcome.utility is None:
+        return None
+    high = min([*outcome.upper_bounds.values(), interval.upper_candidates.get("standalone", float("inf"))])
+    return Ratio.of(max(interval.low, outcome.utility), high, outcome.utility, proven=False)
+
+
+def offline_entry(instance: Instance, offline: "OfflineResult | None", verification: VerificationReport | None,
+                  solve: SolveOptions | None, mip_start: str | None,
+                  relaxation: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The offline solve as ``compare --json`` and sweep records write it, without what depends on where it ran
+    (its durations, and its ``message``, which says e.g. that a Dask worker could not start a solver process);
+    None without a solve. ``time_limited``: the clock, not a MIP gap the options asked for, stopped the
+    search, so the numbers depend on the machine's speed."""
+    if offline is None:
+        return None
+    out = {
+        "computed": True, "status": offline.status, "utility": offline.objective, "objective": offline.objective,
+        "bound": offline.bound, "gap": offline.gap, "solver": offline.solver,
+        "solver_version": offline.solver_version,
+        # the method that ran (what ``auto`` resolved to), not the one asked for
+        "method": getattr(offline, "method", solve.method), "start_scheduler": mip_start,
+        "start_objective": offline.start_objective, "incumbent_source": offline.incumbent_source,
+        "time_limited": offline.status in TIME_LIMITED_STATUSES or (
+            offline.status == "feasible" and solve.mip_gap is None and solve.time_limit is not None),
+        # None: the instance itself; else the start-cost relaxation the solve ran on (restart costs)
+        "relaxation": relaxation,
+    }
+    if offline.schedule is not None:
+        metrics = compute_metrics(instance, offline.schedule)
+        out.update(verified=bool(verification.feasible), admitted=metrics.admitted,
+                   completed=metrics.completed, mean_jct=metrics.mean_jct)
+    return out
 
 
 #: Solver statuses that mean the clock stopped the search.
@@ -152,10 +168,6 @@ def _quiet(_: str) -> ContextManager:
 
 
 def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -> SchedulerOutcome:
-    from primaldual.simulation.scheduler import make_scheduler
-    from primaldual.simulation.simulator import SimulationError, simulate
-    from primaldual.core.verify import verify
-
     scheduler = make_scheduler(name, **parameters)
     clock = time.perf_counter()
     try:
@@ -167,7 +179,7 @@ def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -
     verification = verify(instance, result.schedule)
     bounds = {key: float(value) for key, value in scheduler.upper_bounds().items()} if (
         isinstance(scheduler, OffersUpperBounds) and verification.feasible) else {}
-    certificate = scheduler.certificate() if bounds and callable(getattr(scheduler, "certificate", None)) else None
+    certificate = result.certificate if bounds else None
     return SchedulerOutcome(name=name, result=result, verification=verification, upper_bounds=bounds,
                             certificate=certificate, seconds=seconds, _verified_utility=not restart_cost)
 
@@ -189,37 +201,47 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     extra_warnings = [warning] if warning else []
     offline = offline_verification = start_name = None
     if solve is not None:
+        from primaldual.evaluation.seeds import solve_seeds
+        from primaldual.offline.options import OnlineSeed
         from primaldual.offline.solve import solve_offline  # without an OPT solve no model code is loaded
-        from primaldual.core.verify import verify
 
         start_name = best.name if (solve.mip_start and best is not None) else None
-        start = best.result.schedule if start_name else None
-        if start is not None and bound_instance is not instance and not verify(bound_instance, start).feasible:
+        start = None
+        if start_name:
+            report = best.verification if bound_instance is instance else verify(bound_instance, best.result.schedule)
+            start = OnlineSeed(start_name, best.result.schedule, float(report.utility)) if report.feasible else None
+        if start_name and start is None:
             # Lemma R says this cannot happen; the solve goes on without the start, and the run says so.
             extra_warnings.append(f"the schedule of {start_name} does not satisfy the start-cost relaxation "
                                   "(Lemma R, proofs/oasis-lr.md): solved without a MIP start")
-            start_name = start = None
+            start_name = None
+        # Schedulers that ran here with their defaults on the solved instance are seeds already verified.
+        ran = {} if bound_instance is not instance else {
+            name: outcome for name, outcome in outcomes.items() if outcome.ran and not parameters.get(name)}
+        seeds = solve_seeds(bound_instance, solve, start, ran)
         clock = time.perf_counter()
         limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s"
         with step(f"solving the offline optimum ({solve.method}, {solve.solver}, {limit})"):
-            offline = solve_offline(bound_instance, start=start, **solve.solve_arguments())
+            offline = solve_offline(bound_instance, solve, start=start, seeds=seeds)
         seconds["opt"] = time.perf_counter() - clock
         if offline.schedule is not None:
             offline_verification = verify(bound_instance, offline.schedule)
     interval, warnings = opt_interval(
         bound_instance, outcomes.values(), offline, offline_verification, count_incumbent=not restart_cost)
-    evaluation = Evaluation(
-        instance=instance, outcomes=outcomes, interval=interval, ratios={}, offline=offline,
+    ran = {name: outcome for name, outcome in outcomes.items() if outcome.ran}
+    certified = {name: ratio for name, outcome in ran.items()
+                 if (ratio := certified_ratio(outcome, interval)) is not None}
+    ratios = {name: dataclasses.replace(interval.ratio(outcome.utility),
+                                        certified=certified[name].upper if name in certified else None)
+              for name, outcome in ran.items()}
+    entry = offline_entry(instance, offline, offline_verification, solve, start_name,
+                          _relaxation(instance, bound_instance))
+    return Evaluation(
+        instance=instance, outcomes=outcomes, interval=interval, ratios=ratios, offline=offline,
         offline_verification=offline_verification, solve=solve, mip_start=start_name,
         restart_cost=float(restart_cost), warnings=tuple(extra_warnings + warnings), seconds=seconds,
-        bound_instance=bound_instance)
-    for name, outcome in outcomes.items():
-        if outcome.ran:
-            certified = evaluation.certified_ratio(name)
-            evaluation.ratios[name] = dataclasses.replace(
-                interval.ratio(outcome.utility), certified=None if certified is None else certified.upper)
-    return evaluation
+        bound_instance=bound_instance, certified=certified, offline_entry=entry)
 
 
-__all__ = ["TIME_LIMITED_STATUSES", "Evaluation", "OffersUpperBounds", "SchedulerOutcome",
-           "evaluate", "standalone_bound"]
+__all__ = ["TIME_LIMITED_STATUSES", "Evaluation", "OffersUpperBounds", "SchedulerOutcome", "certified_ratio",
+           "evaluate", "offline_entry", "standalone_bound"]

@@ -20,16 +20,13 @@ reports by how much they fail where the assumptions do not hold.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from primaldual.dual.subroutine import best_schedule, least_prices
 from primaldual.core.instance import Instance
+from primaldual.dual.subroutine import best_schedule, least_prices
+from primaldual.oasis.decision import JobDecision
 from primaldual.oasis.prices import PriceConstants, PriceState, json_number, standalone_utilities
-
-if TYPE_CHECKING:
-    from primaldual.oasis.result import JobDecision
 
 #: Relative slack of the numerical checks of the theorem's inequalities (floating-point sums).
 CHECK_TOLERANCE = 1e-9

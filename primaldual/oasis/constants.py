@@ -60,211 +60,24 @@ selective, ``< 1`` less. The theorem's conditions are re-checked and recorded fo
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
-from primaldual.oasis.budget import budget_lower_prices
-from primaldual.oasis.share import share_lower_prices
 from primaldual.core.standalone import _demand_fraction, standalone_utilities
-
-#: Above this small-demand fraction the 1/(1 - eps) headroom makes prices useless (``alpha_discrete`` grows
-#: like ``exp(theta)``), so the constants fall back to the paper's ``U = hat U`` and the theorem is reported
-#: as not applicable.
-SMALL_DEMAND_LIMIT = 0.5
-
-
-def json_number(value: float | None) -> float | None:
-    """A JSON-safe float: ``None`` for ``None``, infinities and NaN (the records of this module and of
-    :mod:`primaldual.oasis.engine`)."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-@dataclass(frozen=True, eq=False)
-class PriceConstants:
-    """The constants of OASiS's price functions, with the instance facts they were derived from.
-
-    ``lower`` is ``L``; ``worker_upper[r]`` and ``ps_upper[r]`` are ``U_w^r`` and ``U_ps^r``. The remaining fields
-    record what the theorem's conditions are checked against (see the module docstring and ``proofs/oasis.md``).
-    Build it with :func:`compute_constants` (which also accepts overrides).
-    """
-
-    resources: tuple[str, ...]
-    lower: float
-    worker_upper: np.ndarray
-    ps_upper: np.ndarray
-    eta: float = 1.0
-    price_scale: float = 1.0
-    worker_value_density: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    ps_value_density: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    worker_demand_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    ps_demand_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    opt_lower_bound: float = 0.0
-    capacity_time: float = 0.0
-    source: str = "instance"
-    worker_lower: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    ps_lower: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    worker_capacity_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    ps_capacity_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    rule: str = "capacity"
-
-    def __post_init__(self):
-        n_resources = len(self.resources)
-        for name in ("worker_lower", "ps_lower"):
-            # Per-resource lower prices; a single L (today's rule, hand-made constants) fills both pools.
-            if np.size(getattr(self, name)) == 0:
-                object.__setattr__(self, name, np.full(n_resources, float(self.lower)))
-        for name in ("worker_upper", "ps_upper", "worker_value_density", "ps_value_density",
-                     "worker_demand_fraction", "ps_demand_fraction", "worker_lower", "ps_lower",
-                     "worker_capacity_time", "ps_capacity_time"):
-            array = np.array(getattr(self, name), dtype=float)
-            array.setflags(write=False)
-            object.__setattr__(self, name, array)
-
-    # -- exponents ------------------------------------------------------------------------------------
-
-    @property
-    def worker_log_ratio(self) -> np.ndarray:
-        """``theta_w^r = ln(U_w^r / L_w^r)`` per resource (>= 0)."""
-        return np.log(self.worker_upper / self.worker_lower)
-
-    @property
-    def ps_log_ratio(self) -> np.ndarray:
-        return np.log(self.ps_upper / self.ps_lower)
-
-    @property
-    def max_log_ratio(self) -> float:
-        return float(max(self.worker_log_ratio.max(initial=0.0), self.ps_log_ratio.max(initial=0.0)))
-
-    @property
-    def alpha(self) -> float:
-        """``alpha = max(1, max_r ln(U^r / L))`` over both pools."""
-        return max(1.0, self.max_log_ratio)
-
-    @property
-    def two_alpha(self) -> float:
-        return 2.0 * self.alpha
-
-    @property
-    def online_lower_bound(self) -> float:
-        """``1 + ln(U/L)``: no online algorithm has a better competitive ratio in the worst case."""
-        return 1.0 + self.max_log_ratio
-
-    @property
-    def alpha_discrete(self) -> float:
-        """``max(1, max_r (exp(theta_r eps_r) - 1) / eps_r)`` (``theta_r`` where ``eps_r = 0``): the
-        allocation-price factor for allocations of at most ``eps_r`` of a server; it tends to ``alpha`` as
-        ``eps -> 0`` and grows like ``exp(theta)`` when one job can fill a server.
-        """
-        factors = [1.0]
-        for theta, eps in ((self.worker_log_ratio, self.worker_demand_fraction),
-                           (self.ps_log_ratio, self.ps_demand_fraction)):
-            for t, e in zip(theta, eps if eps.size == theta.size else np.zeros_like(theta)):
-                factors.append(float(t) if e <= 0 else math.expm1(min(float(t) * float(e), 700.0)) / float(e))
-        return max(factors)
-
-    # -- the theorem's conditions --------------------------------------------------------------------
-
-    @property
-    def initial_dual(self) -> float:
-        """``D_0 = sum_r L^r T sum c^r`` over both pools: the dual objective before any job (all prices at
-        their lower ends, all ``mu = 0``); ``L T sum c`` with one ``L``."""
-        if self.worker_capacity_time.size == 0 or self.ps_capacity_time.size == 0:
-            return self.lower * self.capacity_time
-        return float(self.worker_lower @ self.worker_capacity_time + self.ps_lower @ self.ps_capacity_time)
-
-    @property
-    def kappa(self) -> float | None:
-        """``D_0 / opt_lower_bound``; the theorem needs ``kappa < 1`` (default ``1 / (2 eta)``)."""
-        return self.initial_dual / self.opt_lower_bound if self.opt_lower_bound > 0 else None
-
-    def _overflow_priced_out(self, lower, upper, density, fraction) -> bool:
-        for low, u, d, e in zip(lower, upper, density, fraction):
-            if d <= 0:
-                continue  # no job demands this resource in this pool
-            if e >= 1:
-                return False
-            # (C1): the price at (1 - eps) utilisation is at least hat U (relative slack for rounding).
-            if low * (u / low) ** (1.0 - e) < d * (1.0 - 1e-12):
-                return False
-        return True
-
-    @property
-    def small_demand_holds(self) -> bool:
-        """Condition (C1) of the theorem: for every pool and demanded resource, ``eps^r < 1`` and
-        ``L (U^r/L)^(1-eps^r) >= hat U^r``, so any schedule that would overflow a server has payoff < 0."""
-        return self._overflow_priced_out(self.worker_lower, self.worker_upper, self.worker_value_density,
-                                         self.worker_demand_fraction) \
-            and self._overflow_priced_out(self.ps_lower, self.ps_upper, self.ps_value_density,
-                                          self.ps_demand_fraction)
-
-    @property
-    def theorem_ratio_bound(self) -> float | None:
-        """``alpha_discrete / (1 - kappa)`` when (C1) and ``kappa < 1`` hold (``2 alpha_discrete`` by default),
-        else ``None``: the proven bound on ``OPT / ALG`` for this run's constants."""
-        kappa = self.kappa
-        if kappa is None or kappa >= 1 or not self.small_demand_holds:
-            return None
-        return self.alpha_discrete / (1.0 - kappa)
-
-    def to_dict(self) -> dict:
-        def vector(values):
-            return {r: float(v) for r, v in zip(self.resources, values)}
-
-        return {
-            "rule": self.rule,
-            "lower": float(self.lower),
-            "worker_lower": vector(self.worker_lower),
-            "ps_lower": vector(self.ps_lower),
-            "worker_upper": vector(self.worker_upper),
-            "ps_upper": vector(self.ps_upper),
-            "eta": float(self.eta),
-            "price_scale": float(self.price_scale),
-            "alpha": self.alpha,
-            "two_alpha": self.two_alpha,
-            "alpha_discrete": json_number(self.alpha_discrete),
-            "online_lower_bound": self.online_lower_bound,
-            "worker_value_density": vector(self.worker_value_density),
-            "ps_value_density": vector(self.ps_value_density),
-            "worker_demand_fraction": vector(self.worker_demand_fraction),
-            "ps_demand_fraction": vector(self.ps_demand_fraction),
-            "opt_lower_bound": float(self.opt_lower_bound),
-            "initial_dual": float(self.initial_dual),
-            "kappa": None if self.kappa is None else float(self.kappa),
-            "small_demand_holds": self.small_demand_holds,
-            "theorem_ratio_bound": json_number(self.theorem_ratio_bound),
-            "source": self.source,
-        }
-
-    def rescaled(self, factor: float) -> "PriceConstants":
-        """The same constants with every price multiplied by ``factor`` (``alpha`` unchanged)."""
-        check_scale("price_scale", factor)
-        return dataclasses.replace(
-            self, lower=self.lower * factor, worker_upper=self.worker_upper * factor,
-            ps_upper=self.ps_upper * factor, worker_lower=self.worker_lower * factor,
-            ps_lower=self.ps_lower * factor, price_scale=self.price_scale * factor)
-
-
-#: The range of ``eta`` and ``price_scale``: wider values drive a lower or upper price past float range (a
-#: vanishing eta made the share rule's L infinite and its guard inf * 0; a huge one overflowed U / L).
-SCALE_RANGE = (1e-9, 1e9)
-
-
-def check_scale(name: str, value) -> float:
-    """``eta`` or ``price_scale``: a number in :data:`SCALE_RANGE`, else :class:`InputError` naming it."""
-    low, high = SCALE_RANGE
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
-            or not math.isfinite(value) or not low <= value <= high:
-        raise InputError(f"{name}: must be a number in [{low:g}, {high:g}], got {value!r}")
-    return float(value)
-
+from primaldual.oasis.budget import budget_lower_prices
+from primaldual.oasis.density import density_lower_prices
+from primaldual.oasis.price_constants import (  # noqa: F401 - re-exported
+    SCALE_RANGE,
+    SMALL_DEMAND_LIMIT,
+    PriceConstants,
+    check_scale,
+    json_number,
+)
+from primaldual.oasis.share import share_lower_prices
 
 def _check_positive(name: str, value) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
@@ -288,28 +101,74 @@ def _upper_from_density(lower: np.ndarray, density: np.ndarray, fraction: np.nda
 PRICE_RULES = ("density", "capacity", "budget", "share")
 
 
-def density_lower_prices(instance: Instance, standalone: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
-    """``L_w^r = min_i f_i^alone / (V_i w_i^r) / (4 eta)`` and ``L_ps^r = min_i f_i^alone / (V_i (b_i/B_i) s_i^r)
-    / (4 eta)`` over the jobs with ``f_i^alone > 0`` that demand ``r`` in the pool: a quarter of the least value
-    any job earns per unit of ``r`` per slot, so an empty cluster charges every job at most a quarter of its
-    utility. A resource nobody demands in a pool gets the least of the defined values (a constant price that
-    no schedule pays)."""
+@dataclass(frozen=True, eq=False)
+class InstanceFacts:
+    """What the theorem's conditions are checked against, from the jobs with ``f_i^alone > 0``: per pool and
+    resource the highest value density ``hat U^r`` and demand fraction ``epsilon^r`` (module docstring)."""
+
+    standalone: np.ndarray
+    worker_density: np.ndarray
+    ps_density: np.ndarray
+    worker_fraction: np.ndarray
+    ps_fraction: np.ndarray
+
+    @classmethod
+    def of(cls, instance: Instance) -> "InstanceFacts":
+        cluster = instance.cluster
+        n_resources = cluster.n_resources
+        standalone = standalone_utilities(instance)
+        facts = cls(standalone, np.zeros(n_resources), np.zeros(n_resources), np.zeros(n_resources),
+                    np.zeros(n_resources))
+        for i, job in enumerate(instance.jobs):
+            if standalone[i] <= 0:
+                continue  # never admitted, never profitable: imposes nothing on the constants
+            for density, fraction, demand, capacity in (
+                (facts.worker_density, facts.worker_fraction, job.worker_demand, cluster.worker_capacity),
+                (facts.ps_density, facts.ps_fraction, job.ps_demand, cluster.ps_capacity),
+            ):
+                positive = demand > 0
+                density[positive] = np.maximum(density[positive], standalone[i] / demand[positive])
+                np.maximum(fraction, _demand_fraction(job, demand, capacity), out=fraction)
+        return facts
+
+
+def _lower_prices(instance: Instance, standalone: np.ndarray, eta: float, rule: str,
+                  capacity_time: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(L_w^r, L_ps^r)`` of ``rule`` (module docstring)."""
     n_resources = instance.cluster.n_resources
-    worker = np.full(n_resources, np.inf)
-    ps = np.full(n_resources, np.inf)
-    for i, job in enumerate(instance.jobs):
-        if standalone[i] <= 0:
-            continue
-        work = float(instance.work_units[i])
-        ratio = job.worker_bandwidth_gbps / job.ps_bandwidth_gbps
-        for lower, amount in ((worker, work * job.worker_demand), (ps, work * ratio * job.ps_demand)):
-            positive = amount > 0
-            np.minimum(lower, np.where(positive, standalone[i] / np.where(positive, amount, 1.0), np.inf), out=lower)
-    finite = np.concatenate([worker[np.isfinite(worker)], ps[np.isfinite(ps)]])
-    fallback = float(finite.min()) if finite.size else 4.0 * eta
-    worker[~np.isfinite(worker)] = fallback
-    ps[~np.isfinite(ps)] = fallback
-    return worker / (4.0 * eta), ps / (4.0 * eta)
+    opt_lower_bound = float(standalone.max(initial=0.0))
+    if opt_lower_bound <= 0 or capacity_time <= 0:
+        return np.ones(n_resources), np.ones(n_resources)  # nothing can earn anything: any price admits nothing
+    if rule == "capacity":
+        lower = np.full(n_resources, opt_lower_bound / (2.0 * eta * capacity_time))
+        return lower, lower
+    if rule == "budget":
+        return budget_lower_prices(instance, standalone, eta)
+    if rule == "share":
+        return share_lower_prices(instance, standalone, eta)
+    return density_lower_prices(instance, standalone, eta)
+
+
+def _override(value, name: str, default: np.ndarray, lows: np.ndarray, resources: tuple[str, ...]) -> np.ndarray:
+    """``default`` (the computed ``U^r``), or ``value`` in its place: a number, a sequence over the resources
+    or a mapping resource -> value; every ``U^r`` must be at least its ``L^r``."""
+    if value is None:
+        return default
+    if isinstance(value, dict):
+        unknown = set(value) - set(resources)
+        if unknown:
+            raise InputError(f"{name}: unknown resources {sorted(unknown)} (the cluster has {list(resources)})")
+        out = default.copy()
+        for r, v in value.items():
+            out[resources.index(r)] = v
+    else:
+        out = np.broadcast_to(np.asarray(value, dtype=float), (len(resources),)).copy()
+    for v, low in zip(out, lows):
+        _check_positive(name, float(v))
+        if v < low:
+            raise InputError(
+                f"{name}: every U^r must be >= L^r = {low:g} (prices must not fall with use), got {v!r}")
+    return out
 
 
 def compute_constants(
@@ -335,66 +194,21 @@ def compute_constants(
         raise InputError(f"rule: must be one of {', '.join(PRICE_RULES)}, got {rule!r}")
     cluster = instance.cluster
     resources = cluster.resources
-    n_resources = cluster.n_resources
-    standalone = standalone_utilities(instance)
-    opt_lower_bound = float(standalone.max(initial=0.0))
+    facts = InstanceFacts.of(instance)
     worker_capacity_time = instance.horizon * cluster.worker_capacity.sum(axis=0)
     ps_capacity_time = instance.horizon * cluster.ps_capacity.sum(axis=0)
     capacity_time = float(worker_capacity_time.sum() + ps_capacity_time.sum())
-
-    worker_density = np.zeros(n_resources)
-    ps_density = np.zeros(n_resources)
-    worker_fraction = np.zeros(n_resources)
-    ps_fraction = np.zeros(n_resources)
-    for i, job in enumerate(instance.jobs):
-        if standalone[i] <= 0:
-            continue  # never admitted, never profitable: imposes nothing on the constants
-        for density, fraction, demand, capacity in (
-            (worker_density, worker_fraction, job.worker_demand, cluster.worker_capacity),
-            (ps_density, ps_fraction, job.ps_demand, cluster.ps_capacity),
-        ):
-            positive = demand > 0
-            density[positive] = np.maximum(density[positive], standalone[i] / demand[positive])
-            np.maximum(fraction, _demand_fraction(job, demand, capacity), out=fraction)
-
     source = "instance"
     if lower is not None:
         _check_positive("lower", lower)
-        worker_lower = ps_lower = np.full(n_resources, float(lower))
+        worker_lower = ps_lower = np.full(cluster.n_resources, float(lower))
         source = "override"
-    elif opt_lower_bound <= 0 or capacity_time <= 0:
-        worker_lower = ps_lower = np.ones(n_resources)  # nothing can earn anything: any constant price admits nothing
-    elif rule == "capacity":
-        worker_lower = ps_lower = np.full(n_resources, opt_lower_bound / (2.0 * eta * capacity_time))
-    elif rule == "budget":
-        worker_lower, ps_lower = budget_lower_prices(instance, standalone, eta)
-    elif rule == "share":
-        worker_lower, ps_lower = share_lower_prices(instance, standalone, eta)
     else:
-        worker_lower, ps_lower = density_lower_prices(instance, standalone, eta)
-
-    def override(value, name, default, lows):
-        if value is None:
-            return default
-        if isinstance(value, dict):
-            unknown = set(value) - set(resources)
-            if unknown:
-                raise InputError(f"{name}: unknown resources {sorted(unknown)} (the cluster has {list(resources)})")
-            out = default.copy()
-            for r, v in value.items():
-                out[resources.index(r)] = v
-        else:
-            out = np.broadcast_to(np.asarray(value, dtype=float), (n_resources,)).copy()
-        for v, low in zip(out, lows):
-            _check_positive(name, float(v))
-            if v < low:
-                raise InputError(
-                    f"{name}: every U^r must be >= L^r = {low:g} (prices must not fall with use), got {v!r}")
-        return out
-
-    worker_upper_values = override(worker_upper, "worker_upper",
-                                   _upper_from_density(worker_lower, worker_density, worker_fraction), worker_lower)
-    ps_upper_values = override(ps_upper, "ps_upper", _upper_from_density(ps_lower, ps_density, ps_fraction), ps_lower)
+        worker_lower, ps_lower = _lower_prices(instance, facts.standalone, eta, rule, capacity_time)
+    worker_upper_values = _override(worker_upper, "worker_upper", _upper_from_density(
+        worker_lower, facts.worker_density, facts.worker_fraction), worker_lower, resources)
+    ps_upper_values = _override(ps_upper, "ps_upper", _upper_from_density(
+        ps_lower, facts.ps_density, facts.ps_fraction), ps_lower, resources)
     if worker_upper is not None or ps_upper is not None:
         source = "override"
     constants = PriceConstants(
@@ -404,11 +218,11 @@ def compute_constants(
         ps_upper=ps_upper_values,
         eta=float(eta),
         price_scale=1.0,
-        worker_value_density=worker_density,
-        ps_value_density=ps_density,
-        worker_demand_fraction=worker_fraction,
-        ps_demand_fraction=ps_fraction,
-        opt_lower_bound=opt_lower_bound,
+        worker_value_density=facts.worker_density,
+        ps_value_density=facts.ps_density,
+        worker_demand_fraction=facts.worker_fraction,
+        ps_demand_fraction=facts.ps_fraction,
+        opt_lower_bound=float(facts.standalone.max(initial=0.0)),
         capacity_time=capacity_time,
         source=source,
         worker_lower=worker_lower,
@@ -418,3 +232,7 @@ def compute_constants(
         rule=rule if lower is None else "override",
     )
     return constants if price_scale == 1.0 else constants.rescaled(float(price_scale))
+
+
+__all__ = ["PRICE_RULES", "SCALE_RANGE", "SMALL_DEMAND_LIMIT", "InstanceFacts", "PriceConstants", "check_scale",
+           "compute_constants", "density_lower_prices", "json_number"]

@@ -31,7 +31,8 @@ from primaldual.oasis.certificate import CHECK_TOLERANCE, Certificate, compute_c
 from primaldual.dual.subroutine import DualResult, best_schedule
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
-from primaldual.oasis.result import JobDecision, OasisResult  # noqa: F401 - re-exported
+from primaldual.oasis.decision import JobDecision  # noqa: F401 - re-exported
+from primaldual.oasis.result import OasisResult  # noqa: F401 - re-exported
 from primaldual.oasis.strategy import ExponentialPrices, PriceStrategy, ZeroPrices
 from primaldual.oasis.constants import check_scale
 from primaldual.oasis.prices import PRICE_RULES, PriceConstants, compute_constants
@@ -240,8 +241,7 @@ class OasisScheduler(_PlanningScheduler):
     """
 
     name = "oasis"
-    # 2: the default rule went from budget to share (proofs/oasis.md section 7c); revision-1 records are recomputed.
-    revision = 2
+    revision = 2  # what each revision changed: proofs/oasis.md, "Revisions"
 
     def __init__(self, price_scale: float = 1.0, eta: float = 1.0, constants: PriceConstants | None = None,
                  rule: str = "share"):

@@ -62,7 +62,7 @@ def solve_floor(values: np.ndarray, worker_use: np.ndarray, ps_use: np.ndarray, 
     solution and basis are cleared first, so every solve starts cold and gives the same duals as a new one."""
     import highspy
 
-    from primaldual.backends.highs import _size_highs_threads, quiet_highs
+    from primaldual.backends.highs import quiet_highs, size_highs_threads
 
     n, n_resources = worker_use.shape
     if n == 0:
@@ -71,12 +71,12 @@ def solve_floor(values: np.ndarray, worker_use: np.ndarray, ps_use: np.ndarray, 
            [(1, r) for r in range(n_resources) if ps_capacity[r] > 0]
     matrix = np.array([(worker_use if pool == 0 else ps_use)[:, r] for pool, r in rows]).reshape(len(rows), n)
     caps = np.array([(worker_capacity if pool == 0 else ps_capacity)[r] for pool, r in rows])
-    _size_highs_threads(None)  # the default thread count; resets HiGHS's scheduler if a solve used another
+    size_highs_threads(None)  # the default thread count; resets HiGHS's scheduler if a solve used another
     if highs is None:
         highs = quiet_highs()
     else:
         highs.clearModel()  # a cold start: a warm basis could pick another dual vertex of a degenerate LP
-    # No "threads" option: HiGHS keeps one thread scheduler per process (see _size_highs_threads above).
+    # No "threads" option: HiGHS keeps one thread scheduler per process (see size_highs_threads above).
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, len(rows)
     lp.col_cost_ = -np.asarray(values, dtype=float)  # HiGHS minimises

@@ -197,6 +197,20 @@ class PriceCache:
         self._least = None
         self.touched = np.zeros(shape_w[0], dtype=bool)  # slots recomputed since the last take_touched
 
+    def copy_onto(self, ledger: "Ledger") -> "PriceCache":
+        """The same cache over ``ledger`` (a copy of this cache's ledger): a rollout's twin starts with the
+        prices already computed. Constants and floor are shared (never changed in place)."""
+        other = PriceCache.__new__(PriceCache)
+        other.ledger, other.constants, other.floor, other.slot = ledger, self.constants, self.floor, self.slot
+        other.exponential = tuple(a.copy() for a in self.exponential)
+        other.prices = tuple(a.copy() for a in self.prices)
+        other.free = tuple(a.copy() for a in self.free)
+        other.seen = self.seen
+        other._slot_least = tuple(a.copy() for a in self._slot_least)
+        other._least = None if self._least is None else tuple(a.copy() for a in self._least)
+        other.touched = self.touched.copy()
+        return other
+
     def valid(self, ledger: "Ledger", slot: int) -> bool:
         return ledger is self.ledger and slot >= self.slot
 

@@ -12,8 +12,8 @@ splits the same kind of budget equally between the unit types, each in its own u
     D_0  = sum_u L_u T C_u = SHARE_BUDGET * LB / eta         (by construction)
 
 so on the empty cluster a job pays ``SHARE_BUDGET * LB / eta`` times the mean, over the unit types, of the share
-of that type's capacity-time its schedule holds. ``SHARE_BUDGET = 2.5`` was chosen on the design seeds
-``tiny``/``small`` 20000-20199 (proofs/oasis.md section 7c, where the values 1 to 5 are compared). A guard keeps OASiS from pricing out a whole instance: if even the cheapest job (least cost of its
+of that type's capacity-time its schedule holds. How ``SHARE_BUDGET = 2.5`` was chosen is recorded in
+proofs/oasis.md section 7c. A guard keeps OASiS from pricing out a whole instance: if even the cheapest job (least cost of its
 fastest standalone schedule at the lower prices over its ``f_i^alone``) would pay more than ``GUARD = 1/2`` of its
 utility on the empty cluster, every ``L_u`` is scaled down until it pays exactly half. Then the first job
 with the least such ratio to arrive on the empty cluster is admitted, so ALG > 0 whenever OPT > 0 (Lemma 8'),

@@ -37,7 +37,7 @@ import highspy
 import numpy as np
 
 from primaldual.dual.subroutine import best_schedule
-from primaldual.backends.highs import quiet_highs
+from primaldual.backends.highs import quiet_highs, size_highs_threads
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import JobSchedule, Schedule
 
@@ -164,9 +164,7 @@ class RestrictedMaster:
         self.highs = quiet_highs()
         if threads is not None:
             self.highs.setOptionValue("threads", int(threads))
-        from primaldual.backends.solvers import _size_highs_threads
-
-        _size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
+        size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
         inf = highspy.kHighsInf
         n = len(self.jobs)
         self.highs.addRows(n, np.full(n, -inf), np.ones(n), 0, np.zeros(n, dtype=np.int32),

@@ -1,5 +1,5 @@
 """The strong per-server formulation of :mod:`primaldual.models.offline`, assembled as sparse arrays with numpy
-and handed to HiGHS through ``highspy`` directly (issue 11, item 2).
+and handed to HiGHS through ``highspy`` directly.
 
 Same variables, same rows, same bounds and the same floored objective as
 :func:`primaldual.models.offline.build_offline_model` with ``formulation="strong"``, ``pooled=False`` (the
@@ -28,12 +28,13 @@ from primaldual.core.instance import Instance
 from primaldual.models.offline import offline_sparsity
 from primaldual.models.offline_parts import UTILITY_FLOOR
 from primaldual.core.schedule import Schedule
-from primaldual.backends.solvers import SolveOutcome, _size_highs_threads, highspy_version
+from primaldual.backends.highs import highspy_version, size_highs_threads
+from primaldual.backends.solvers import SolveOutcome
 
 INF = highspy.kHighsInf
 
 #: Capacity rows are written where the variables' upper bounds could exceed the capacity by more than this,
-#: the Pyomo model's test (``models/offline_parts.py``, ``_binding``).
+#: the Pyomo model's test (``models/offline_parts.py``, ``can_bind``).
 BINDING_TOLERANCE = 1e-9
 
 
@@ -98,7 +99,7 @@ class _Triplets:
 
 def _floored_costs(instance: Instance, jobs: np.ndarray, slot: np.ndarray, job_of: np.ndarray) -> tuple:
     """``f_i(t - a_i)`` per completion column, with the Pyomo model's floor (``models/offline_parts.py``,
-    ``_floored_utilities``): values below :data:`UTILITY_FLOOR` x the largest count as 0, and the slack is the
+    ``floored_utilities``): values below :data:`UTILITY_FLOOR` x the largest count as 0, and the slack is the
     sum over jobs of the largest floored value."""
     arrival = instance.arrivals[jobs]
     utility = np.zeros(slot.shape[0])
@@ -300,7 +301,7 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
                 pass
 
         highs.cbMipImprovingSolution += improving
-    _size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
+    size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
     started = time.perf_counter()
     highs.run()
     seconds = time.perf_counter() - started

@@ -1,75 +1,36 @@
-"""Which method, builder and options an offline solve uses, and the checks of its arguments (issue 11).
+"""What an offline solve means for a given instance: its method, builder and large-ILP plan, and its start.
 
-:func:`primaldual.offline.solve.solve_offline` calls these; every public name is re-exported from
-:mod:`primaldual.offline.solve`.
+:class:`primaldual.offline.options.SolveOptions` checks every option alone; these functions decide what the
+options mean together with the instance (``auto`` looks at the model's size), and raise
+:class:`~primaldual.core.errors.InputError` naming the option when a combination does not apply. They are
+pure and cheap: the size they look at comes from :func:`primaldual.models.offline.offline_sparsity`.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
-from primaldual.models.offline import FORMULATIONS, offline_sparsity
 from primaldual.core.schedule import Schedule
-from primaldual.backends.solvers import check_solver
 from primaldual.core.verify import verify
+from primaldual.models.offline import offline_sparsity
+from primaldual.offline.options import BUILDERS, METHODS, SolveOptions  # noqa: F401 - BUILDERS, METHODS: their home
 
-#: ``method`` values: the ILP, its LP relaxation, the pooled relaxation, column generation with
-#: price-and-branch over the packing formulation (14)-(18), or ``auto`` (the ILP where it is expected to
-#: finish, column generation otherwise).
-METHODS = ("ilp", "lp", "pooled", "cg", "auto")
-
-#: ``auto`` picks the ILP when the model has at most this many worker and PS placement variables (the ILP is
-#: proven optimal within a minute up to about 40 jobs x 50 slots on 10 + 10 servers, ~20 000 placements),
-#: column generation above.
+#: ``auto`` picks the ILP when the model has at most this many worker and PS placement variables (about the
+#: size the strong ILP proves optimal within a minute), column generation above.
 AUTO_ILP_PLACEMENTS = 20_000
 
-#: Who assembles the ILP/LP: the Pyomo model (the declarative reference), the numpy sparse arrays of
-#: :mod:`primaldual.offline.matrix` handed to highspy, or ``auto``: the matrix path for the strong per-server
-#: model with HiGHS above :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
-BUILDERS = ("auto", "pyomo", "matrix")
+#: ``builder="auto"`` takes the matrix path for the strong per-server model with HiGHS above this many
+#: placement variables, where Pyomo's build dominates the solve.
 AUTO_MATRIX_PLACEMENTS = 5_000
 
 #: Share of the time left the pooled ILP may take when the ILP is solved pooled first
 #: (:mod:`primaldual.offline.pooled`); the per-server ILP gets the rest if its optimum does not pack.
 POOLED_SHARE = 0.6
 
-def _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace, method=None,
-                     memory_limit=None) -> None:
-    problems = []
-    if method is not None and method not in METHODS:
-        problems.append(f"--method: must be one of {', '.join(METHODS)}, got {method!r}")
-    if memory_limit is not None and (
-        isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float, np.integer))
-        or not memory_limit >= 2**26 or not math.isfinite(memory_limit)
-    ):
-        problems.append(f"--memory-limit: must be a number of bytes >= 64 MiB, got {memory_limit!r}")
-    if time_limit is not None and (
-        isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0
-        or not math.isfinite(time_limit)
-    ):
-        problems.append(f"--time-limit: must be a finite number of seconds > 0, got {time_limit!r}")
-    if mip_gap is not None and (
-        isinstance(mip_gap, bool) or not isinstance(mip_gap, (int, float)) or not 0 <= mip_gap < 1
-    ):
-        problems.append(f"--gap: must be a relative gap in [0, 1), got {mip_gap!r}")
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1):
-        problems.append(f"--threads: must be an integer >= 1, got {threads!r}")
-    if formulation not in FORMULATIONS:
-        problems.append(f"--formulation: must be one of {', '.join(FORMULATIONS)}, got {formulation!r}")
-    if grace is not None and (not isinstance(grace, (int, float)) or not grace >= 0 or not math.isfinite(grace)):
-        problems.append(f"grace: must be a finite number of seconds >= 0, got {grace!r}")
-    if not isinstance(solver, str):
-        problems.append(f"--solver: must be a solver name, got {solver!r}")
-    if problems:
-        raise InputError(problems)
-    check_solver(solver)
 
-
-def _check_start(instance: Instance, start: Schedule) -> float:
+def verified_start_utility(instance: Instance, start) -> float:
     """Verify the MIP start; return its utility or raise :class:`InputError` naming the violations."""
     if not isinstance(start, Schedule):
         raise InputError(f"--start: must be a Schedule, got {type(start).__name__}")
@@ -84,45 +45,41 @@ def _check_start(instance: Instance, start: Schedule) -> float:
     return float(report.utility)
 
 
-def _large_ilp_options(instance, method, solver, formulation, start, pooled_first, online_start) -> dict:
-    """``pooled_first`` and ``online_start`` for this call: given (bools), or, when None, on for the HiGHS
-    strong ILP above :data:`AUTO_MATRIX_PLACEMENTS` placement variables (where server symmetry and a weak
-    first incumbent are what keep the ILP from finishing) and off otherwise."""
-    for name, value in (("pooled_first", pooled_first), ("online_start", online_start)):
-        if value is not None and not isinstance(value, bool):
-            raise InputError(f"{name}: must be True, False or None, got {value!r}")
-    large = (method == "ilp" and solver == "highs" and formulation == "strong"
-             and placement_count(instance) > AUTO_MATRIX_PLACEMENTS)
-    if (pooled_first or online_start) and not (method == "ilp" and solver == "highs"):
+def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start) -> dict[str, bool]:
+    """``pooled_first`` and ``online_start`` for this solve: as given, or, when None, on for the HiGHS strong
+    ILP above :data:`AUTO_MATRIX_PLACEMENTS` placement variables (where server symmetry and a weak first
+    incumbent keep the ILP from finishing; the online start only without a caller's start), off otherwise."""
+    applies = method == "ilp" and options.solver == "highs"
+    if (options.pooled_first or options.online_start) and not applies:
         raise InputError("pooled_first and online_start apply to the ILP solved by HiGHS")
-    return {"pooled_first": large if pooled_first is None else pooled_first,
-            "online_start": (large and start is None) if online_start is None else online_start}
+    large = applies and options.formulation == "strong" and placement_count(instance) > AUTO_MATRIX_PLACEMENTS
+    return {"pooled_first": large if options.pooled_first is None else options.pooled_first,
+            "online_start": (large and start is None) if options.online_start is None else options.online_start}
 
 
-def resolve_builder(instance, builder, *, solver, pooled, formulation, start) -> str:
-    """``"pyomo"`` or ``"matrix"``: what ``builder`` (:data:`BUILDERS`) means for this call."""
-    if builder not in BUILDERS:
-        raise InputError(f"--builder: must be one of {', '.join(BUILDERS)}, got {builder!r}")
-    matrix_ok = solver == "highs" and not pooled and formulation == "strong"
-    if builder == "matrix" and not matrix_ok:
+def uses_seeds(instance: Instance, options: SolveOptions, start=None) -> bool:
+    """Whether :func:`primaldual.offline.solve.solve_offline` with these options reads online seeds: column
+    generation always, the ILP when it starts from the best online schedule."""
+    if not offline_sparsity(instance).jobs:
+        return False  # the solve returns the empty schedule without a solver
+    method = resolve_method(instance, options.method)
+    return method == "cg" or large_ilp_plan(instance, options, method, start)["online_start"]
+
+
+def resolve_builder(instance: Instance, options: SolveOptions, pooled: bool) -> str:
+    """``"pyomo"`` or ``"matrix"``: what ``options.builder`` (:data:`BUILDERS`) means for this solve."""
+    matrix_ok = options.solver == "highs" and not pooled and options.formulation == "strong"
+    if options.builder == "matrix" and not matrix_ok:
         raise InputError("--builder: the matrix path covers the strong per-server model solved by HiGHS; use "
                          "--builder pyomo for the others")
-    if builder == "auto":
+    if options.builder == "auto":
         return "matrix" if matrix_ok and placement_count(instance) > AUTO_MATRIX_PLACEMENTS else "pyomo"
-    return builder
+    return options.builder
 
 
-def resolve_method(instance: Instance, method: str | None, relax: bool = False, pooled: bool = False) -> str:
-    """The method a call means: ``method`` if given (``relax``/``pooled`` are its old spellings), and for
-    ``"auto"`` the ILP when the model has at most :data:`AUTO_ILP_PLACEMENTS` placement variables, else ``"cg"``."""
-    legacy = "lp" if relax else ("pooled" if pooled else None)
-    if relax and pooled:
-        legacy = "pooled"  # the pooled model with relax=True was never distinct from --pooled's bound
-    if method is None:
-        return legacy or "ilp"
-    if legacy is not None and method != legacy:
-        raise InputError(f"--method: {method} contradicts --{'relax' if relax else 'pooled'} (which means "
-                         f"--method {legacy}); give one of them")
+def resolve_method(instance: Instance, method: str) -> str:
+    """The method ``method`` means: itself, and for ``"auto"`` the ILP when the model has at most
+    :data:`AUTO_ILP_PLACEMENTS` placement variables, else ``"cg"``."""
     if method != "auto":
         return method
     return "ilp" if placement_count(instance) <= AUTO_ILP_PLACEMENTS else "cg"
@@ -137,4 +94,5 @@ def placement_count(instance: Instance) -> int:
 
 
 __all__ = ["AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "METHODS", "POOLED_SHARE",
-           "placement_count", "resolve_builder", "resolve_method"]
+           "large_ilp_plan", "placement_count", "resolve_builder", "resolve_method", "uses_seeds",
+           "verified_start_utility"]

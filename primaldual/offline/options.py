@@ -3,22 +3,36 @@
 :class:`SolveOptions` is checked once, when it is made, with the same rules everywhere (``compare``,
 ``ratio`` and its experiment files, :class:`primaldual.sweep.Spec`, :func:`primaldual.evaluation.pipeline.evaluate`),
 so a bad option fails before any work starts rather than midway inside a sweep worker. A message names the
-field and the command-line flag that sets it.
+field and the command-line flag that sets it. What an option means for a given instance (which method
+``auto`` picks, which builder) is decided at solve time by :mod:`primaldual.offline.methods`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
+import numpy as np
+
 from primaldual.core.errors import InputError
+from primaldual.core.schedule import Schedule
 
 #: ``method`` values: the ILP (1)-(13); its LP relaxation; the server-pooled relaxation; column generation;
 #: or whatever the offline solver picks for the instance's size.
 METHODS = ("ilp", "lp", "pooled", "cg", "auto")
 
-#: The flag of each field, for messages.
+#: ``formulation`` values of the ILP and its LP relaxation (:mod:`primaldual.models.offline`).
+FORMULATIONS = ("strong", "weak")
+
+#: ``builder`` values: who assembles the ILP/LP (:func:`primaldual.offline.methods.resolve_builder`).
+BUILDERS = ("auto", "pyomo", "matrix")
+
+#: Smallest ``memory_limit`` in bytes: below it not even the interpreter and numpy load.
+MIN_MEMORY_BYTES = 2**26
+
+#: The flag of each field, for messages (a field without a flag is named by itself).
 FLAGS = {
     "solver": "--solver",
     "time_limit": "--time-limit",
@@ -26,25 +40,50 @@ FLAGS = {
     "threads": "--threads",
     "method": "--method",
     "mip_start": "--mip-start",
+    "formulation": "--formulation",
+    "builder": "--builder",
+    "memory_limit": "--memory-limit",
 }
 
 
 def _problem(field: str, rule: str, value) -> str:
-    return f"{FLAGS[field]}: must be {rule}, got {value!r} (field {field})"
+    return f"{FLAGS.get(field, field)}: must be {rule}, got {value!r} (field {field})"
 
 
 def _number(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+    return (not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+            and math.isfinite(value))
+
+
+def _optional_number(options, field: str, rule: str, accept, convert) -> str | None:
+    """Check an optional numeric field; store it converted (``float``, ``int``) when it passes."""
+    value = getattr(options, field)
+    if value is None:
+        return None
+    if not _number(value) or not accept(value):
+        return _problem(field, rule, value)
+    object.__setattr__(options, field, convert(value))
+    return None
 
 
 @dataclass(frozen=True)
 class SolveOptions:
-    """Options of the offline solve.
+    """Every option of the offline solve, checked once when the options are made.
 
-    ``time_limit`` seconds (None: no limit) > 0; ``mip_gap`` relative gap in [0, 1) (None: the solver's
-    default); ``threads`` solver threads >= 1 (None: the solver's default); ``method`` one of
-    :data:`METHODS` (default ``auto``: :func:`primaldual.offline.solve.resolve_method` picks by the instance's size,
-    and the result's ``method`` says which ran); ``mip_start``: seed the solver with the best online schedule.
+    ``solver`` a backend name (:data:`primaldual.backends.solvers.SOLVERS`); ``time_limit`` seconds > 0 on the
+    whole solve, building included (None: no limit); ``mip_gap`` relative gap in [0, 1) (None: the solver's
+    default, an exact search for HiGHS); ``threads`` solver threads >= 1 (None: the solver's default);
+    ``method`` one of :data:`METHODS` (``auto``: :func:`primaldual.offline.methods.resolve_method` picks by the
+    instance's size, and the result's ``method`` says which ran); ``formulation`` of the ILP/LP
+    (:data:`FORMULATIONS`); ``builder`` (:data:`BUILDERS`); ``grace`` seconds past ``time_limit`` before the
+    solver process is killed (None: :func:`primaldual.offline.solve.default_grace`); ``memory_limit`` bytes the
+    solver process may use (None: :func:`primaldual.offline.child.default_memory_limit` when it runs in a
+    child); ``pooled_first`` solve the pooled ILP first and place it on servers, ``online_start`` start the ILP
+    from the best online seed (both None: on for the large HiGHS strong ILP,
+    :func:`primaldual.offline.methods.large_ilp_plan`). ``mip_start`` is the evaluation's choice: seed the solve
+    with the best schedule of the schedulers it compared.
+
+    The defaults are those of ``compare --opt`` and sweeps; :data:`EXACT` is the exact ILP without limits.
     """
 
     solver: str = "highs"
@@ -53,44 +92,40 @@ class SolveOptions:
     threads: int | None = 1
     method: str = "auto"
     mip_start: bool = True
+    formulation: str = "strong"
+    builder: str = "auto"
+    grace: float | None = None
+    memory_limit: int | None = None
+    pooled_first: bool | None = None
+    online_start: bool | None = None
 
     def __post_init__(self):
-        problems = []
-        if not isinstance(self.solver, str) or not self.solver:
-            problems.append(_problem("solver", "a solver name", self.solver))
-        if self.time_limit is not None:
-            if not _number(self.time_limit) or self.time_limit <= 0:
-                problems.append(_problem("time_limit", "> 0 seconds", self.time_limit))
-            else:
-                object.__setattr__(self, "time_limit", float(self.time_limit))
-        if self.mip_gap is not None:
-            if not _number(self.mip_gap) or not 0 <= self.mip_gap < 1:
-                problems.append(_problem("mip_gap", "a number in [0, 1)", self.mip_gap))
-            else:
-                object.__setattr__(self, "mip_gap", float(self.mip_gap))
-        if self.threads is not None:
-            if not _number(self.threads) or int(self.threads) != self.threads or self.threads < 1:
-                problems.append(_problem("threads", "an integer >= 1", self.threads))
-            else:
-                object.__setattr__(self, "threads", int(self.threads))
-        if self.method not in METHODS:
-            problems.append(_problem("method", f"one of {', '.join(METHODS)}", self.method))
-        if not isinstance(self.mip_start, bool):
-            problems.append(_problem("mip_start", "true or false", self.mip_start))
+        problems = [problem for problem in (
+            None if isinstance(self.solver, str) and self.solver else _problem("solver", "a solver name", self.solver),
+            _optional_number(self, "time_limit", "> 0 seconds", lambda v: v > 0, float),
+            _optional_number(self, "mip_gap", "a number in [0, 1)", lambda v: 0 <= v < 1, float),
+            _optional_number(self, "threads", "an integer >= 1", lambda v: int(v) == v and v >= 1, int),
+            _optional_number(self, "grace", "a number of seconds >= 0", lambda v: v >= 0, float),
+            _optional_number(self, "memory_limit", "a number of bytes >= 64 MiB",
+                             lambda v: v >= MIN_MEMORY_BYTES, int),
+            _choice(self, "method", METHODS), _choice(self, "formulation", FORMULATIONS),
+            _choice(self, "builder", BUILDERS),
+            None if isinstance(self.mip_start, bool) else _problem("mip_start", "true or false", self.mip_start),
+            *(None if value is None or isinstance(value, bool) else _problem(name, "True, False or None", value)
+              for name, value in (("pooled_first", self.pooled_first), ("online_start", self.online_start))),
+        ) if problem is not None]
         if problems:
             raise InputError(problems)
-
-    def solve_arguments(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`primaldual.offline.solve.solve_offline` (without ``start``); ``method`` always,
-        so that ``OfflineResult.method`` says which method ``auto`` resolved to."""
-        return {"solver": self.solver, "time_limit": self.time_limit, "mip_gap": self.mip_gap,
-                "threads": self.threads, "method": self.method}
 
     def check_available(self) -> None:
         """Raise :class:`InputError` if the solver is unknown or not installed on this machine."""
         from primaldual.backends.solvers import check_solver
 
         check_solver(self.solver)
+
+    def replace(self, **changes) -> "SolveOptions":
+        """These options with ``changes`` (checked again)."""
+        return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -102,6 +137,16 @@ class SolveOptions:
         if unknown:
             raise InputError(f"solve options: unknown keys {unknown}; known: {sorted(known)}")
         return cls(**data)
+
+
+def _choice(options, field: str, choices: tuple[str, ...]) -> str | None:
+    value = getattr(options, field)
+    return None if value in choices else _problem(field, f"one of {', '.join(choices)}", value)
+
+
+#: The exact ILP in this process, without a time limit, with the solver's own thread count: what
+#: :func:`primaldual.offline.solve.solve_offline` solves when it is given no options.
+EXACT = SolveOptions(time_limit=None, threads=None, method="ilp")
 
 
 def add_solve_arguments(parser, *, restart_cost: bool = True) -> None:
@@ -129,12 +174,28 @@ def solve_options_from_args(args) -> SolveOptions:
                         method=args.method)
 
 
-def check_restart_cost(value) -> float:
-    """``--restart-cost``: the simulator's rule (a number in ``[0, 1)``), with the flag named in the message."""
-    from primaldual.simulation.simulator import check_restart_cost as simulator_rule
-
-    return simulator_rule(value, "--restart-cost")
-
-
-__all__ = ["FLAGS", "METHODS", "SolveOptions", "add_solve_arguments", "check_restart_cost",
+__all__ = ["BUILDERS", "EXACT", "FLAGS", "FORMULATIONS", "METHODS", "OnlineSeed", "SolveOptions", "best_seed", "add_solve_arguments",
            "solve_options_from_args"]
+
+
+@dataclass(frozen=True, eq=False)
+class OnlineSeed:
+    """A verified online schedule handed to the solve: ``utility`` is the verifier's value of ``schedule`` on
+    the instance being solved, ``certified_bound`` an upper bound on OPT that comes with it (OASiS's dual
+    objective), if any. Column generation adds every seed's jobs as columns, in the order given, and starts
+    from the best; the ILP's online start is the best seed, ties going to the lowest ``start_rank``."""
+
+    name: str
+    schedule: Schedule
+    utility: float
+    certified_bound: float | None = None
+    start_rank: int = 0
+
+
+def best_seed(seeds, key=lambda seed: 0) -> OnlineSeed | None:
+    """The seed of highest utility; among equal ones the first by ``key`` (then by position)."""
+    best = None
+    for seed in sorted(seeds, key=key):
+        if best is None or seed.utility > best.utility:
+            best = seed
+    return best

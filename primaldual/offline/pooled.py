@@ -1,5 +1,5 @@
 """Solve the pooled ILP, then place its per-slot counts on servers: a proof of optimality for the per-server ILP
-when every slot packs (issue 11; ``docs/bounds.md``).
+when every slot packs (``docs/bounds.md``).
 
 The pooled model (:func:`primaldual.models.offline.build_offline_model` with ``pooled=True``) merges each
 pool's servers: every schedule of (1)-(13) aggregates to a pooled solution of the same value, so the pooled
@@ -19,37 +19,22 @@ and, if that fails, decides the slot exactly with a small integer program in HiG
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from primaldual.backends.highs import quiet_highs, size_highs_threads
 from primaldual.core.instance import Instance
-from primaldual.simulation.placement import FIT_TOLERANCE
-from primaldual.models.offline import offline_sparsity
 from primaldual.core.schedule import Schedule
-
-#: Online schedulers run for the MIP start (each takes well under a second at 200 jobs x 60 slots).
-START_SCHEDULERS = ("fifo", "greedy", "drf", "rrh", "oasis")
+from primaldual.models.offline import offline_sparsity
+from primaldual.offline.outcome import Built, RawSolve
 
 #: Seconds the exact packing program of one slot may take; past it the slot counts as not packed.
 PACKING_SECONDS = 2.0
 
-#: Absolute capacity slack: the online placements' (ten times tighter than the verifier's), so that every
-#: placed slot passes :func:`primaldual.core.verify.verify`.
-CAPACITY_TOLERANCE = FIT_TOLERANCE
-
-
-def best_online_schedule(instance: Instance) -> tuple[Schedule | None, float]:
-    """The best verified schedule of :data:`START_SCHEDULERS` on ``instance`` and its utility: a MIP start
-    ((None, None) if none verifies)."""
-    from primaldual.simulation.simulator import simulate
-    from primaldual.core.verify import verify
-
-    best, best_utility = None, None
-    for name in START_SCHEDULERS:
-        schedule = simulate(instance, name).schedule
-        report = verify(instance, schedule)
-        if report.feasible and (best_utility is None or report.utility > best_utility):
-            best, best_utility = schedule, float(report.utility)
-    return best, best_utility
+#: Absolute capacity slack, ten times tighter than the verifier's (the online placements use the same), so
+#: that every placed slot passes :func:`primaldual.core.verify.verify`.
+CAPACITY_TOLERANCE = 1e-10
 
 
 def _first_fit(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: np.ndarray):
@@ -76,9 +61,6 @@ def _exact(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: np.
     units_j`` and ``sum_j d_jr n_jh <= c_hr``. Returns the counts, or None if infeasible or not decided."""
     import highspy
 
-    from primaldual.backends.highs import quiet_highs
-    from primaldual.backends.solvers import _size_highs_threads
-
     jobs, servers = np.nonzero(fit > 0)
     n_rows_jobs, (n_servers, n_resources) = units.shape[0], capacity.shape
     rows, cols, vals = [jobs], [np.arange(jobs.size)], [np.ones(jobs.size)]
@@ -102,7 +84,7 @@ def _exact(units: np.ndarray, demand: np.ndarray, fit: np.ndarray, capacity: np.
     lp.integrality_ = [highspy.HighsVarType.kInteger] * jobs.size
     highs.passModel(lp)
     highs.setOptionValue("time_limit", PACKING_SECONDS)
-    _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process, sized by the first solve
+    size_highs_threads(None)  # HiGHS keeps one thread scheduler per process, sized by the first solve
     highs.run()
     if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
@@ -200,13 +182,20 @@ def pooled_counts(model, instance: Instance) -> dict:
     return out
 
 
-def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, start=None) -> dict:
+@dataclass(frozen=True, eq=False)
+class PooledSolve:
+    """The pooled ILP's solve (``solve.assignments``: per-server counts, None unless every slot packed),
+    ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed first fit, a
+    feasible schedule) and ``note`` (what happened, for the result's message)."""
+
+    solve: RawSolve
+    partial: Schedule | None
+    note: str
+
+
+def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, start=None) -> PooledSolve:
     """Solve the pooled ILP (``start`` as its MIP start) within ``time_limit``; if it is proven optimal, place
-    its counts on servers (:func:`place_pooled`). Returns ``outcome`` (the pooled solve's
-    :class:`~primaldual.backends.solvers.SolveOutcome`), ``assignments`` (per-server counts, None unless every slot
-    packed), ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed
-    first fit, a feasible schedule), ``note`` (what happened, for the result's message), ``build_seconds``,
-    sizes and slack."""
+    its counts on servers (:func:`place_pooled`)."""
     import time
 
     from primaldual.models.offline import build_offline_model, model_size
@@ -219,7 +208,7 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
         seed_pooled(model, instance, start)
     outcome = solve_model(model, solver="highs", time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                           warmstart=start is not None)
-    assignments, note, partial, counts = None, None, None, None
+    assignments, partial, counts = None, None, None
     if outcome.status == "optimal" and outcome.has_solution:
         counts = pooled_counts(model, instance)
         assignments, slot = place_pooled(instance, counts)
@@ -231,11 +220,8 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
         note = f"the pooled ILP was not proven optimal ({outcome.status}): solving the per-server ILP"
     if assignments is None and outcome.has_solution:
         partial = _place_what_fits(instance, counts if counts is not None else pooled_counts(model, instance))
-    n_variables, n_constraints = model_size(model)
-    return {"outcome": outcome, "assignments": assignments, "note": note, "build_seconds": build_seconds,
-            "partial": partial,
-            "n_variables": n_variables, "n_constraints": n_constraints,
-            "objective_slack": float(model.objective_slack)}
+    built = Built(build_seconds, *model_size(model), float(model.objective_slack))
+    return PooledSolve(RawSolve(built, outcome, assignments, builder="pooled"), partial, note)
 
 
 def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int | None = None):
@@ -263,5 +249,5 @@ def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int 
     return float(outcome.bound) + model.objective_slack, prices[0], prices[1]
 
 
-__all__ = ["START_SCHEDULERS", "best_online_schedule", "pack_slot", "place_pooled", "pooled_counts", "pooled_lp_prices",
+__all__ = ["PooledSolve", "pack_slot", "place_pooled", "pooled_counts", "pooled_lp_prices",
            "seed_pooled", "solve_pooled_and_place"]

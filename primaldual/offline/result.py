@@ -1,9 +1,18 @@
-"""The result of :func:`primaldual.offline.solve.solve_offline` and the rules that make it honest (issue 3, issue 11).
+"""The result of :func:`primaldual.offline.solve.solve_offline` and the rules that make it honest.
 
-The solver's raw answer (a dict, possibly from a child process: :mod:`primaldual.offline.child`) becomes an
-:class:`OfflineResult`: the incumbent is re-verified by :func:`primaldual.core.verify.verify`, the bound is capped by
-the trivial bound and discarded if it is below a verified schedule, and ``status`` says which limit ended the
-solve. See :mod:`primaldual.offline.solve` for the rules in full.
+How the work ended (a :class:`~primaldual.offline.outcome.ChildOutcome`, possibly from a child process:
+:mod:`primaldual.offline.child`) becomes an :class:`OfflineResult` by three rules, the same for every method:
+
+* **the incumbent is verified**: the work's schedule passes :func:`primaldual.core.verify.verify` or is
+  discarded, and the caller's start replaces it when better (:func:`_best_incumbent`), so the objective is
+  a utility recomputed from a feasible schedule, never a solver's number;
+* **the bound is an upper bound on OPT**: the work's bound plus the objective floor's slack, capped by the
+  trivial bound ``sum_i f_i(shortest_duration_i - 1)``; a bound below a verified utility (beyond the
+  solvers' tolerance) is wrong, and the trivial bound replaces it (:func:`_bound_above`);
+* **the status says what is proven**: ``"optimal"`` only when the solver finished and the bound meets the
+  incumbent within :data:`OPTIMALITY_TOLERANCE`, otherwise the limit that ended the solve.
+
+Cost: one verification per candidate schedule, O(jobs x slots x servers).
 """
 
 from __future__ import annotations
@@ -12,8 +21,8 @@ import math
 from dataclasses import dataclass, field, replace
 
 from primaldual.core.schedule import JobSchedule, Schedule
-from primaldual.backends.solvers import SolveOutcome
 from primaldual.core.verify import verify
+from primaldual.offline.outcome import ChildOutcome, ColumnGenerationRun, RawSolve
 
 #: Bound and incumbent closer than this (relative to max(1, |bound|)) count as equal: the optimum is proven.
 OPTIMALITY_TOLERANCE = 1e-6
@@ -110,55 +119,54 @@ def _proven(objective: float, bound: float) -> bool:
     return 0.0 <= bound - objective <= OPTIMALITY_TOLERANCE * max(1.0, abs(bound))
 
 
-def _certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common) -> OfflineResult:
-    """Turn the solver's raw answer into an honest :class:`OfflineResult` (see the module docstring)."""
-    outcome: SolveOutcome | None = raw.get("outcome")
-    killed = bool(raw.get("killed"))
-    memory = raw.get("memory")
-    failure = raw.get("error")
-    built = raw.get("built") or {}
-    solve_seconds = float(outcome.seconds if outcome is not None else raw.get("solve_seconds", raw.get("elapsed", 0.0)))
-    _limit_notes(raw, notes)
-    notes.extend(raw.get("notes", ()))
+def certify(instance, ended: ChildOutcome, start, start_utility, trivial_bound, relaxation, notes,
+            identity: dict) -> OfflineResult:
+    """Turn how the ILP (or relaxation) work ended into an honest :class:`OfflineResult` (module docstring).
+
+    ``identity`` holds the result's fields that name the solve (solver, its version, formulation, relaxed,
+    pooled, method)."""
+    solved: RawSolve | None = ended.answer
+    outcome = None if solved is None else solved.outcome
+    built = solved.built if solved is not None else ended.built
+    _limit_notes(ended, notes, suggest_column_generation=True)
+    if solved is not None:
+        notes.extend(solved.notes)
     if outcome is not None and outcome.message:
         notes.append(outcome.message)
     # The model counts utilities below its floor as 0 (models/offline.py): its optimum may fall short of OPT
     # by at most this much, so the bound on OPT is the model's bound plus this slack.
-    slack = float(raw.get("objective_slack", built.get("objective_slack", 0.0)))
+    slack = 0.0 if built is None else float(built.objective_slack)
     fields = dict(
-        build_seconds=float(raw.get("build_seconds", built.get("build_seconds", 0.0))),
-        solve_seconds=solve_seconds,
+        build_seconds=0.0 if built is None else float(built.build_seconds),
+        solve_seconds=float(outcome.seconds if outcome is not None else ended.elapsed),
         solver_seconds=outcome.solver_seconds if outcome is not None else None,
-        termination=outcome.termination if outcome is not None else ("killed" if killed else "error"),
-        n_variables=int(raw.get("n_variables", built.get("n_variables", 0))),
-        n_constraints=int(raw.get("n_constraints", built.get("n_constraints", 0))),
-        **common,
+        termination=outcome.termination if outcome is not None else ("killed" if ended.killed else "error"),
+        n_variables=0 if built is None else int(built.n_variables),
+        n_constraints=0 if built is None else int(built.n_constraints),
+        **identity,
     )
     if relaxation:
-        result = _certify_relaxation(outcome, killed, slack, notes, fields)
+        result = _certify_relaxation(outcome, ended.killed, slack, notes, fields)
     else:
-        result = _certify_ilp(instance, raw, outcome, killed, failure, slack, start, start_utility,
-                              trivial_bound, notes, fields)
-    if memory and result.status in ("error", "killed", "time_limit_no_incumbent"):
+        result = _certify_ilp(instance, ended, slack, start, start_utility, trivial_bound, notes, fields)
+    if ended.memory and result.status in ("error", "killed", "time_limit_no_incumbent"):
         result = replace(result, status="memory_limit")
-    if raw.get("builder") or raw.get("details"):
-        extra = {**raw.get("details", {}), **({"builder": raw["builder"]} if raw.get("builder") else {})}
-        result = replace(result, details={**result.details, **extra})
+    if solved is not None:
+        result = replace(result, details={**result.details, **solved.details, "builder": solved.builder})
     return result
 
 
-def _limit_notes(raw: dict, notes: list) -> None:
+def _limit_notes(ended: ChildOutcome, notes: list, suggest_column_generation: bool) -> None:
     """Say which limit ended a child and in which phase."""
-    if raw.get("killed"):
-        phase = raw.get("phase", "solving")
-        notes.append(f"the time limit ran out while {phase}: the solver process was killed after "
-                     f"{float(raw.get('elapsed', 0.0)):.1f} s")
-    if raw.get("memory"):
-        advice = "raise --memory-limit" + ("" if raw.get("method") == "cg" else
-                                           " or try --method cg, whose master program is much smaller")
-        notes.append(f"the solver process reached its memory limit ({raw['memory']}); {advice}")
-    if raw.get("error"):
-        notes.append(f"solver process failed: {raw['error']}")
+    if ended.killed:
+        notes.append(f"the time limit ran out while {ended.phase}: the solver process was killed after "
+                     f"{float(ended.elapsed):.1f} s")
+    if ended.memory:
+        advice = "raise --memory-limit" + (" or try --method cg, whose master program is much smaller"
+                                           if suggest_column_generation else "")
+        notes.append(f"the solver process reached its memory limit ({ended.memory}); {advice}")
+    if ended.error:
+        notes.append(f"solver process failed: {ended.error}")
 
 
 def _certify_relaxation(outcome, killed, slack, notes, fields) -> OfflineResult:
@@ -187,136 +195,151 @@ def _certify_relaxation(outcome, killed, slack, notes, fields) -> OfflineResult:
     )
 
 
-def _certify_ilp(instance, raw, outcome, killed, failure, slack, start, start_utility, trivial_bound, notes,
-                 fields) -> OfflineResult:
-    """The ILP: the incumbent is the better of the solver's verified schedule and the start; the bound is
-    the solver's (plus the floor's slack), capped by the trivial bound and discarded if below the incumbent."""
-    candidates = []
-    assignments = raw.get("assignments")
-    bound_reported = outcome.bound if outcome is not None else None
-    if outcome is None and raw.get("incumbent") is not None:
-        # Killed (or crashed) mid-solve: the last incumbent the solver reported, with its bound at the time.
-        assignments = raw["incumbent"]["assignments"]
-        bound_reported = raw["incumbent"]["bound"]
-    if assignments is not None:
-        solver_schedule = Schedule({i: JobSchedule(w, z) for i, (w, z) in assignments.items()})
-        report = verify(instance, solver_schedule)
-        if report.feasible:
-            candidates.append(("solver", float(report.utility), solver_schedule))
-        else:
-            shown = "; ".join(f"eq. {v.equation} {v.message}" for v in report.violations[:3])
-            notes.append(f"the solver's answer failed verification and was discarded: {shown}")
-    if start is not None:
-        candidates.append(("start", float(start_utility), start))
-    source, objective, schedule = None, None, None
-    if candidates:
-        # Prefer the solver's schedule on a tie (it carries the certificate); the start only when better.
-        source, objective, schedule = max(candidates, key=lambda c: (c[1], c[0] == "solver"))
-        if source == "start" and any(c[0] == "solver" for c in candidates):
-            notes.append("the solver's incumbent is worse than the start; returning the start")
-        elif source == "start":
-            notes.append("the solver returned no schedule; returning the start")
+@dataclass(frozen=True, eq=False)
+class _Incumbent:
+    """The better of the work's verified schedule and the start: where it comes from (``"solver"``,
+    ``"start"``, or None when there is neither), its verified utility and the schedule."""
 
-    bound = trivial_bound
-    if bound_reported is not None:
-        bound = min(float(bound_reported) + slack, trivial_bound)
-    if objective is not None and bound < objective:
-        if objective - bound <= OPTIMALITY_TOLERANCE * max(1.0, abs(objective)):
-            bound = objective  # equal up to the solver's tolerances
-        else:
-            notes.append(
-                f"the solver's bound {bound:.9g} is below a verified schedule's utility {objective:.9g}, so it "
-                f"is wrong; using the trivial bound {trivial_bound:.9g}"
-            )
-            bound = trivial_bound
-
-    solver_said = outcome.status if outcome is not None else "error"
-    if killed:
-        status = "killed"
-    elif failure or solver_said == "error" or (objective is None and assignments is not None):
-        status = "error"
-    elif objective is not None:
-        status = "optimal" if solver_said == "optimal" and _proven(objective, bound) else "feasible"
-        if solver_said == "optimal" and status == "feasible" and (outcome.objective or 0) < objective - 1e-6:
-            notes.append("the solver claimed optimality for a worse solution than the start")
-    elif solver_said == "infeasible":
-        status = "infeasible"
-    elif solver_said in ("time_limit", "other_limit", "feasible", "optimal"):
-        status = "time_limit_no_incumbent"
-    else:
-        status = "error"
-
-    if schedule is not None:
-        schedule = Schedule(schedule.assignments, meta={
-            **(schedule.meta if source == "start" else {}),
-            "source": "offline" if source == "solver" else "offline:start",
-            "status": status, "objective": objective, "bound": bound,
-            "solver": fields["solver"], "formulation": fields["formulation"],
-        })
-    return OfflineResult(
-        status=status, objective=objective, bound=bound, gap=_gap(objective, bound), schedule=schedule,
-        incumbent_source=source, start_objective=start_utility, message="; ".join(notes), **fields,
-    )
+    source: str | None
+    objective: float | None
+    schedule: Schedule | None
+    solver_had_one: bool  # the work's schedule passed verification (whether or not it was chosen)
 
 
-def _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, common) -> OfflineResult:
-    """Column generation's answer: the best verified schedule (the start if better) and the best Lagrangian
-    bound, capped by the trivial bound; ``"optimal"`` only when the bound meets the schedule."""
-    _limit_notes(raw, notes)
-    bound_data = raw.get("bound")
-    bound = bound_data.get("bound") if isinstance(bound_data, dict) else bound_data
-    if bound is None or not math.isfinite(float(bound)):
-        notes.append("column generation completed no pricing round: the bound is the trivial one "
-                     "(each job alone on the empty cluster)")
-        bound = trivial_bound
-    bound = min(float(bound), trivial_bound)
-    assignments = raw.get("assignments") or (raw.get("incumbent") or {}).get("assignments")
+def _best_incumbent(instance, assignments, start, start_utility, notes: list, rejected) -> _Incumbent:
+    """Verify the work's schedule (``rejected(report)`` is the note when it fails) and keep the better of it
+    and the start; on a tie the work's schedule, which carries the certificate."""
     candidates = []
     if assignments is not None:
         schedule = Schedule({i: JobSchedule(w, z) for i, (w, z) in assignments.items()})
         report = verify(instance, schedule)
         if report.feasible:
             candidates.append(("solver", float(report.utility), schedule))
-        else:  # pragma: no cover - columns are whole schedules within the capacity rows
-            notes.append("the price-and-branch schedule failed verification and was discarded")
+        else:
+            notes.append(rejected(report))
     if start is not None:
         candidates.append(("start", float(start_utility), start))
-    source, objective, schedule = (max(candidates, key=lambda c: (c[1], c[0] == "solver"))
-                                   if candidates else (None, None, None))
-    if objective is not None and bound < objective:
-        if objective - bound > OPTIMALITY_TOLERANCE * max(1.0, abs(objective)):
-            notes.append(f"the bound {bound:.9g} is below a verified schedule's utility {objective:.9g}, so it is "
-                         f"wrong; using the trivial bound {trivial_bound:.9g}")
-            bound = trivial_bound
-        else:
-            bound = objective
-    if raw.get("killed"):
-        status = "killed"
-    elif raw.get("memory"):
-        status = "memory_limit"
-    elif raw.get("error") or objective is None:
-        status = "error"
-    else:
-        status = "optimal" if _proven(objective, bound) else "feasible"
-    details = {key: raw[key] for key in ("rounds", "columns", "rows", "converged", "lp_value", "seeds",
-                                         "seed_seconds", "pooled_seconds", "cg_seconds", "mip_seconds", "mip_status")
-               if key in raw}
-    if raw.get("rounds") is not None:
-        notes.append(f"column generation: {raw['rounds']} rounds, {raw.get('columns')} columns, "
-                     f"{'converged' if raw.get('converged') else 'stopped at the time limit'}; price-and-branch "
-                     f"{raw.get('mip_status')}")
-    if schedule is not None:
-        schedule = Schedule(schedule.assignments, meta={
-            **(schedule.meta if source == "start" else {}),
-            "source": "offline:cg" if source == "solver" else "offline:start", "status": status,
-            "objective": objective, "bound": bound, "method": "cg"})
+    if not candidates:
+        return _Incumbent(None, None, None, False)
+    source, objective, schedule = max(candidates, key=lambda c: (c[1], c[0] == "solver"))
+    return _Incumbent(source, objective, schedule, any(c[0] == "solver" for c in candidates))
+
+
+def _bound_above(objective, bound: float, trivial_bound: float, whose: str, notes: list) -> float:
+    """``bound``, unless a verified schedule's utility ``objective`` exceeds it: equal up to the solver's
+    tolerances it is raised to the utility; beyond them it is wrong and the trivial bound replaces it."""
+    if objective is None or bound >= objective:
+        return bound
+    if objective - bound <= OPTIMALITY_TOLERANCE * max(1.0, abs(objective)):
+        return objective
+    notes.append(f"{whose} {bound:.9g} is below a verified schedule's utility {objective:.9g}, so it is wrong; "
+                 f"using the trivial bound {trivial_bound:.9g}")
+    return trivial_bound
+
+
+def _violations(report) -> str:
+    shown = "; ".join(f"eq. {v.equation} {v.message}" for v in report.violations[:3])
+    return f"the solver's answer failed verification and was discarded: {shown}"
+
+
+def _certify_ilp(instance, ended: ChildOutcome, slack, start, start_utility, trivial_bound, notes,
+                 fields) -> OfflineResult:
+    """The ILP: the incumbent is the better of the solver's verified schedule and the start; the bound is
+    the solver's (plus the floor's slack), capped by the trivial bound and discarded if below the incumbent."""
+    solved: RawSolve | None = ended.answer
+    outcome = None if solved is None else solved.outcome
+    assignments = None if solved is None else solved.assignments
+    bound_reported = None if outcome is None else outcome.bound
+    if outcome is None and ended.incumbent is not None:
+        # Killed (or crashed) mid-solve: the last incumbent the solver reported, with its bound at the time.
+        assignments, bound_reported = ended.incumbent.assignments, ended.incumbent.bound
+    best = _best_incumbent(instance, assignments, start, start_utility, notes, _violations)
+    if best.source == "start" and best.solver_had_one:
+        notes.append("the solver's incumbent is worse than the start; returning the start")
+    elif best.source == "start":
+        notes.append("the solver returned no schedule; returning the start")
+    objective = best.objective
+    bound = trivial_bound if bound_reported is None else min(float(bound_reported) + slack, trivial_bound)
+    bound = _bound_above(objective, bound, trivial_bound, "the solver's bound", notes)
+    status = _ilp_status(ended, outcome, objective, assignments, bound, notes)
+    schedule = None if best.schedule is None else Schedule(best.schedule.assignments, meta={
+        **(best.schedule.meta if best.source == "start" else {}),
+        "source": "offline" if best.source == "solver" else "offline:start",
+        "status": status, "objective": objective, "bound": bound,
+        "solver": fields["solver"], "formulation": fields["formulation"],
+    })
     return OfflineResult(
         status=status, objective=objective, bound=bound, gap=_gap(objective, bound), schedule=schedule,
-        build_seconds=float(raw.get("seed_seconds", 0.0)), solve_seconds=float(raw.get("elapsed", 0.0)),
-        n_variables=int(raw.get("columns", 0)), n_constraints=int(raw.get("rows", 0)),
-        termination="converged" if raw.get("converged") else status, incumbent_source=source,
-        start_objective=start_utility, message="; ".join(notes), details=details, **common,
+        incumbent_source=best.source, start_objective=start_utility, message="; ".join(notes), **fields,
     )
 
 
-__all__ = ["OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "SUCCESS_STATUSES"]
+def _ilp_status(ended: ChildOutcome, outcome, objective, assignments, bound, notes) -> str:
+    """Which limit ended the ILP, or whether its incumbent is proven optimal."""
+    solver_said = outcome.status if outcome is not None else "error"
+    if ended.killed:
+        return "killed"
+    if ended.error or solver_said == "error" or (objective is None and assignments is not None):
+        return "error"
+    if objective is not None:
+        status = "optimal" if solver_said == "optimal" and _proven(objective, bound) else "feasible"
+        if solver_said == "optimal" and status == "feasible" and (outcome.objective or 0) < objective - 1e-6:
+            notes.append("the solver claimed optimality for a worse solution than the start")
+        return status
+    if solver_said == "infeasible":
+        return "infeasible"
+    if solver_said in ("time_limit", "other_limit", "feasible", "optimal"):
+        return "time_limit_no_incumbent"
+    return "error"
+
+
+def certify_column_generation(instance, ended: ChildOutcome, start, start_utility, trivial_bound, notes,
+                              identity: dict) -> OfflineResult:
+    """Column generation's answer: the best verified schedule (the start if better) and the best Lagrangian
+    bound, capped by the trivial bound; ``"optimal"`` only when the bound meets the schedule."""
+    run: ColumnGenerationRun | None = ended.answer
+    _limit_notes(ended, notes, suggest_column_generation=False)
+    if run is not None:
+        bound = run.bound
+    else:
+        bound = None if ended.bound is None else ended.bound.bound
+    if bound is None or not math.isfinite(float(bound)):
+        notes.append("column generation completed no pricing round: the bound is the trivial one "
+                     "(each job alone on the empty cluster)")
+        bound = trivial_bound
+    bound = min(float(bound), trivial_bound)
+    # An empty schedule is no answer: fall back on the last incumbent the work reported, as for a killed run.
+    assignments = (run.assignments if run is not None else None) or (
+        None if ended.incumbent is None else ended.incumbent.assignments)
+    best = _best_incumbent(instance, assignments, start, start_utility, notes,
+                           lambda report: "the price-and-branch schedule failed verification and was discarded")
+    objective = best.objective
+    bound = _bound_above(objective, bound, trivial_bound, "the bound", notes)
+    if ended.killed:
+        status = "killed"
+    elif ended.memory:
+        status = "memory_limit"
+    elif ended.error or objective is None:
+        status = "error"
+    else:
+        status = "optimal" if _proven(objective, bound) else "feasible"
+    if run is not None:
+        notes.append(f"column generation: {run.rounds} rounds, {run.columns} columns, "
+                     f"{'converged' if run.converged else 'stopped at the time limit'}; price-and-branch "
+                     f"{run.mip_status}")
+    schedule = None if best.schedule is None else Schedule(best.schedule.assignments, meta={
+        **(best.schedule.meta if best.source == "start" else {}),
+        "source": "offline:cg" if best.source == "solver" else "offline:start", "status": status,
+        "objective": objective, "bound": bound, "method": "cg"})
+    return OfflineResult(
+        status=status, objective=objective, bound=bound, gap=_gap(objective, bound), schedule=schedule,
+        build_seconds=0.0 if run is None else float(run.seed_seconds), solve_seconds=float(ended.elapsed),
+        n_variables=0 if run is None else run.columns, n_constraints=0 if run is None else run.rows,
+        termination="converged" if run is not None and run.converged else status, incumbent_source=best.source,
+        start_objective=start_utility, message="; ".join(notes), details={} if run is None else run.details(),
+        **identity,
+    )
+
+
+__all__ = ["OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "SUCCESS_STATUSES", "certify",
+           "certify_column_generation"]

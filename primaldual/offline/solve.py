@@ -1,4 +1,4 @@
-"""Solve the offline problem (1)-(13) and return an honest certificate (issue 3; docs/papers.md, OASiS).
+"""Solve the offline problem (1)-(13) and return an honest certificate (docs/papers.md, OASiS).
 
 :func:`solve_offline` builds :func:`primaldual.models.offline.build_offline_model`, hands it to a backend
 through :func:`primaldual.backends.solvers.solve_model` and returns an :class:`OfflineResult`:
@@ -34,28 +34,27 @@ incumbent is worse or missing; so the result is never worse than the start.
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing
 import time
+from dataclasses import dataclass, replace
+from typing import Sequence
 
 import numpy as np
 import pyomo.environ as pyo
 
+from primaldual.backends.solvers import check_solver, highspy_version, solve_model, solver_version
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
+from primaldual.core.schedule import Schedule
+from primaldual.core.verify import verify
 from primaldual.models.offline import build_offline_model, model_size, schedulable_jobs
 from primaldual.offline.child import default_memory_limit, remaining, run_in_child
-from primaldual.offline.export import EXPORT_FORMATS, write_model  # noqa: F401 - re-exported
-from primaldual.offline.methods import (  # noqa: F401 - re-exported: the choices and checks live there
-    AUTO_ILP_PLACEMENTS, AUTO_MATRIX_PLACEMENTS, BUILDERS, METHODS, POOLED_SHARE, _check_arguments, _check_start,
-    _large_ilp_options, placement_count, resolve_builder, resolve_method)
-from primaldual.offline.result import (  # noqa: F401 - re-exported: the result and its rules live there
-    OPTIMALITY_TOLERANCE, STATUSES, SUCCESS_STATUSES, OfflineResult, _certify, _certify_cg, _certify_ilp,
-    _certify_relaxation, _gap, _limit_notes, _proven)
-from primaldual.core.schedule import Schedule
-from primaldual.backends.solvers import highspy_version as _highspy_version
-from primaldual.backends.solvers import check_solver, solve_model, solver_version
-from primaldual.core.verify import verify
+from primaldual.offline.methods import (
+    POOLED_SHARE, large_ilp_plan, resolve_builder, resolve_method, verified_start_utility)
+from primaldual.offline.options import EXACT, OnlineSeed, SolveOptions, best_seed
+from primaldual.offline.outcome import (
+    Built, ChildOutcome, ColumnGenerationRun, Incumbent, Notify, ProgressLine, RawSolve, Solving)
+from primaldual.offline.result import OfflineResult, certify, certify_column_generation
 
 #: Relative MIP gap handed to HiGHS when the caller gives none (its own default, 1e-4, is coarser than the
 #: tolerance above). CBC and GLPK default to an exact search already.
@@ -107,150 +106,158 @@ def _extract(model, instance: Instance) -> dict[int, tuple[np.ndarray, np.ndarra
     return out
 
 
-def _build_and_solve_matrix(instance, *, time_limit, mip_gap, threads, relax, start=None, notify=None,
-                            deadline=None) -> dict:
+@dataclass(frozen=True, eq=False)
+class IlpTask:
+    """What the ILP/LP work needs, as picklable data (it crosses to the child process).
+
+    ``start``/``start_utility`` are the verified MIP start; ``deadline`` the absolute ``time.time()`` the
+    whole solve must end by (the solver gets the time left after building); ``seeds`` the verified online
+    schedules the ``online_start`` picks from; ``pooled_first`` solves the pooled ILP first
+    (:func:`primaldual.offline.pooled.solve_pooled_and_place`)."""
+
+    solver: str
+    time_limit: float | None
+    mip_gap: float | None
+    threads: int | None
+    relax: bool
+    pooled: bool
+    formulation: str
+    builder: str
+    start: Schedule | None
+    start_utility: float | None
+    deadline: float | None
+    seeds: tuple[OnlineSeed, ...]
+    pooled_first: bool
+    online_start: bool
+
+    def time_left(self) -> float | None:
+        return self.time_limit if self.deadline is None else remaining(self.deadline)
+
+
+def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> RawSolve:
     """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline.matrix`),
-    with ``start`` as the MIP start and each improving incumbent sent through ``notify``."""
+    with the task's start as the MIP start and each improving incumbent sent through ``notify``."""
     from primaldual.offline.matrix import build_matrix_model, matrix_assignments, solve_matrix_model, start_vector
 
     started = time.perf_counter()
     model = build_matrix_model(instance)
-    build_seconds = time.perf_counter() - started
-    if notify is not None:
-        notify("built", {"build_seconds": build_seconds, "n_variables": model.n_variables,
-                         "n_constraints": model.n_constraints, "objective_slack": model.objective_slack})
+    built = Built(time.perf_counter() - started, model.n_variables, model.n_constraints, model.objective_slack)
     on_incumbent = None
-    if notify is not None and not relax:
-        def on_incumbent(values, objective, bound):
-            # Sent as found, so that a parent that kills this process keeps the best schedule so far.
-            notify("incumbent", {"assignments": matrix_assignments(model, values, instance), "bound": bound,
-                                 "objective": objective})
-
-    if deadline is not None:
-        time_limit = remaining(deadline)
-    gap = mip_gap if mip_gap is not None else (None if relax else DEFAULT_HIGHS_GAP)
-    outcome, values = solve_matrix_model(
-        model, relax=relax, time_limit=time_limit, mip_gap=gap, threads=threads, on_incumbent=on_incumbent,
-        start=None if start is None or relax else start_vector(model, instance, start))
-    assignments = None if relax or values is None else matrix_assignments(model, values, instance)
-    return {"build_seconds": build_seconds, "n_variables": model.n_variables, "n_constraints": model.n_constraints,
-            "objective_slack": model.objective_slack, "outcome": outcome, "assignments": assignments,
-            "builder": "matrix"}
-
-
-def _build_and_solve(instance, *, solver, time_limit, mip_gap, threads, relax, pooled, formulation, start,
-                     notify=None, deadline=None, builder="pyomo") -> dict:
-    """Build, optionally seed, solve; return plain data (picklable: it may cross a process boundary).
-
-    With a ``deadline`` (absolute ``time.time()``) the solver gets only the time left after building."""
-    if builder == "matrix":
-        return _build_and_solve_matrix(instance, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
-                                       relax=relax, start=start, notify=notify, deadline=deadline)
-    started = time.perf_counter()
-    model = build_offline_model(instance, relax=relax, formulation=formulation, pooled=pooled)
-    build_seconds = time.perf_counter() - started
-    n_variables, n_constraints = model_size(model)
     if notify is not None:
-        notify("built", {"build_seconds": build_seconds, "n_variables": n_variables, "n_constraints": n_constraints,
-                         "objective_slack": float(model.objective_slack)})
-    if start is not None:
-        _seed(model, instance, start)
-    gap = mip_gap if mip_gap is not None else (DEFAULT_HIGHS_GAP if solver == "highs" and not relax else None)
+        notify(built)
+        if not task.relax:
+            def on_incumbent(values, objective, bound):
+                # Sent as found, so that a parent that kills this process keeps the best schedule so far.
+                notify(Incumbent(matrix_assignments(model, values, instance), objective, bound))
+
+    gap = task.mip_gap if task.mip_gap is not None else (None if task.relax else DEFAULT_HIGHS_GAP)
+    outcome, values = solve_matrix_model(
+        model, relax=task.relax, time_limit=task.time_left(), mip_gap=gap, threads=task.threads,
+        on_incumbent=on_incumbent,
+        start=None if task.start is None or task.relax else start_vector(model, instance, task.start))
+    assignments = None if task.relax or values is None else matrix_assignments(model, values, instance)
+    return RawSolve(built, outcome, assignments, builder="matrix")
+
+
+def _build_and_solve(instance, task: IlpTask, notify: Notify | None) -> RawSolve:
+    """Build, optionally seed, solve; the solver gets only the time left after building."""
+    if task.builder == "matrix":
+        return _build_and_solve_matrix(instance, task, notify)
+    started = time.perf_counter()
+    model = build_offline_model(instance, relax=task.relax, formulation=task.formulation, pooled=task.pooled)
+    build_seconds = time.perf_counter() - started
+    built = Built(build_seconds, *model_size(model), float(model.objective_slack))
+    if notify is not None:
+        notify(built)
+    if task.start is not None:
+        _seed(model, instance, task.start)
+    gap = task.mip_gap if task.mip_gap is not None else (
+        DEFAULT_HIGHS_GAP if task.solver == "highs" and not task.relax else None)
+    schedules = not task.relax and not task.pooled
     on_start = on_incumbent = None
     if notify is not None:
         def on_start():
-            notify("solving", {})
+            notify(Solving())
 
-        if not relax and not pooled:
+        if schedules:
             def on_incumbent(objective, bound):
                 # Sent as found, so that a parent that kills this process keeps the best schedule so far.
-                notify("incumbent", {"assignments": _extract(model, instance), "bound": bound,
-                                     "objective": objective})
+                notify(Incumbent(_extract(model, instance), objective, bound))
 
-    if deadline is not None:
-        time_limit = remaining(deadline)
-    outcome = solve_model(model, solver=solver, time_limit=time_limit, mip_gap=gap, threads=threads,
-                          warmstart=start is not None, on_start=on_start, on_incumbent=on_incumbent)
-    assignments = None
-    if outcome.has_solution and not relax and not pooled:
-        assignments = _extract(model, instance)
-    return {
-        "build_seconds": build_seconds,
-        "n_variables": n_variables,
-        "n_constraints": n_constraints,
-        "objective_slack": float(model.objective_slack),
-        "outcome": outcome,
-        "assignments": assignments,
-        "builder": "pyomo",
-    }
+    outcome = solve_model(model, solver=task.solver, time_limit=task.time_left(), mip_gap=gap, threads=task.threads,
+                          warmstart=task.start is not None, on_start=on_start, on_incumbent=on_incumbent)
+    assignments = _extract(model, instance) if outcome.has_solution and schedules else None
+    return RawSolve(built, outcome, assignments, builder="pyomo")
 
 
-def _ilp_in_child(notify, instance, options) -> dict:  # runs in the spawned process
-    options = dict(options)
-    pooled_first, online_start = options.pop("pooled_first", False), options.pop("online_start", False)
-    extra = {"notes": [], "details": {}}
-    if online_start and options["start"] is None:
-        from primaldual.offline.pooled import best_online_schedule
-
-        options["start"], utility = best_online_schedule(instance)
-        extra["details"]["online_start_utility"] = utility
-        if notify is not None and options["start"] is not None:
-            notify("incumbent", {"assignments": {i: (s.workers, s.parameter_servers)
-                                                 for i, s in options["start"].assignments.items()},
-                                 "objective": utility, "bound": None})
+def _ilp_in_child(notify: Notify | None, instance, task: IlpTask) -> RawSolve:  # runs in the spawned process
+    """The ILP with its large-instance plan: the online start, then the pooled ILP placed on servers (which
+    proves optimality when every slot packs), then the per-server ILP with the pooled bound."""
+    notes, details = [], {}
+    if task.online_start and task.start is None:
+        task = _with_online_start(task, notify, details)
     pooled_bound = None
-    if pooled_first:
+    if task.pooled_first:
         from primaldual.offline.pooled import solve_pooled_and_place
 
-        left = remaining(options["deadline"])
+        left = remaining(task.deadline)
         pooled = solve_pooled_and_place(
-            instance, time_limit=None if left is None else POOLED_SHARE * left, threads=options["threads"],
-            mip_gap=DEFAULT_HIGHS_GAP if options["mip_gap"] is None else options["mip_gap"], start=options["start"])
-        extra["notes"].append(pooled.pop("note"))
-        extra["details"]["pooled_bound"] = pooled["outcome"].bound
-        if pooled["assignments"] is not None:
-            return {**pooled, **extra, "builder": "pooled+placement"}
-        options["start"] = _better_start(instance, options["start"], pooled.pop("partial"), extra)
-        if pooled["outcome"].status != "error":
-            pooled_bound = pooled["outcome"].bound
-    raw = _build_and_solve(instance, notify=notify, **options)
-    outcome = raw["outcome"]
+            instance, time_limit=None if left is None else POOLED_SHARE * left, threads=task.threads,
+            mip_gap=DEFAULT_HIGHS_GAP if task.mip_gap is None else task.mip_gap, start=task.start)
+        notes.append(pooled.note)
+        details["pooled_bound"] = pooled.solve.outcome.bound
+        if pooled.solve.assignments is not None:
+            return replace(pooled.solve, builder="pooled+placement", notes=tuple(notes), details=details)
+        task = _better_start(instance, task, pooled.partial, notes, details)
+        if pooled.solve.outcome.status != "error":
+            pooled_bound = pooled.solve.outcome.bound
+    solved = _build_and_solve(instance, task, notify)
+    outcome = solved.outcome
     if outcome.status == "error" and any(word in outcome.message for word in (
             "MemoryError", "bad_alloc", "can't start new thread")):
         # solve_model reports a failed allocation as a solver error; under the child's cap it is the cap.
         raise MemoryError(outcome.message)
     if pooled_bound is not None and (outcome.bound is None or pooled_bound < outcome.bound):
         # The pooled model is a relaxation with the same floored objective: its bound holds here too.
-        raw["outcome"] = dataclasses.replace(outcome, bound=pooled_bound)
-    return {**raw, **extra}
+        outcome = replace(outcome, bound=pooled_bound)
+    return replace(solved, outcome=outcome, notes=tuple(notes), details=details)
 
 
-def _better_start(instance, start, candidate, extra) -> Schedule | None:
-    """The better MIP start of ``start`` and ``candidate`` (a schedule placed from the pooled solution)."""
+def _with_online_start(task: IlpTask, notify: Notify | None, details: dict) -> IlpTask:
+    """The task with the best online seed as its MIP start (announced as the first incumbent)."""
+    seed = best_seed(task.seeds, key=lambda s: s.start_rank)
+    start, utility = (None, None) if seed is None else (seed.schedule, seed.utility)
+    details["online_start_utility"] = utility
+    if notify is not None and start is not None:
+        notify(Incumbent({i: (s.workers, s.parameter_servers) for i, s in start.assignments.items()}, utility, None))
+    return replace(task, start=start, start_utility=utility)
+
+
+def _better_start(instance, task: IlpTask, candidate, notes: list, details: dict) -> IlpTask:
+    """The task with the better MIP start of its own and ``candidate`` (a schedule placed from the pooled
+    solution)."""
     if candidate is None:
-        return start
+        return task
     utility = verify(instance, candidate)
-    if not utility.feasible or (start is not None and utility.utility <= verify(instance, start).utility):
-        return start
-    extra["details"]["pooled_start_utility"] = float(utility.utility)
-    extra["notes"].append("the pooled solution's jobs that fit on the servers seed the per-server ILP")
-    return candidate
+    if not utility.feasible or (task.start is not None and utility.utility <= task.start_utility):
+        return task
+    details["pooled_start_utility"] = float(utility.utility)
+    notes.append("the pooled solution's jobs that fit on the servers seed the per-server ILP")
+    return replace(task, start=candidate)
 
 
-def _prepare_ilp(instance, options) -> None:  # runs in the spawned process, before its memory cap
+def _prepare_ilp(instance, task: IlpTask) -> None:  # runs in the spawned process, before its memory cap
     import pyomo.contrib.appsi.solvers.highs  # noqa: F401 - the import the HiGHS path makes later
 
-    check_solver(options["solver"])
-    solver_version(options["solver"])
+    check_solver(task.solver)
+    solver_version(task.solver)
 
 
 def _prepare_cg(instance, jobs, options) -> None:  # runs in the spawned process, before its memory cap
-    import primaldual.oasis.engine  # noqa: F401
     import primaldual.offline.price_and_branch  # noqa: F401
-    import primaldual.simulation.simulator  # noqa: F401
 
 
-def _cg_in_child(notify, instance, jobs, options) -> dict:  # runs in the spawned process
+def _cg_in_child(notify: Notify | None, instance, jobs, options) -> ColumnGenerationRun:  # in the spawned process
     from primaldual.offline.price_and_branch import column_generation_solve
 
     return column_generation_solve(instance, jobs, notify=notify, **options)
@@ -262,118 +269,121 @@ def default_grace(time_limit: float) -> float:
     return 5.0 + 0.1 * float(time_limit)
 
 
-def solve_offline(
-    instance: Instance,
-    solver: str = "highs",
-    time_limit: float | None = None,
-    mip_gap: float | None = None,
-    threads: int | None = None,
-    start: Schedule | None = None,
-    relax: bool = False,
-    pooled: bool = False,
-    formulation: str = "strong",
-    grace: float | None = None,
-    *,
-    method: str | None = None,
-    memory_limit: int | None = None,
-    progress=None,
-    builder: str = "auto",
-    pooled_first: bool | None = None,
-    online_start: bool | None = None,
-) -> OfflineResult:
+def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
+                  start: Schedule | OnlineSeed | None = None, seeds: Sequence[OnlineSeed] = (),
+                  progress=None) -> OfflineResult:
     """Solve the offline problem of ``instance`` (or bound it) and certify the answer.
 
-    ``method`` (:data:`METHODS`): ``"ilp"`` (default), ``"lp"`` (the LP relaxation; ``relax=True`` is the old
-    spelling), ``"pooled"`` (``pooled=True``), ``"cg"`` (column generation and price-and-branch over the
-    packing formulation (14)-(18), :mod:`primaldual.offline.price_and_branch`: a verified schedule and a certified
-    bound) or ``"auto"`` (:func:`resolve_method`); ``OfflineResult.method`` is the one used.
+    ``options`` (:class:`~primaldual.offline.options.SolveOptions`, default :data:`EXACT`: the exact ILP in this
+    process without limits) says how. ``method``: ``"ilp"``, ``"lp"`` (the LP relaxation), ``"pooled"`` (the
+    pooled relaxation), ``"cg"`` (column generation and price-and-branch over the packing formulation
+    (14)-(18), :mod:`primaldual.offline.price_and_branch`: a verified schedule and a certified bound) or
+    ``"auto"`` (:func:`~primaldual.offline.methods.resolve_method`); ``OfflineResult.method`` is the one used.
 
-    ``time_limit`` (seconds) bounds the whole call, building included: the build and solve run in a spawned
-    child that is killed ``grace`` seconds (default :func:`default_grace`) after the limit, and the solver
-    gets the time left after building. ``memory_limit`` (bytes; default
-    :func:`primaldual.offline.child.default_memory_limit`) caps the child's address space; past it the status
-    is ``"memory_limit"``. Without either limit the solve runs in this process; inside a daemonic process
-    (e.g. a ``multiprocessing.Pool`` worker), which may not start children, too, with the solver's own limit
-    only, and ``message`` says so. ``builder`` (:data:`BUILDERS`) chooses who assembles the ILP/LP: the Pyomo
-    model or numpy sparse arrays handed to highspy (:func:`resolve_builder`). ``progress(line)``, if given,
-    receives progress lines while a child runs. ``pooled_first`` solves the pooled ILP first and places its
-    optimum on servers (:mod:`primaldual.offline.pooled`; a proof of optimality when every slot packs, else
-    the per-server ILP follows with the pooled bound); ``online_start`` seeds the ILP with the best online
-    scheduler's schedule; both default (None) to on for the HiGHS strong ILP above
-    :data:`AUTO_MATRIX_PLACEMENTS` placement variables.
-    ``mip_gap`` is a relative gap at which the solver may stop; the result is then ``"feasible"`` with its gap
-    unless the bound meets the incumbent. ``start`` is a feasible schedule used as a MIP start and as a floor
-    on the incumbent.
+    ``time_limit`` bounds the whole call, building included: the build and solve run in a spawned child that
+    is killed ``grace`` seconds (default :func:`default_grace`) after the limit, and the solver gets the time
+    left after building. ``memory_limit`` caps the child's address space; past it the status is
+    ``"memory_limit"``. Without either limit the solve runs in this process; inside a daemonic process (a
+    ``multiprocessing.Pool`` worker), which may not start children, too, and ``message`` says so.
+    ``progress(line)``, if given, receives progress lines while a child runs.
 
-    Bad arguments, an unknown or unavailable solver, and an infeasible start raise :class:`InputError`. An
-    instance where no job can finish returns ``"optimal"`` with objective 0 without calling a solver.
+    ``start`` is a feasible schedule used as a MIP start and as a floor on the incumbent; it is verified here
+    unless it comes as an :class:`~primaldual.offline.options.OnlineSeed` (verified by the caller, with its
+    utility). ``seeds`` are verified online schedules (:mod:`primaldual.evaluation.seeds` builds them): column
+    generation starts its master from them, and the ILP's online start is the best of them.
+
+    An unknown or unavailable solver, an option that does not apply to the method, and an infeasible start
+    raise :class:`InputError`. An instance where no job can finish returns ``"optimal"`` with objective 0
+    without calling a solver.
     """
-    _check_arguments(solver, time_limit, mip_gap, threads, formulation, grace, method, memory_limit)
-    method = resolve_method(instance, method, bool(relax), bool(pooled))
-    relax, pooled = method == "lp", method == "pooled"
-    relaxation = relax or pooled
-    start_utility = None
-    if start is not None:
-        if relaxation:
-            raise InputError("--start: a MIP start seeds the ILP; it does not apply to --relax or --pooled")
-        start_utility = _check_start(instance, start)
-    version = solver_version(solver) if method != "cg" else _highspy_version()
+    options = EXACT if options is None else options
+    if not isinstance(options, SolveOptions):
+        raise InputError(f"options: must be SolveOptions, got {type(options).__name__}")
+    check_solver(options.solver)
+    method = resolve_method(instance, options.method)
+    relaxation = method in ("lp", "pooled")
+    start, start_utility = _checked_start(instance, start, relaxation)
+    identity = dict(solver=options.solver if method != "cg" else "highs",
+                    solver_version=solver_version(options.solver) if method != "cg" else highspy_version(),
+                    formulation=options.formulation, relaxed=method == "lp", pooled=method == "pooled",
+                    method=method)
     jobs = schedulable_jobs(instance)
-    trivial_bound = float(sum(instance.best_utility(i) for i in jobs))
-    common = dict(solver=solver if method != "cg" else "highs", solver_version=version, formulation=formulation,
-                  relaxed=relax, pooled=pooled, method=method)
-
     if not jobs:
-        schedule = None if relaxation else Schedule({}, meta={"source": "offline", "status": "optimal"})
-        if schedule is not None and not verify(instance, schedule).feasible:  # pragma: no cover - defensive
-            raise AssertionError("the empty schedule failed verification")
-        why = "the instance has no jobs" if instance.n_jobs == 0 else (
-            "no job can finish by the horizon (or fit on any server)")
-        return OfflineResult(
-            status="optimal", objective=0.0, bound=0.0, gap=0.0, schedule=schedule, build_seconds=0.0,
-            solve_seconds=0.0, n_variables=0, n_constraints=0, termination="not solved",
-            incumbent_source="empty", start_objective=start_utility,
-            message=f"{why}: the optimum admits nothing; no solver was called", **common,
-        )
-
+        return _nothing_to_solve(instance, relaxation, start_utility, identity)
+    trivial_bound = float(sum(instance.best_utility(i) for i in jobs))
     notes = []
-    in_child = (time_limit is not None or memory_limit is not None)
+    in_child = options.time_limit is not None or options.memory_limit is not None
     if in_child and multiprocessing.current_process().daemon:
         notes.append("no hard wall-clock limit (nor memory limit): a daemonic process may not start the solver process")
         in_child = False
-    deadline = None if time_limit is None else time.time() + float(time_limit)
+    deadline = None if options.time_limit is None else time.time() + options.time_limit
     if method == "cg":
-        options = dict(deadline=deadline, threads=threads)
-        target, arguments, prepare = _cg_in_child, (instance, jobs, options), _prepare_cg
+        target, arguments, prepare = _cg_in_child, (instance, jobs, dict(
+            deadline=deadline, threads=options.threads, seeds=tuple(seeds))), _prepare_cg
     else:
-        options = dict(solver=solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, relax=relax,
-                       pooled=pooled, formulation=formulation, start=start, deadline=deadline,
-                       builder=resolve_builder(instance, builder, solver=solver, pooled=pooled,
-                                               formulation=formulation, start=start),
-                       **_large_ilp_options(instance, method, solver, formulation, start, pooled_first,
-                                            online_start))
-        target, arguments, prepare = _ilp_in_child, (instance, options), _prepare_ilp
-    started = time.perf_counter()
+        target, arguments, prepare = _ilp_in_child, (instance, _ilp_task(
+            instance, options, method, start, start_utility, seeds, deadline)), _prepare_ilp
+    ended = _run(target, arguments, prepare, options, in_child, progress, method == "cg")
+    if method == "cg":
+        return certify_column_generation(instance, ended, start, start_utility, trivial_bound, notes, identity)
+    return certify(instance, ended, start, start_utility, trivial_bound, relaxation, notes, identity)
+
+
+def _checked_start(instance, start, relaxation: bool) -> tuple[Schedule | None, float | None]:
+    """The start as a schedule and its verified utility (verified here unless the caller did)."""
+    if start is None:
+        return None, None
+    if relaxation:
+        raise InputError("--start: a MIP start seeds the ILP; it does not apply to --relax or --pooled")
+    if isinstance(start, OnlineSeed):
+        return start.schedule, float(start.utility)
+    return start, verified_start_utility(instance, start)
+
+
+def _nothing_to_solve(instance, relaxation: bool, start_utility, identity) -> OfflineResult:
+    """No job can finish (or fit): the empty schedule is optimal, and no solver is called."""
+    schedule = None if relaxation else Schedule({}, meta={"source": "offline", "status": "optimal"})
+    why = "the instance has no jobs" if instance.n_jobs == 0 else (
+        "no job can finish by the horizon (or fit on any server)")
+    return OfflineResult(
+        status="optimal", objective=0.0, bound=0.0, gap=0.0, schedule=schedule, build_seconds=0.0,
+        solve_seconds=0.0, n_variables=0, n_constraints=0, termination="not solved",
+        incumbent_source="empty", start_objective=start_utility,
+        message=f"{why}: the optimum admits nothing; no solver was called", **identity,
+    )
+
+
+def _ilp_task(instance, options: SolveOptions, method, start, start_utility, seeds, deadline) -> IlpTask:
+    """What the ILP/LP child needs, as picklable data."""
+    pooled = method == "pooled"
+    plan = large_ilp_plan(instance, options, method, start)
+    return IlpTask(solver=options.solver, time_limit=options.time_limit, mip_gap=options.mip_gap,
+                   threads=options.threads, relax=method == "lp", pooled=pooled, formulation=options.formulation,
+                   builder=resolve_builder(instance, options, pooled), start=start, start_utility=start_utility,
+                   deadline=deadline, seeds=tuple(seeds), pooled_first=plan["pooled_first"],
+                   online_start=plan["online_start"])
+
+
+def _run(target, arguments, prepare, options: SolveOptions, in_child: bool, progress,
+         column_generation: bool) -> ChildOutcome:
+    """Run ``target`` in a child under the limits, or here; how it ended, with its elapsed seconds."""
     if in_child:
-        raw = run_in_child(target, arguments, time_limit=time_limit,
-                           grace=default_grace(time_limit or 0.0) if grace is None else float(grace),
-                           memory_limit=int(memory_limit) if memory_limit is not None else default_memory_limit(),
-                           progress=progress, prepare=prepare)
-    else:
+        time_limit = options.time_limit
+        return run_in_child(target, arguments, time_limit=time_limit,
+                            grace=default_grace(time_limit or 0.0) if options.grace is None else options.grace,
+                            memory_limit=options.memory_limit if options.memory_limit is not None
+                            else default_memory_limit(),
+                            progress=progress, prepare=prepare)
+    started = time.perf_counter()
+    forward = None
+    if progress is not None and column_generation:
         # In this process only column generation's own progress lines can be shown (nothing else reports).
-        forward = None if progress is None or method != "cg" else (
-            lambda kind, data: progress(str(data)) if kind == "progress" else None)
-        raw = target(forward, *arguments)
-    raw.setdefault("elapsed", time.perf_counter() - started)
-    raw.setdefault("method", method)
-    if method == "cg":
-        return _certify_cg(instance, raw, start, start_utility, trivial_bound, notes, common)
-    return _certify(instance, raw, start, start_utility, trivial_bound, relaxation, notes, common)
+        def forward(event):
+            if isinstance(event, ProgressLine):
+                progress(event.line)
+
+    answer = target(forward, *arguments)
+    return ChildOutcome(answer=answer, elapsed=time.perf_counter() - started)
 
 
-__all__ = [
-    "AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "METHODS", "POOLED_SHARE", "resolve_builder",
-    "placement_count", "resolve_method",
-    "DEFAULT_HIGHS_GAP", "OPTIMALITY_TOLERANCE", "OfflineResult", "STATUSES", "default_grace", "solve_offline",
-    "write_model",
-]
+__all__ = ["DEFAULT_HIGHS_GAP", "default_grace", "solve_offline"]

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from primaldual.reproduce.experiments import BASELINES, CLAIMANT
-from primaldual.sweep import summarize
+from primaldual.sweep.records import Record, typed
+from primaldual.sweep.summary import summarize, utility_table
 
 
 @dataclass(frozen=True)
@@ -52,34 +53,29 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def by_label(records: list[dict]) -> dict[str, list[dict]]:
+    """The records (as written) grouped by their spec's label, in file order."""
     out: dict[str, list[dict]] = {}
     for record in records:
-        out.setdefault(record["spec"]["label"], []).append(record)
+        out.setdefault(Record.of(record).label, []).append(record)
     return out
 
 
-def time_limited(record: dict) -> bool:
+def time_limited(record: Record | dict) -> bool:
     """Whether the record's OPT solve was stopped by the clock (its numbers depend on the machine's speed)."""
-    return bool(record["opt"].get("time_limited"))
+    return Record.of(record).time_limited
 
 
-def oasis_certificate(record: dict) -> dict:
-    """OASiS's certificate in a record (``{}`` if OASiS did not run): the fields of
-    :meth:`primaldual.oasis.engine.Certificate.to_dict`."""
-    return record["schedulers"].get("oasis", {}).get("report", {}).get("certificate", {})
-
-
-#: Limits on the mean OPT/OASiS (upper end of its certified interval). Measured on the quick settings with the
-#: code of 29 Nov 2026: tiny 1.218 (worst 2.907), small 1.210 (worst 1.504, the contended preset with 2 GPUs
-#: per worker server); each limit leaves a margin.
+#: Limits on the mean OPT/OASiS (upper end of its certified interval) on the quick settings: each leaves a
+#: margin above the mean those settings measure (summary.md reports the measured means beside them).
 MEAN_RATIO_LIMIT = {"tiny": 1.35, "small": 1.35}
 
 
-def feasibility_check(label: str, records: list[dict]) -> Outcome:
-    feasible = sum(1 for r in records for e in r["schedulers"].values() if e["feasible"])
-    total = sum(len(r["schedulers"]) for r in records)
-    with_opt = [r for r in records if r["opt"].get("computed")]
-    opt_feasible = sum(1 for r in with_opt if r["opt"].get("verified", True))
+def feasibility_check(label: str, records: list[Record | dict]) -> Outcome:
+    records = typed(records)
+    feasible = sum(1 for r in records for e in r.schedulers.values() if e.feasible)
+    total = sum(len(r.schedulers) for r in records)
+    with_opt = [r for r in records if r.opt.get("computed")]
+    opt_feasible = sum(1 for r in with_opt if r.opt.get("verified", True))
     return Outcome(
         f"feasibility ({label})", "every online and offline schedule passes the independent verifier",
         f"{feasible}/{total} online" + (f", {opt_feasible}/{len(with_opt)} offline" if with_opt else ""),
@@ -87,10 +83,10 @@ def feasibility_check(label: str, records: list[dict]) -> Outcome:
     )
 
 
-def _opt_check(preset: str, records: list[dict], solved: int) -> Outcome:
+def _opt_check(preset: str, records: list[Record], solved: int) -> Outcome:
     n = len(records)
-    limit = records[0]["spec"]["time_limit"]
-    slow = sum(time_limited(r) for r in records)
+    limit = records[0].spec["time_limit"]
+    slow = sum(r.time_limited for r in records)
     return Outcome(
         f"OPT on {preset}", "the ILP proves optimality on every instance",
         f"{solved}/{n} optimal" + (f", {slow} stopped by the time limit" if slow else ""), solved == n,
@@ -99,11 +95,11 @@ def _opt_check(preset: str, records: list[dict], solved: int) -> Outcome:
     )
 
 
-def _certificate_check(preset: str, records: list[dict], oasis: dict) -> Outcome:
+def _certificate_check(preset: str, records: list[Record], oasis: dict) -> Outcome:
     n, bad = len(records), 0
     for record in records:
-        certificate = record["opt_interval"]["upper_candidates"].get("oasis_certificate")
-        if certificate is not None and certificate < record["opt_interval"]["low"] - 1e-6 * max(1.0, certificate):
+        certificate = record.opt_interval.upper_candidates.get("oasis_certificate")
+        if certificate is not None and certificate < record.opt_interval.low - 1e-6 * max(1.0, certificate):
             bad += 1
     return Outcome(
         f"OASiS certificate on {preset}",
@@ -113,27 +109,28 @@ def _certificate_check(preset: str, records: list[dict], oasis: dict) -> Outcome
     )
 
 
-def _two_alpha_check(preset: str, records: list[dict], oasis: dict) -> Outcome | None:
-    with_alpha = [(r, oasis_certificate(r)["two_alpha"]) for r in records if oasis_certificate(r).get("two_alpha")]
+def _two_alpha_check(preset: str, records: list[Record], oasis: dict) -> Outcome | None:
+    with_alpha = [(r, r.certificate("oasis")["two_alpha"]) for r in records if r.certificate("oasis").get("two_alpha")]
     if not with_alpha:
         return None
     worst = (oasis.get("worst_interval") or [None, None])[1]
     over = [r for r, two_alpha in with_alpha
-            if r["ratios"]["oasis"]["upper"] is None or r["ratios"]["oasis"]["upper"] > two_alpha]
+            if r.ratios["oasis"].upper is None or r.ratios["oasis"].upper > two_alpha]
     alphas = [two_alpha for _, two_alpha in with_alpha]
     return Outcome(
         f"2 alpha bound on {preset}", "worst OPT/OASiS <= 2 alpha on every instance (the competitive ratio)",
         f"worst {_fmt(worst)}; 2 alpha between {min(alphas):.3g} and {max(alphas):.3g}",
         worst is not None and not over, "a worst-case guarantee; random instances sit far below it",
-        inconclusive=bool(over) and all(time_limited(r) for r in over),
+        inconclusive=bool(over) and all(r.time_limited for r in over),
     )
 
 
-def ratio_checks(records: list[dict], name: str | None = None) -> list[Outcome]:
+def ratio_checks(records: list[Record | dict], name: str | None = None) -> list[Outcome]:
     """The checks of one ratio set (``name``: how summary.md calls it, default the preset's name)."""
     if not records:
         return []
-    preset = name or records[0]["spec"]["preset"]
+    records = typed(records)
+    preset = name or records[0].spec["preset"]
     summary = summarize(records)
     oasis = summary["schedulers"].get("oasis", {})
     outcomes = [
@@ -146,7 +143,7 @@ def ratio_checks(records: list[dict], name: str | None = None) -> list[Outcome]:
     return outcomes + ([two_alpha] if two_alpha else [])
 
 
-def _mean_check(preset: str, records: list[dict], oasis: dict) -> list[Outcome]:
+def _mean_check(preset: str, records: list[Record], oasis: dict) -> list[Outcome]:
     """The mean OPT/OASiS against its measured limit; none for a set without one (20-job small: summary.md's
     table gives its numbers, there is no earlier measurement to hold them to)."""
     if preset not in MEAN_RATIO_LIMIT:
@@ -160,18 +157,18 @@ def _mean_check(preset: str, records: list[dict], oasis: dict) -> list[Outcome]:
         f"worst {_fmt(oasis.get('worst'))}, ALG = 0 on {oasis.get('unbounded', 0)}",
         interval[1] is not None and interval[1] <= limit and oasis.get("unbounded", 0) == 0,
         # The point is within the limit and only the width of time-limited intervals pushes the upper end over.
-        inconclusive=point_within and any(time_limited(r) for r in records),
+        inconclusive=point_within and any(r.time_limited for r in records),
     )]
 
 
-def restart_checks(records: list[dict], name: str) -> list[Outcome]:
+def restart_checks(records: list[Record | dict], name: str) -> list[Outcome]:
     """A ratio set run with restart costs: every schedule verifies, and OPT's upper end (the start-cost
     relaxation's, Lemma R) stays above every utility net of restarts."""
     if not records:
         return []
-    below = sum(1 for r in records for e in r["schedulers"].values()
-                if e["utility"] > r["opt_interval"]["high"] * (1 + 1e-6))
-    total = sum(len(r["schedulers"]) for r in records)
+    records = typed(records)
+    below = sum(1 for r in records for e in r.schedulers.values() if e.utility > r.opt_interval.high * (1 + 1e-6))
+    total = sum(len(r.schedulers) for r in records)
     return [feasibility_check(name, records), Outcome(
         f"The start-cost relaxation bounds {name}",
         "every utility net of restarts <= the upper end of the OPT interval (the relaxation's: V_i + 1 "
@@ -182,10 +179,8 @@ def restart_checks(records: list[dict], name: str) -> list[Outcome]:
     )]
 
 
-def relative_utilities(records: list[dict], knob: str, claimant: str = CLAIMANT):
+def relative_utilities(records: list[Record | dict], knob: str, claimant: str = CLAIMANT):
     """Per knob value: the claimant's mean utility and each baseline's (means over seeds)."""
-    from primaldual.views.sweep_figures import utility_table
-
     table = utility_table(records, knob)
     rows = []
     for value in sorted(table.get(claimant, {})):
@@ -195,11 +190,12 @@ def relative_utilities(records: list[dict], knob: str, claimant: str = CLAIMANT)
     return rows
 
 
-def paper_checks(records: list[dict], knob: str, suffix: str = "") -> list[Outcome]:
+def paper_checks(records: list[Record | dict], knob: str, suffix: str = "") -> list[Outcome]:
     """Utility curves on the paper preset: feasibility, weak duality at scale, and the paper's claim, now about
     :data:`~primaldual.reproduce.experiments.CLAIMANT` (``suffix``: e.g. ", restart 0.1", added to the names)."""
     if not records:
         return []
+    records = typed(records)
     rows = relative_utilities(records, knob)
     worst, where = math.inf, None
     for value, oasis, others in rows:
@@ -218,15 +214,15 @@ def paper_checks(records: list[dict], knob: str, suffix: str = "") -> list[Outco
     # Weak duality: OASiS's dual objective D >= OPT >= the utility of every schedule of the instance.
     dominated, total, slack = 0, 0, math.inf
     for record in records:
-        bound = oasis_certificate(record).get("dual_objective")
+        bound = record.certificate("oasis").get("dual_objective")
         if bound is None:
             continue
-        for entry in record["schedulers"].values():
+        for entry in record.schedulers.values():
             total += 1
-            if entry["utility"] <= bound * (1 + 1e-9):
+            if entry.utility <= bound * (1 + 1e-9):
                 dominated += 1
-            if entry["utility"] > 0:
-                slack = min(slack, bound / entry["utility"])
+            if entry.utility > 0:
+                slack = min(slack, bound / entry.utility)
     return [
         feasibility_check(f"paper, {knob}{suffix}", records),
         Outcome(

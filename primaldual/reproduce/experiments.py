@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from primaldual.reproduce.readings import READINGS, run_task  # noqa: F401  (registers the RRH readings)
 from primaldual.sweep import Spec, ratio_specs
 
-#: OASiS and its variants (issue 10's oasis-lr and oasis-p), whose claims summary.md checks.
+#: OASiS and its variants OASiS-LR and OASiS-P, whose claims summary.md checks.
 OASIS_FAMILY = ("oasis", "oasis-lr", "oasis-p")
 #: The baselines, RRH in its three readings (:mod:`primaldual.reproduce.readings`).
 BASELINES = ("greedy", "fifo", "drf", "rrh", *READINGS, "dorm")
@@ -49,8 +49,8 @@ class Settings:
     #: The LB-BSP expectations of :func:`primaldual.lbbsp.expectations`, and whether they include real training.
     lbbsp_expectations: bool = True
     lbbsp_training: bool = False
-    #: Dorm on the paper preset: its MILP per event is 30-60 s of the ~45-90 s a 50-100-job instance takes with
-    #: every scheduler, so ``QUICK`` runs it on the ratio sets only.
+    #: Dorm on the paper preset: its MILP per event takes most of the time of a paper instance, so ``QUICK`` runs
+    #: it on the ratio sets only.
     paper_dorm: bool = True
 
 

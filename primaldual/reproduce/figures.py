@@ -8,16 +8,18 @@ from pathlib import Path
 
 import numpy as np
 
+from primaldual.sweep.records import Record, typed
 
-def opt_band(records: list[dict], knob: str = "jobs") -> list[tuple[float, float, float, int]]:
+
+def opt_band(records: list[Record | dict], knob: str = "jobs") -> list[tuple[float, float, float, int]]:
     """Per knob value with an OPT solve: (value, mean low, mean high, instances) of the OPT interval."""
     ends: dict[float, list[tuple[float, float]]] = defaultdict(list)
-    for record in records:
-        interval = record.get("opt_interval") or {}
-        if not record["opt"].get("computed") or interval.get("high") is None:
+    for record in typed(records):
+        interval = record.opt_interval
+        if not record.opt.get("computed") or interval is None or interval.high is None:
             continue
-        value = record["spec"].get(knob) or record["instance"].get(knob)
-        ends[value].append((interval["low"], interval["high"]))
+        value = record.spec.get(knob) or record.instance.get(knob)
+        ends[value].append((interval.low, interval.high))
     return [(value, float(np.mean([lo for lo, _ in pairs])), float(np.mean([hi for _, hi in pairs])), len(pairs))
             for value, pairs in sorted(ends.items())]
 
@@ -46,8 +48,8 @@ def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str
     None when no record of ``records`` computed OPT."""
     if not opt_band(records, knob):
         return None
-    from primaldual.views.style import use_agg
-    from primaldual.views.sweep_figures import plot_utility, save
+    from primaldual.views.style import save, use_agg
+    from primaldual.views.sweep_figures import plot_utility
 
     use_agg()
     import matplotlib.pyplot as plt

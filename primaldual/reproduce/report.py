@@ -38,14 +38,26 @@ def ratio_table(summaries: dict[str, dict]) -> list[str]:
 
 
 def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
-    from primaldual.sweep import format_summary, versions
+    """Write ``summary.md`` (verdicts, mean OPT/ALG per set, utility tables, figures) and ``summary.json``."""
+    summaries = reproduction.extra.get("summaries", {})
+    lines = (_header(reproduction, settings) + _verdicts(reproduction) + _ratio_sections(summaries)
+             + _utility_sections(reproduction.extra.get("utility", {})) + _figures(reproduction))
+    path = reproduction.out / "summary.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _write_json(reproduction, settings, summaries)
+    return path
+
+
+def _header(reproduction: Reproduction, settings: Settings) -> list[str]:
+    """The title, the count of verdicts, the settings, schedulers and software versions."""
+    from primaldual.sweep import versions
 
     expectations = [o for o in reproduction.outcomes if o.kind == "expectation"]
     claims = [o for o in reproduction.outcomes if o.kind == "paper"]
     passed = sum(o.passed for o in expectations)
     inconclusive = sum(o.inconclusive and not o.passed for o in expectations)
     extra = reproduction.extra
-    lines = [
+    return [
         "# primaldual: reproduction summary",
         "",
         f"**{passed}/{len(expectations)} expectations PASS**"
@@ -60,6 +72,14 @@ def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
         "risk_weight 0.8; `rrh-nonpreemptive`: RRH that never preempts a started job; `rrh`: present value, "
         "preemptive, the reading most favourable to RRH; primaldual/baselines/rrh.py).",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()) + ".",
+    ]
+
+
+def _verdicts(reproduction: Reproduction) -> list[str]:
+    """The table of the artifact's expectations, the table of the papers' claims, and the notes of both."""
+    expectations = [o for o in reproduction.outcomes if o.kind == "expectation"]
+    claims = [o for o in reproduction.outcomes if o.kind == "paper"]
+    lines = [
         "",
         "## Expectations of this artifact",
         "",
@@ -85,7 +105,14 @@ def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
     notes = [o for o in reproduction.outcomes if o.why]
     if notes:
         lines += ["", "Notes:", ""] + [f"- *{o.result}*: {o.why}." for o in notes]
-    summaries = extra.get("summaries", {})
+    return lines
+
+
+def _ratio_sections(summaries: dict[str, dict]) -> list[str]:
+    """The mean OPT/ALG of every set side by side, then each set's full table."""
+    from primaldual.sweep import format_summary
+
+    lines: list[str] = []
     if summaries:
         lines += [
             "", "## Mean OPT/ALG per set", "",
@@ -97,7 +124,13 @@ def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
         ] + ratio_table(summaries)
     for label, summary in summaries.items():
         lines += ["", f"## {label}: OPT/ALG per scheduler", "", "```", format_summary(summary), "```"]
-    for label, rows in extra.get("utility", {}).items():
+    return lines
+
+
+def _utility_sections(utility: dict[str, list]) -> list[str]:
+    """Per utility curve, the claimant's and each baseline's total utility per knob value."""
+    lines: list[str] = []
+    for label, rows in utility.items():
         names = sorted({name for _, _, others in rows for name in others}, key=BASELINES.index)
         knob = "jobs" if base_label(label)[0].endswith("jobs") else "capacity"
         lines += ["", f"## {label}: total utility (mean over seeds)", "",
@@ -108,22 +141,25 @@ def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
             relative = f"{mine / best:.3f}" if best > 0 else "n/a"
             cells = " | ".join(f"{others[n]:.1f}" if n in others else "-" for n in names)
             lines.append(f"| {value:g} | {mine:.1f} | {cells} | {relative} |")
-    captions = extra.get("captions", {})
+    return lines
+
+
+def _figures(reproduction: Reproduction) -> list[str]:
+    """Every figure with its caption."""
+    captions = reproduction.extra.get("captions", {})
+    lines: list[str] = []
     if reproduction.figures:
         lines += ["", "## Figures", ""]
         for path in reproduction.figures:
             lines += [f"![{path.stem}]({path.relative_to(reproduction.out)})", ""]
             if captions.get(str(path)):
                 lines += [f"*{captions[str(path)]}*", ""]
-    path = reproduction.out / "summary.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    _write_json(reproduction, settings, summaries)
-    return path
+    return lines
 
 
 def _write_json(reproduction, settings: Settings, summaries: dict[str, dict]) -> Path:
     """``summary.json``: the same numbers for programs; ``distributions`` per set is
-    :func:`primaldual.views.distribution_figures.distribution_summary` of its records (via ``summarize``)."""
+    :func:`primaldual.sweep.distributions.distribution_summary` of its records (via ``summarize``)."""
     extra = reproduction.extra
     data = {
         "format": "primaldual.reproduction", "version": 1, "settings": settings.name,

@@ -4,10 +4,8 @@ At each slot ``t = 0..T-1`` the simulator
 
 1. tells the scheduler which jobs arrive (``on_arrival(t, jobs)``, jobs in index order; skipped when none);
 2. asks for the slot's allocation (``allocate(t, state)`` -> ``{job: Allocation}``);
-3. checks it, refusing with :class:`SimulationError` any allocation that breaks a rule of problem (1):
-   non-negative integer counts (12)-(13), nothing before arrival (9)-(10), at most ``N_i`` workers (3), PS
-   bandwidth (6), no more PSs than workers (7), worker- and PS-server capacities (4)-(5) summed over all jobs
-   of the slot, and nothing for a job that has already completed;
+3. checks it (:mod:`primaldual.simulation.rules`), refusing with :class:`SimulationError` any allocation that
+   breaks a rule of problem (1) or gives anything to a job that has already completed;
 4. applies it: each job's remaining work ``V_i - sum of its workers so far`` drops by its workers; a job whose
    remaining work reaches 0 completes in ``t`` (``on_completion(t, jobs)``). Refusing allocations to completed
    jobs makes ``t`` the last slot with a worker, i.e. the completion slot of eq. (8).
@@ -39,17 +37,21 @@ A scheduler that wants to plan around the cost may define ``set_restart_cost(F)`
 before ``start``.
 
 **Promises.** A scheduler that commits deadlines to admitted jobs may define ``promised_deadlines()`` returning
-``{job: deadline slot}``; after the run the simulator counts ``promises = {made, kept, broken}`` from its own
+``{job: deadline slot}``; after the run the simulator counts :class:`Promises` (made, kept, broken) from its own
 account (kept = completed by the deadline). Schedulers without it have ``promises = None``. ``metrics.abandoned``
 counts, for every scheduler, the jobs that were started (received resources) but never completed.
+
+**Certificates.** A scheduler that proves a bound on the offline optimum about its own run reports it as
+``report()["certificate"]`` (OASiS, OASiS-LR and OASiS-P do); the result carries it typed, as a
+:class:`ReportedCertificate`.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -58,28 +60,64 @@ from primaldual.core.instance import Instance
 from primaldual.core.metrics import RunMetrics, compute_metrics
 from primaldual.core.jsonable import jsonable
 from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.simulation.rules import SimulationError, SlotRules
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState, make_scheduler
-
-#: Absolute slack on capacity sums and on eq. (6), the same as the verifier's.
-TOLERANCE = 1e-9
 
 #: Remaining work at or below this counts as done (fractional work under restart costs).
 WORK_TOLERANCE = 1e-9
 
-#: Counts above this are refused as malformed before they are converted to int64 (no server holds 2^53 units).
-MAX_COUNT = 2.0**53
+@dataclass(frozen=True)
+class Promises:
+    """The deadlines a scheduler committed to admitted jobs, counted by the simulator: ``made``, ``kept``
+    (completed by the deadline) and ``broken`` (``made - kept``).
+
+    It also reads as the mapping ``{"made", "kept", "broken"}`` of its JSON form (``promises["kept"]``, and
+    equal to that mapping), which is how results were read before it was typed."""
+
+    made: int
+    kept: int
+    broken: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"made": self.made, "kept": self.kept, "broken": self.broken}
+
+    def keys(self):
+        return self.to_dict().keys()
+
+    def __getitem__(self, key: str) -> int:
+        return self.to_dict()[key]
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Promises):
+            return self.to_dict() == other.to_dict()
+        if isinstance(other, Mapping):
+            return self.to_dict() == dict(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.made, self.kept, self.broken))
 
 
-class SimulationError(RuntimeError):
-    """A scheduler returned an allocation that breaks a rule; ``rule`` is a stable key, ``equation`` the
-    paper's equation number where one applies."""
+@dataclass(frozen=True)
+class ReportedCertificate:
+    """A bound on the offline optimum OPT that a scheduler proves about its own run, read from the JSON form it
+    reports (``report()["certificate"]``): the dual objective ``D >= OPT`` (weak duality), the best upper bound
+    it knows (``min(D, standalone bound)``) and that bound over the run's utility (an upper bound on OPT/ALG;
+    None at ALG = 0). ``terms`` is the whole reported form, written as it is by ``run --json``."""
 
-    def __init__(self, scheduler: str, slot: int, message: str, *, job: int | None = None,
-                 rule: str = "", equation: str | None = None):
-        self.scheduler, self.slot, self.job, self.rule, self.equation = scheduler, slot, job, rule, equation
-        where = f"scheduler {scheduler!r}, slot {slot}" + (f", job {job}" if job is not None else "")
-        suffix = (f" (eq. {equation})" if equation else "") + (f" [rule {rule}]" if rule else "")
-        super().__init__(f"{where}: {message}{suffix}")
+    dual_objective: float | None
+    best_upper_bound: float | None
+    best_ratio_upper_bound: float | None
+    terms: Mapping[str, Any]
+
+    @classmethod
+    def from_report(cls, report: Mapping[str, Any]) -> "ReportedCertificate | None":
+        """The certificate in a scheduler's report, or None if it reports none."""
+        data = report.get("certificate")
+        if not isinstance(data, Mapping) or not data:
+            return None
+        return cls(data.get("dual_objective"), data.get("best_upper_bound"), data.get("best_ratio_upper_bound"),
+                   data)
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,9 +125,9 @@ class SimulationResult:
     """One run of one online scheduler on one instance.
 
     ``schedule`` holds the completed jobs only; ``received`` lists every job that got resources.
-    ``parameters`` and ``report`` are the scheduler's own (read after the run). ``promises`` is
-    ``{"made", "kept", "broken"}`` for schedulers that commit deadlines, else None; ``restart_cost`` the
-    simulator's ``F``.
+    ``parameters`` and ``report`` are the scheduler's own (read after the run). ``promises`` are counted for
+    schedulers that commit deadlines, else None; ``certificate`` is the bound on OPT the scheduler reported, if
+    any; ``restart_cost`` is the simulator's ``F``.
     """
 
     scheduler: str
@@ -99,8 +137,9 @@ class SimulationResult:
     report: dict
     received: tuple[int, ...]
     scheduler_seconds: float
-    promises: dict | None = None
+    promises: Promises | None = None
     restart_cost: float = 0.0
+    certificate: ReportedCertificate | None = None
 
     @property
     def utility(self) -> float:
@@ -119,128 +158,10 @@ class SimulationResult:
             "scheduler": self.scheduler,
             **self.metrics.to_dict(),
             "restart_cost": self.restart_cost,
-            "promises": None if self.promises is None else dict(self.promises),
+            "promises": None if self.promises is None else self.promises.to_dict(),
             "parameters": jsonable(self.parameters),
             "report": jsonable(self.report),
         }
-
-
-class _Checker:
-    """The rules of one instance, as arrays over jobs, so each slot's check is a few numpy operations."""
-
-    def __init__(self, instance: Instance, name: str):
-        self.name = name
-        self.n_jobs = instance.n_jobs
-        self.n_worker_servers = instance.cluster.n_worker_servers
-        self.n_ps_servers = instance.cluster.n_ps_servers
-        self.resources = instance.cluster.resources
-        self.pools = instance.pools
-        self.arrivals = instance.arrivals
-        self.chunks = np.array([j.chunks for j in instance.jobs], dtype=np.int64)
-        self.worker_bandwidth = np.array([j.worker_bandwidth_gbps for j in instance.jobs])
-        self.ps_bandwidth = np.array([j.ps_bandwidth_gbps for j in instance.jobs])
-        self.demands = tuple(pool.demand_matrix(instance) for pool in self.pools)  # (I, R) per pool
-
-    def error(self, slot, message, job=None, rule="", equation=None):
-        return SimulationError(self.name, slot, message, job=job, rule=rule, equation=equation)
-
-    def rows(self, slot: int, allocation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The allocation as ``jobs`` (n,), ``workers`` (n, H), ``parameter_servers`` (n, K) of integer counts;
-        raises on a malformed allocation."""
-        if not isinstance(allocation, Mapping):
-            raise self.error(
-                slot, f"allocate() must return a dict job -> Allocation, got {type(allocation).__name__}",
-                rule="type",
-            )
-        n = len(allocation)
-        jobs = np.empty(n, dtype=np.int64)
-        workers = np.empty((n, self.n_worker_servers))
-        parameter_servers = np.empty((n, self.n_ps_servers))
-        for m, (i, entry) in enumerate(allocation.items()):
-            if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.n_jobs:
-                raise self.error(slot, f"unknown job {i!r} (the instance has jobs 0..{self.n_jobs - 1})",
-                                 rule="unknown_job")
-            jobs[m] = i
-            try:
-                y = np.asarray(entry.workers, dtype=float)
-                z = np.asarray(entry.parameter_servers, dtype=float)
-            except (AttributeError, TypeError, ValueError):
-                raise self.error(
-                    slot, f"the allocation must be an Allocation(workers, parameter_servers) of numbers, "
-                    f"got {entry!r}", job=int(i), rule="type",
-                ) from None
-            if y.shape != (self.n_worker_servers,) or z.shape != (self.n_ps_servers,):
-                raise self.error(
-                    slot, f"workers must have shape ({self.n_worker_servers},) and parameter_servers "
-                    f"({self.n_ps_servers},), got {y.shape} and {z.shape}", job=int(i), rule="shape",
-                )
-            workers[m], parameter_servers[m] = y, z
-        for pool, counts in zip(self.pools, (workers, parameter_servers)):
-            bad = ~np.isfinite(counts) | (counts < 0) | (counts != np.round(counts)) | (counts > MAX_COUNT)
-            if bad.any():
-                m, s = np.argwhere(bad)[0]
-                raise self.error(
-                    slot, f"{pool.units} on server {s} must be a non-negative integer, got {counts[m, s]!r}",
-                    job=int(jobs[m]), rule="integrality", equation=pool.count_equation.strip("()"),
-                )
-        return jobs, workers.astype(np.int64), parameter_servers.astype(np.int64)
-
-    def check(self, slot, jobs, workers, parameter_servers, completed, completion_slot) -> None:
-        """Eqs. (3), (6), (7), (9)-(10), (4)-(5) and 'nothing after completion', for the non-empty rows."""
-        if not jobs.size:
-            return
-        early = self.arrivals[jobs] > slot
-        if early.any():
-            m = int(np.flatnonzero(early)[0])
-            equation = "9" if workers[m].any() else "10"
-            raise self.error(
-                slot, f"allocates resources before the job's arrival slot {int(self.arrivals[jobs[m]])}",
-                job=int(jobs[m]), rule="arrival", equation=equation,
-            )
-        done = completed[jobs]
-        if done.any():
-            m = int(np.flatnonzero(done)[0])
-            raise self.error(
-                slot, f"allocates resources to a job that completed its work in slot {completion_slot[jobs[m]]}",
-                job=int(jobs[m]), rule="completed",
-            )
-        per_job_workers = workers.sum(axis=1)
-        per_job_ps = parameter_servers.sum(axis=1)
-        over_cap = per_job_workers > self.chunks[jobs]
-        if over_cap.any():
-            m = int(np.flatnonzero(over_cap)[0])
-            raise self.error(
-                slot, f"{per_job_workers[m]} workers, more than its N = {self.chunks[jobs[m]]} chunks",
-                job=int(jobs[m]), rule="worker_cap", equation="3",
-            )
-        lhs = per_job_workers * self.worker_bandwidth[jobs]
-        rhs = per_job_ps * self.ps_bandwidth[jobs]
-        short = lhs > rhs * (1 + TOLERANCE) + TOLERANCE
-        if short.any():
-            m = int(np.flatnonzero(short)[0])
-            i = int(jobs[m])
-            raise self.error(
-                slot, f"{per_job_workers[m]} workers x {self.worker_bandwidth[i]:g} Gbps need more PS bandwidth "
-                f"than {per_job_ps[m]} PSs x {self.ps_bandwidth[i]:g} Gbps",
-                job=i, rule="ps_bandwidth", equation="6",
-            )
-        too_many = per_job_ps > per_job_workers
-        if too_many.any():
-            m = int(np.flatnonzero(too_many)[0])
-            raise self.error(
-                slot, f"{per_job_ps[m]} PSs, more than its {per_job_workers[m]} workers",
-                job=int(jobs[m]), rule="ps_count", equation="7",
-            )
-        for pool, counts, demand in zip(self.pools, (workers, parameter_servers), self.demands):
-            load = counts.T @ demand[jobs]  # (servers, R)
-            over = load > pool.capacity + TOLERANCE
-            if over.any():
-                s, r = np.argwhere(over)[0]
-                users = [int(i) for i in jobs[counts[:, s] > 0]]
-                raise self.error(
-                    slot, f"{pool.server} server {s} {self.resources[r]}: jobs {users} use {load[s, r]:g}, "
-                    f"capacity {pool.capacity[s, r]:g}", rule="capacity", equation=pool.capacity_equation.strip("()"),
-                )
 
 
 def check_restart_cost(value, label: str = "restart_cost") -> float:
@@ -277,12 +198,12 @@ class _Restarts:
         return supplied
 
 
-def _promises(deadlines: dict | None, completion_slot: np.ndarray) -> dict | None:
-    """``{made, kept, broken}`` from the scheduler's ``promised_deadlines()`` and the simulator's completions."""
+def _promises(deadlines: dict | None, completion_slot: np.ndarray) -> Promises | None:
+    """The promises of the scheduler's ``promised_deadlines()``, counted against the simulator's completions."""
     if deadlines is None:
         return None
     kept = sum(1 for i, d in deadlines.items() if 0 <= completion_slot[int(i)] <= int(d))
-    return {"made": len(deadlines), "kept": kept, "broken": len(deadlines) - kept}
+    return Promises(made=len(deadlines), kept=kept, broken=len(deadlines) - kept)
 
 
 def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_cost: float = 0.0) -> SimulationResult:
@@ -297,7 +218,7 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
         scheduler = make_scheduler(scheduler)
     name = str(getattr(scheduler, "name", type(scheduler).__name__))
     horizon, n_jobs = instance.horizon, instance.n_jobs
-    checker = _Checker(instance, name)
+    checker = SlotRules(instance, name)
     remaining = np.array(instance.work_units, dtype=float)
     arrived = np.zeros(n_jobs, dtype=bool)
     completed = np.zeros(n_jobs, dtype=bool)
@@ -361,13 +282,15 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
     metrics = compute_metrics(
         instance, schedule, admitted=int(received.sum()), wasted_worker_slots=int(given[received & ~completed].sum()),
         worker_load=loads[0], ps_load=loads[1], scheduler_seconds=clock.seconds,
-        extra={"restarts": restarts.count, "restart_lost_worker_slots": restarts.lost},
+        restarts=restarts.count, restart_lost_worker_slots=restarts.lost,
         abandoned=int((received & ~completed).sum()),
     )
+    report = dict(scheduler.report())
     return SimulationResult(
         scheduler=name, schedule=schedule, metrics=metrics, parameters=dict(scheduler.parameters()),
-        report=dict(scheduler.report()), received=tuple(int(i) for i in np.flatnonzero(received)),
+        report=report, received=tuple(int(i) for i in np.flatnonzero(received)),
         scheduler_seconds=clock.seconds, promises=_promises(deadlines, completion_slot), restart_cost=restart_cost,
+        certificate=ReportedCertificate.from_report(report),
     )
 
 
@@ -404,4 +327,4 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["SimulationError", "SimulationResult", "check_restart_cost", "simulate"]
+__all__ = ["Promises", "ReportedCertificate", "SimulationResult", "WORK_TOLERANCE", "check_restart_cost", "simulate"]

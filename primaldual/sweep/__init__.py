@@ -13,21 +13,23 @@
 - :mod:`~primaldual.sweep.driver`: :func:`sweep` maps :func:`run` over specs with any executor and streams the
   records to a JSON Lines file (:mod:`primaldual.sweep.records`); keys already there are skipped, so an interrupted
   sweep resumes where it stopped.
-- :mod:`~primaldual.sweep.summary`: per-scheduler OPT/ALG tables over records.
+- :mod:`~primaldual.sweep.summary`: per-scheduler OPT/ALG tables over records, and utility per knob value;
+  :mod:`~primaldual.sweep.distributions`: the per-job distributions (JCT, fairness, utilisation) over records.
+  Both read records through :class:`primaldual.sweep.records.Record`, the typed reader of the format.
 - :mod:`~primaldual.sweep.config`: experiment files (``ratio --config FILE.toml``).
 
 The record format is documented with an example in ``docs/formats.md``.
 """
 
-from primaldual.sweep.records import read_records
+from primaldual.sweep.records import Record, read_records
 from primaldual.sweep.driver import SweepResult, sweep
 from primaldual.sweep.executors import dask_executor, local_executor
 from primaldual.sweep.spec import DEFAULT_SCHEDULERS, SPEC_VERSION, Spec, ratio_specs, spec_key
-from primaldual.sweep.summary import RatioSample, format_summary, ratio_sample, summarize
+from primaldual.sweep.summary import RatioSample, format_summary, ratio_sample, summarize, utility_table
 from primaldual.sweep.task import RECORD_FORMAT, RECORD_VERSION, deterministic_part, ratio_interval, run, versions
 
 __all__ = [
-    "DEFAULT_SCHEDULERS", "RECORD_FORMAT", "RECORD_VERSION", "RatioSample", "SPEC_VERSION", "Spec", "SweepResult",
+    "DEFAULT_SCHEDULERS", "RECORD_FORMAT", "RECORD_VERSION", "RatioSample", "Record", "SPEC_VERSION", "Spec", "SweepResult",
     "dask_executor", "deterministic_part", "format_summary", "local_executor", "ratio_interval", "ratio_sample",
-    "ratio_specs", "read_records", "run", "spec_key", "summarize", "sweep", "versions",
+    "ratio_specs", "read_records", "run", "spec_key", "summarize", "sweep", "utility_table", "versions",
 ]

@@ -16,10 +16,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Mapping
 
 from primaldual.core.errors import InputError
 from primaldual.core.jsonable import json_default
+from primaldual.evaluation.bounds import OptInterval, Ratio
 
 
 class ResultsFileError(InputError):
@@ -158,4 +160,93 @@ class ResultsFile:
         self._handle.close()
 
 
-__all__ = ["ResultsFile", "ResultsFileError", "dumps_record", "read_records"]
+@dataclass(frozen=True)
+class SchedulerEntry:
+    """One scheduler's part of a record (``record["schedulers"][name]``), read once: the verifier's ``utility``,
+    ``feasible``, and the JSON forms of its metrics, parameters, report and per-job ``outcomes`` (None when the
+    record does not carry them)."""
+
+    utility: float | None = None
+    feasible: bool = False
+    metrics: Mapping[str, Any] = field(default_factory=dict)
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    report: Mapping[str, Any] = field(default_factory=dict)
+    outcomes: Mapping[str, Any] | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> "SchedulerEntry":
+        # Hand-made records (notebooks, tests) may leave any part out; what is missing reads as absent.
+        if not isinstance(data, Mapping):
+            return cls()
+        return cls(utility=data.get("utility"), feasible=bool(data.get("feasible", False)),
+                   metrics=data.get("metrics") or {}, parameters=data.get("parameters") or {},
+                   report=data.get("report") or {}, outcomes=data.get("outcomes"))
+
+    @property
+    def certificate(self) -> Mapping[str, Any]:
+        """The certificate the scheduler reported (its JSON form; ``{}`` if it offers none)."""
+        return self.report.get("certificate") or {}
+
+    @property
+    def utilisation(self) -> Mapping[str, Mapping[str, float | None]]:
+        """``{pool: {resource: mean utilisation}}`` from the run's metrics (``{}`` if not recorded)."""
+        return self.metrics.get("utilisation") or {}
+
+
+@dataclass(frozen=True)
+class Record:
+    """A sweep record read into typed parts (the format is in ``docs/formats.md``): the spec and instance summary
+    as written, each scheduler's :class:`SchedulerEntry`, the offline solve's entry, the OPT interval as an
+    :class:`~primaldual.evaluation.bounds.OptInterval` (None if the record has none) and each scheduler's
+    :class:`~primaldual.evaluation.bounds.Ratio`. ``data`` is the record itself, for what is not typed here."""
+
+    key: str
+    spec: Mapping[str, Any]
+    instance: Mapping[str, Any]
+    schedulers: Mapping[str, SchedulerEntry]
+    opt: Mapping[str, Any]
+    opt_interval: OptInterval | None
+    ratios: Mapping[str, Ratio]
+    data: Mapping[str, Any] = field(repr=False, default_factory=dict)
+
+    @classmethod
+    def of(cls, data: "Record | Mapping[str, Any]") -> "Record":
+        """``data`` as a :class:`Record` (a record already read is returned as it is)."""
+        if isinstance(data, Record):
+            return data
+        interval = data.get("opt_interval")
+        return cls(
+            key=str(data.get("key", "")), spec=data.get("spec") or {}, instance=data.get("instance") or {},
+            schedulers={name: SchedulerEntry.from_dict(entry) for name, entry in (data.get("schedulers") or {}).items()},
+            opt=data.get("opt") or {}, opt_interval=None if interval is None else OptInterval.from_dict(interval),
+            ratios={name: _ratio(ratio) for name, ratio in (data.get("ratios") or {}).items() if ratio is not None},
+            data=data,
+        )
+
+    @property
+    def label(self) -> str:
+        return self.spec.get("label", "")
+
+    @property
+    def time_limited(self) -> bool:
+        """Whether the OPT solve was stopped by the clock (its numbers then depend on the machine's speed)."""
+        return bool(self.opt.get("time_limited"))
+
+    def certificate(self, name: str) -> Mapping[str, Any]:
+        """Scheduler ``name``'s reported certificate (``{}`` if it did not run or offers none)."""
+        entry = self.schedulers.get(name)
+        return {} if entry is None else entry.certificate
+
+
+def _ratio(data: Mapping[str, Any]) -> Ratio:
+    """A record's ratio; a hand-made one may leave out ``exact`` and ``proven`` (read as False)."""
+    return Ratio(data["lower"], data["upper"], bool(data.get("exact", False)), bool(data.get("proven", False)),
+                 data.get("certificate"))
+
+
+def typed(records: Iterable[Record | Mapping[str, Any]]) -> list[Record]:
+    """``records`` (dicts as written, or records already read) as :class:`Record` values."""
+    return [Record.of(record) for record in records]
+
+
+__all__ = ["Record", "ResultsFile", "ResultsFileError", "SchedulerEntry", "dumps_record", "read_records", "typed"]

@@ -1,11 +1,16 @@
-"""Per-scheduler OPT/ALG over the records of a sweep: the table ``ratio`` prints and ``reproduce`` checks."""
+"""Per-scheduler OPT/ALG over the records of a sweep: the table ``ratio`` prints and ``reproduce`` checks, and the
+utility per knob value behind the utility curves."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
+
+from primaldual.sweep.distributions import distribution_summary
+from primaldual.sweep.records import Record, typed
 
 
 @dataclass(frozen=True)
@@ -21,23 +26,23 @@ class RatioSample:
     unbounded: int
 
 
-def ratio_sample(records: Iterable[dict], name: str) -> RatioSample:
+def ratio_sample(records: Iterable[Record | Mapping], name: str) -> RatioSample:
     """Collect scheduler ``name``'s ratios from ``records`` (records without it are skipped)."""
     points, lowers, uppers, certificates, utilities = [], [], [], [], []
     unbounded = 0
-    for record in records:
-        ratio = record.get("ratios", {}).get(name)
+    for record in typed(records):
+        ratio = record.ratios.get(name)
         if ratio is None:
             continue
-        utilities.append(record["schedulers"][name]["utility"])
-        if ratio["point"] is None or ratio["upper"] is None:
+        utilities.append(record.schedulers[name].utility)
+        if ratio.point is None or ratio.upper is None:
             unbounded += 1
             continue
-        points.append(ratio["point"])
-        lowers.append(ratio["lower"])
-        uppers.append(ratio["upper"])
-        if ratio.get("certificate") is not None:
-            certificates.append(ratio["certificate"])
+        points.append(ratio.point)
+        lowers.append(ratio.lower)
+        uppers.append(ratio.upper)
+        if ratio.certified is not None:
+            certificates.append(ratio.certified)
     return RatioSample(points, lowers, uppers, certificates, utilities, unbounded)
 
 
@@ -64,7 +69,7 @@ def _row(sample: RatioSample, exact: int) -> dict[str, Any]:
     return row
 
 
-def summarize(records: Iterable[dict]) -> dict[str, Any]:
+def summarize(records: Iterable[Record | Mapping]) -> dict[str, Any]:
     """Per scheduler: how many instances, OPT/ALG mean, median and worst, and the certified intervals.
 
     Means run over instances where ALG > 0 or OPT = 0 (the ratio is finite); ``unbounded`` counts the others.
@@ -72,25 +77,37 @@ def summarize(records: Iterable[dict]) -> dict[str, Any]:
     even where the solver stopped at its time limit. ``certificate_mean``/``certificate_worst`` summarise what a
     scheduler's own certificate proves about its ratio (for schedulers that offer upper bounds).
     ``distributions`` holds the per-job numbers (JCT quantiles, utility against standalone, finish-time
-    fairness, utilisation) of :func:`primaldual.views.distribution_figures.distribution_summary`.
+    fairness, utilisation) of :func:`primaldual.sweep.distributions.distribution_summary`.
     """
-    records = list(records)
+    records = typed(records)
     names: list[str] = []
     for record in records:
-        names += [name for name in record.get("ratios", {}) if name not in names]
+        names += [name for name in record.ratios if name not in names]
     statuses: dict[str, int] = {}
     for record in records:
-        status = record.get("opt", {}).get("status", "not computed")
+        status = record.opt.get("status", "not computed")
         statuses[status] = statuses.get(status, 0) + 1
-    rows = {name: _row(ratio_sample(records, name), sum(bool(r["ratios"][name]["exact"]) for r in records
-                                                        if name in r.get("ratios", {})))
+    rows = {name: _row(ratio_sample(records, name), sum(r.ratios[name].exact for r in records if name in r.ratios))
             for name in names}
-    from primaldual.views.distribution_figures import distribution_summary
-
     # Under restart costs the solve is of the start-cost relaxation: its "optimal" proves a bound, not OPT.
-    relaxed = sum(1 for record in records if (record.get("opt") or {}).get("relaxation"))
+    relaxed = sum(1 for record in records if record.opt.get("relaxation"))
     return {"instances": len(records), "opt_status": statuses, "relaxed": relaxed, "schedulers": rows,
             "distributions": distribution_summary(records)}
+
+
+def utility_table(records: Iterable[Record | Mapping], knob: str) -> dict[str, dict[float, list[float]]]:
+    """``{scheduler: {knob value: [total utility per seed]}}``; the knob's value is read from the spec, else from
+    the instance summary (records without it are skipped)."""
+    table: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for record in typed(records):
+        value = record.spec.get(knob)
+        if value is None:
+            value = record.instance.get(knob)
+        if value is None:
+            continue
+        for name, entry in record.schedulers.items():
+            table[name][value].append(entry.utility)
+    return table
 
 
 def _format(value, digits: int = 3) -> str:
@@ -125,4 +142,4 @@ def format_summary(summary: dict) -> str:
     return "\n".join(text)
 
 
-__all__ = ["RatioSample", "format_summary", "ratio_sample", "summarize"]
+__all__ = ["RatioSample", "format_summary", "ratio_sample", "summarize", "utility_table"]

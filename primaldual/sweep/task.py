@@ -95,7 +95,7 @@ def _opt_entry(evaluation, timings: dict) -> dict[str, Any]:
         return {"computed": False}
     timings.update(opt_seconds=evaluation.seconds.get("opt"), opt_build_seconds=offline.build_seconds,
                    opt_solve_seconds=offline.solve_seconds)
-    return jsonable(evaluation.offline_summary())
+    return jsonable(evaluation.offline_entry)
 
 
 def run(spec: Spec) -> dict[str, Any]:

@@ -1,16 +1,18 @@
 """Views of what the schedulers did.
 
-- :mod:`primaldual.evaluation.outcomes`: per-job outcomes of a schedule (:func:`job_outcomes`) and the cluster's
-  utilisation per slot (:func:`utilisation_over_time`): numbers only, no matplotlib;
-- :mod:`primaldual.views.style`: one scheduler order, colour and marker for every figure;
+- :mod:`primaldual.views.style`: one colour and marker per scheduler for every figure, and :func:`save`;
 - :mod:`primaldual.views.gantt`: ``primaldual plot schedule``, a Gantt chart of one schedule;
 - :mod:`primaldual.views.sweep_figures`: ratio distributions and utility-versus-knob curves from sweep records;
 - :mod:`primaldual.views.distribution_figures`: JCT, fairness, utility and utilisation distributions from
-  records that carry per-job outcomes, and the same numbers for ``--json``.
+  records that carry per-job outcomes.
 
-The modules that draw import matplotlib on demand, so reading numbers does not load it.
+Views only draw: the numbers come from lower layers (:mod:`primaldual.evaluation.outcomes` per job,
+:mod:`primaldual.sweep.summary` and :mod:`primaldual.sweep.distributions` over records), and nothing below
+imports a view. matplotlib is imported on demand, so reading numbers does not load it.
 """
 
+# The README's example still imports job_outcomes from here; once it reads primaldual.evaluation.outcomes
+# these three names go (the numbers are not a view's).
 from primaldual.evaluation.outcomes import JobOutcomes, job_outcomes, utilisation_over_time
 
 __all__ = ["JobOutcomes", "job_outcomes", "utilisation_over_time"]

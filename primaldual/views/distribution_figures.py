@@ -1,23 +1,23 @@
-"""Distributions over jobs from sweep records: JCT, finish-time fairness, utility against standalone utility,
-and utilisation per scheduler; as figures and as numbers (:func:`distribution_summary`, for ``--json``).
+"""Figures of the distributions over jobs in sweep records: JCT, finish-time fairness, utility against standalone
+utility, and utilisation per scheduler.
 
-Readers use exactly ``record["schedulers"][name]["outcomes"]`` (a :meth:`JobOutcomes.to_dict
-<primaldual.evaluation.outcomes.JobOutcomes.to_dict>`) and ``record["schedulers"][name]["metrics"]
-["utilisation"]`` (:meth:`primaldual.core.metrics.RunMetrics.to_dict`); a figure is drawn only when its data is in
-the records. Jobs are pooled over the records (seeds) of a group, and every figure says how many.
+The numbers come from :mod:`primaldual.sweep.distributions` (which also gives them to ``--json``); a figure is
+drawn only when its data is in the records. Jobs are pooled over the records (seeds) of a group, and every figure
+says how many.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 import numpy as np
 
 from primaldual.evaluation.outcomes import JobOutcomes
-from primaldual.views.style import colour, line_width, marker, ordered, seeds_note
+from primaldual.sweep.distributions import outcomes_by_scheduler, pooled, utilisation_by_scheduler
+from primaldual.sweep.records import Record
+from primaldual.views.style import colour, line_width, marker, save, seeds_note
 
-#: The quantiles reported per distribution, as ``p10`` ... ``p90``.
-QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 #: One-line captions, by the end of the figure's file name.
 CAPTIONS = {
     "jct-cdf": ("Share of all jobs (completed or not) completed within x slots of arrival, per scheduler; a "
@@ -30,74 +30,6 @@ CAPTIONS = {
     "utilisation": ("Mean utilisation per pool and resource, one dot per instance and scheduler, black bar: "
                     "mean +-1 s.d."),
 }
-
-
-def outcomes_by_scheduler(records: list[dict]) -> dict[str, list[JobOutcomes]]:
-    """``{scheduler: [JobOutcomes per record that carries them]}``, schedulers in the canonical order."""
-    found: dict[str, list[JobOutcomes]] = {}
-    for record in records:
-        for name, entry in record.get("schedulers", {}).items():
-            if isinstance(entry, dict) and entry.get("outcomes") is not None:
-                found.setdefault(name, []).append(JobOutcomes.from_dict(entry["outcomes"]))
-    return {name: found[name] for name in ordered(found)}
-
-
-def utilisation_by_scheduler(records: list[dict]) -> dict[str, dict[str, list[float]]]:
-    """``{scheduler: {"pool/resource": [mean utilisation per record]}}`` from the records' metrics."""
-    found: dict[str, dict[str, list[float]]] = {}
-    for record in records:
-        for name, entry in record.get("schedulers", {}).items():
-            usage = ((entry or {}).get("metrics") or {}).get("utilisation") or {}
-            for pool, values in usage.items():
-                for resource, value in (values or {}).items():
-                    if value is not None:
-                        found.setdefault(name, {}).setdefault(f"{pool}/{resource}", []).append(float(value))
-    return {name: found[name] for name in ordered(found)}
-
-
-def quantiles(values) -> dict:
-    """``{"n", "mean", "p10", ..., "p90"}`` of the finite values (None where there are none)."""
-    array = np.asarray(values, dtype=float)
-    array = array[np.isfinite(array)]
-    out: dict = {"n": int(array.size), "mean": float(array.mean()) if array.size else None}
-    for q in QUANTILES:
-        out[f"p{round(100 * q)}"] = float(np.quantile(array, q)) if array.size else None
-    return out
-
-
-def _pooled(outcomes: list[JobOutcomes], field: str) -> np.ndarray:
-    return np.concatenate([getattr(o, field) for o in outcomes]) if outcomes else np.zeros(0)
-
-
-def utility_share(outcomes: list[JobOutcomes]) -> np.ndarray:
-    """Per job that can earn something alone: its utility divided by its standalone utility (in [0, 1])."""
-    alone, got = _pooled(outcomes, "standalone_utility"), _pooled(outcomes, "utility")
-    keep = alone > 0
-    return got[keep] / alone[keep]
-
-
-def distribution_summary(records: list[dict]) -> dict:
-    """The numbers behind the distribution figures, per scheduler: how many records and jobs, quantiles of JCT
-    (slots, completed jobs), finish-time fairness, utility share of standalone, and mean utilisation."""
-    records = list(records)
-    outcomes, usage = outcomes_by_scheduler(records), utilisation_by_scheduler(records)
-    out = {}
-    for name in ordered(list(outcomes) + list(usage)):
-        row: dict = {}
-        if name in outcomes:
-            runs = outcomes[name]
-            completed = _pooled(runs, "completion") >= 0
-            row.update(
-                records=len(runs), jobs=int(completed.size), completed=int(completed.sum()),
-                abandoned=int(sum(int(o.abandoned.sum()) for o in runs)),
-                jct_slots=quantiles(_pooled(runs, "jct")),
-                finish_time_fairness=quantiles(_pooled(runs, "finish_time_fairness")),
-                utility_share_of_standalone=quantiles(utility_share(runs)),
-            )
-        if name in usage:
-            row["utilisation"] = {key: quantiles(values) for key, values in usage[name].items()}
-        out[name] = row
-    return {"records": len(records), "quantiles": [f"p{round(100 * q)}" for q in QUANTILES], "schedulers": out}
 
 
 def _cdf(ax, values: np.ndarray, total: int, name: str, label: str, end: float) -> None:
@@ -115,7 +47,7 @@ def _cdf(ax, values: np.ndarray, total: int, name: str, label: str, end: float) 
 
 
 def _largest(outcomes: dict[str, list[JobOutcomes]], field: str) -> float:
-    values = np.concatenate([_pooled(runs, field) for runs in outcomes.values()])
+    values = np.concatenate([pooled(runs, field) for runs in outcomes.values()])
     finite = values[np.isfinite(values)]
     return float(finite.max()) if finite.size else 1.0
 
@@ -124,7 +56,7 @@ def plot_jct_cdf(outcomes: dict[str, list[JobOutcomes]], ax, title: str = ""):
     """JCT CDF per scheduler over all jobs: a job that never completes keeps the curve below 1."""
     end = _largest(outcomes, "jct")
     for name, runs in outcomes.items():
-        jct = _pooled(runs, "jct")
+        jct = pooled(runs, "jct")
         done = int(np.isfinite(jct).sum())
         _cdf(ax, jct, jct.size, name, f"{name}: {done}/{jct.size} completed, {seeds_note([len(runs)])}", end)
     ax.set_xlabel("job completion time (slots from arrival to completion)")
@@ -142,7 +74,7 @@ def plot_fairness(outcomes: dict[str, list[JobOutcomes]], ax, title: str = ""):
 
     end = _largest(outcomes, "finish_time_fairness")
     for name, runs in outcomes.items():
-        fairness = _pooled(runs, "finish_time_fairness")
+        fairness = pooled(runs, "finish_time_fairness")
         finite = fairness[np.isfinite(fairness)]
         median = f", median {np.median(finite):.2f}" if finite.size else ""
         _cdf(ax, fairness, finite.size, name, f"{name}: {finite.size} jobs{median}, {seeds_note([len(runs)])}",
@@ -165,9 +97,9 @@ def plot_fairness(outcomes: dict[str, list[JobOutcomes]], ax, title: str = ""):
 
 def plot_utility_vs_standalone(outcomes: dict[str, list[JobOutcomes]], axes, title: str = ""):
     """One panel per scheduler: each job's utility (y) against its standalone utility (x), and y = x."""
-    top = max([float(_pooled(runs, "standalone_utility").max(initial=0)) for runs in outcomes.values()] + [1e-9])
+    top = max([float(pooled(runs, "standalone_utility").max(initial=0)) for runs in outcomes.values()] + [1e-9])
     for ax, (name, runs) in zip(axes, outcomes.items()):
-        alone, got = _pooled(runs, "standalone_utility"), _pooled(runs, "utility")
+        alone, got = pooled(runs, "standalone_utility"), pooled(runs, "utility")
         ax.plot([0, top], [0, top], color="0.5", linestyle=":", linewidth=1)
         ax.scatter(alone, got, s=8, color=colour(name), marker=marker(name), alpha=0.6)
         share = got.sum() / alone.sum() if alone.sum() > 0 else float("nan")
@@ -208,11 +140,9 @@ def plot_utilisation(usage: dict[str, dict[str, list[float]]], ax, title: str = 
     return ax
 
 
-def plot_distributions(records: list[dict], out_dir: str | Path, stem: str, title: str = "") -> list[Path]:
+def plot_distributions(records: "list[Record | Mapping]", out_dir: str | Path, stem: str, title: str = "") -> list[Path]:
     """Write the distribution figures when ``records`` carry per-job outcomes; returns their paths."""
     import matplotlib.pyplot as plt
-
-    from primaldual.views.sweep_figures import save
 
     out_dir = Path(out_dir)
     outcomes, usage = outcomes_by_scheduler(records), utilisation_by_scheduler(records)
@@ -239,7 +169,6 @@ def plot_distributions(records: list[dict], out_dir: str | Path, stem: str, titl
 
 
 __all__ = [
-    "CAPTIONS", "QUANTILES", "distribution_summary", "outcomes_by_scheduler", "plot_distributions",
-    "plot_fairness", "plot_jct_cdf", "plot_utilisation", "plot_utility_vs_standalone", "quantiles",
-    "utilisation_by_scheduler", "utility_share",
+    "CAPTIONS", "plot_distributions", "plot_fairness", "plot_jct_cdf", "plot_utilisation",
+    "plot_utility_vs_standalone",
 ]

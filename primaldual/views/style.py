@@ -1,18 +1,16 @@
 """One scheduler order, one colour and one marker per scheduler, for every figure of the package.
 
-The order puts OASiS and its variants first (the paper's algorithm and this package's subject), then the
-baselines in the order of :data:`primaldual.simulation.scheduler.BUILTIN_SCHEDULERS`, then any other name alphabetically.
-A name outside the table gets a colour from its name's checksum, so it is the same in every figure whatever
+The order is :func:`primaldual.sweep.distributions.ordered` (the numbers use it too): OASiS and its variants
+first (the paper's algorithm and this package's subject), then the baselines, then any other name
+alphabetically. A name outside the table gets a colour from its name's checksum, so it is the same in every figure whatever
 other schedulers appear beside it.
 """
 
 from __future__ import annotations
 
 import zlib
+from pathlib import Path
 from typing import Iterable
-
-#: The canonical order of scheduler names in tables, legends and axes.
-ORDER = ("oasis", "oasis-lr", "oasis-p", "greedy", "fifo", "drf", "rrh", "dorm")
 
 #: A fixed colour per scheduler: reds for OASiS and its variants, distinct hues for the baselines.
 COLOURS = {
@@ -31,14 +29,6 @@ SPARE_MARKERS = ("h", "p", "<", ">", "d", "8")
 
 def _checksum(name: str) -> int:
     return zlib.crc32(name.encode("utf-8"))
-
-
-def ordered(names: Iterable[str]) -> list[str]:
-    """``names`` without duplicates, in the canonical order (:data:`ORDER`, then alphabetical, OPT last)."""
-    unique = list(dict.fromkeys(names))
-    known = [name for name in ORDER if name in unique]
-    others = sorted(name for name in unique if name not in ORDER and name != "OPT")
-    return known + others + (["OPT"] if "OPT" in unique else [])
 
 
 def colour(name: str) -> str:
@@ -68,6 +58,15 @@ def use_agg() -> None:
         matplotlib.use("Agg")
 
 
+def save(fig, path: Path) -> Path:
+    """Write ``fig`` (legends outside the axes are kept) and close it."""
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
 def seeds_note(counts: Iterable[int]) -> str:
     """``"5 seeds"`` or ``"3-5 seeds"``: how many instances stand behind each point of a figure."""
     values = sorted(set(int(c) for c in counts))
@@ -79,5 +78,5 @@ def seeds_note(counts: Iterable[int]) -> str:
 
 
 __all__ = [
-    "COLOURS", "MARKERS", "ORDER", "colour", "line_width", "marker", "ordered", "seeds_note", "use_agg",
+    "COLOURS", "MARKERS", "colour", "line_width", "marker", "save", "seeds_note", "use_agg",
 ]

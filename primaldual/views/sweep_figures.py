@@ -1,7 +1,7 @@
 """Figures from sweep records (matplotlib, Agg backend): ratio distributions and utility-versus-knob curves.
 
 Used by ``primaldual plot``, ``primaldual reproduce`` and the notebooks. Each function takes records (the
-dicts of :mod:`primaldual.sweep`) and an optional axes, and returns the axes, so a notebook can compose them.
+dicts of :mod:`primaldual.sweep`, or :class:`~primaldual.sweep.records.Record` values) and an optional axes, and returns the axes, so a notebook can compose them.
 Schedulers appear in the order and colours of :mod:`primaldual.views.style`; every figure says how many
 instances (seeds) stand behind it and shows every point or its spread; legends sit outside the data.
 """
@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import numpy as np
 
-from primaldual.sweep import ratio_sample
-from primaldual.views.style import COLOURS, colour, line_width, marker, ordered, seeds_note, use_agg
+from primaldual.sweep.distributions import ordered
+from primaldual.sweep.records import Record, typed
+from primaldual.sweep.summary import ratio_sample, utility_table
+from primaldual.views.distribution_figures import CAPTIONS as DISTRIBUTION_CAPTIONS, plot_distributions
+from primaldual.views.style import COLOURS, colour, line_width, marker, save, seeds_note, use_agg
 
 #: Knobs that a utility curve can be drawn against, with their axis labels.
 KNOBS = {
@@ -34,12 +37,13 @@ CAPTIONS = {
 }
 
 
-def scheduler_names(records: Iterable[dict]) -> list[str]:
-    """Every scheduler that appears in ``records``, in the canonical order of :mod:`primaldual.views.style`."""
-    return ordered(name for record in records for name in record.get("schedulers", {}))
+def scheduler_names(records: Iterable[Record | Mapping]) -> list[str]:
+    """Every scheduler that appears in ``records``, in the canonical order
+    (:func:`primaldual.sweep.distributions.ordered`)."""
+    return ordered(name for record in typed(records) for name in record.schedulers)
 
 
-def find_alpha(records: Iterable[dict]) -> float | None:
+def find_alpha(records: Iterable[Record | Mapping]) -> float | None:
     """OASiS's alpha (proofs/oasis.md section 1) from its recorded parameters or report, if it recorded one."""
     def search(data):
         if isinstance(data, dict):
@@ -52,16 +56,16 @@ def find_alpha(records: Iterable[dict]) -> float | None:
         return None
 
     alphas = []
-    for record in records:
-        entry = record.get("schedulers", {}).get("oasis")
+    for record in typed(records):
+        entry = record.schedulers.get("oasis")
         if entry:
-            found = search(entry.get("parameters")) or search(entry.get("report"))
+            found = search(dict(entry.parameters)) or search(dict(entry.report))
             if found is not None:
                 alphas.append(found)
     return max(alphas) if alphas else None
 
 
-def _theory_line(ax, records: list[dict]) -> None:
+def _theory_line(ax, records: "list[Record | Mapping]") -> None:
     """OASiS's worst-case bound 2 alpha, labelled on the line itself (a legend box would hide points)."""
     alpha = find_alpha(records)
     if alpha is None:
@@ -76,7 +80,7 @@ def _theory_line(ax, records: list[dict]) -> None:
                 transform=ax.transAxes, va="top", ha="left", fontsize=7, color=COLOURS["oasis"])
 
 
-def plot_ratios(records: list[dict], ax=None, title: str | None = None, show_theory: bool = True):
+def plot_ratios(records: "list[Record | Mapping]", ax=None, title: str | None = None, show_theory: bool = True):
     """Distribution of OPT/ALG per scheduler: one dot per instance (jittered), a box, the certified interval.
 
     A dot is the ratio against the best OPT known; a vertical bar spans the instance's certified interval where
@@ -86,7 +90,8 @@ def plot_ratios(records: list[dict], ax=None, title: str | None = None, show_the
 
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4))
-    names = [n for n in scheduler_names(records) if any(n in r.get("ratios", {}) for r in records)]
+    records = typed(records)
+    names = [n for n in scheduler_names(records) if any(n in r.ratios for r in records)]
     rng = np.random.default_rng(0)
     labels = []
     for index, name in enumerate(names):
@@ -111,21 +116,7 @@ def plot_ratios(records: list[dict], ax=None, title: str | None = None, show_the
     return ax
 
 
-def utility_table(records: list[dict], knob: str) -> dict[str, dict[float, list[float]]]:
-    """``{scheduler: {knob value: [total utility per seed]}}``."""
-    table: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for record in records:
-        value = record["spec"].get(knob)
-        if value is None:
-            value = record["instance"].get(knob)
-        if value is None:
-            continue
-        for name, entry in record["schedulers"].items():
-            table[name][value].append(entry["utility"])
-    return table
-
-
-def plot_utility(records: list[dict], knob: str = "jobs", ax=None, title: str | None = None):
+def plot_utility(records: "list[Record | Mapping]", knob: str = "jobs", ax=None, title: str | None = None):
     """Mean total utility per scheduler against ``knob``: error bars one standard deviation over seeds, and
     every seed as a small dot beside its mean (offset per scheduler so that no point hides another)."""
     import matplotlib.pyplot as plt
@@ -158,11 +149,11 @@ def plot_utility(records: list[dict], knob: str = "jobs", ax=None, title: str | 
     return ax
 
 
-def varied_knobs(records: list[dict]) -> list[str]:
+def varied_knobs(records: "list[Record | Mapping]") -> list[str]:
     """Knobs of :data:`KNOBS` that take more than one value among ``records``."""
     out = []
     for knob in KNOBS:
-        values = {record["spec"].get(knob) for record in records}
+        values = {record.spec.get(knob) for record in typed(records)}
         if len(values - {None}) > 1:
             out.append(knob)
     return out
@@ -172,19 +163,8 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "sweep"
 
 
-def save(fig, path: Path) -> Path:
-    """Write ``fig`` (legends outside the axes are kept) and close it."""
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
-
-
 def caption_for(path: str | Path) -> str:
     """The one-line caption of a figure written by :func:`plot_records`, from its file name."""
-    from primaldual.views.distribution_figures import CAPTIONS as DISTRIBUTION_CAPTIONS
-
     stem = Path(path).stem
     captions = {**CAPTIONS, **DISTRIBUTION_CAPTIONS}
     # Longest first: "utility-vs-standalone" must not be taken for a "utility-vs" knob curve.
@@ -194,7 +174,7 @@ def caption_for(path: str | Path) -> str:
     return ""
 
 
-def plot_records(records: list[dict], out_dir: str | Path, prefix: str = "") -> list[Path]:
+def plot_records(records: "list[Record | Mapping]", out_dir: str | Path, prefix: str = "") -> list[Path]:
     """Every figure that fits ``records``, as PNG files in ``out_dir``; returns their paths.
 
     Records are grouped by (label, preset). A group with an OPT interval gets a ratio plot; a group where a
@@ -204,18 +184,16 @@ def plot_records(records: list[dict], out_dir: str | Path, prefix: str = "") -> 
     use_agg()
     import matplotlib.pyplot as plt
 
-    from primaldual.views.distribution_figures import plot_distributions
-
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for record in records:
-        groups[(record["spec"].get("label", ""), record["spec"]["preset"])].append(record)
+    groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    for record in typed(records):
+        groups[(record.label, record.spec["preset"])].append(record)
     written = []
     for (label, preset), group in sorted(groups.items()):
         stem = _slug(f"{prefix}{label + '-' if label else ''}{preset}")
         knobs = varied_knobs(group)
-        if any(r.get("ratios") for r in group) and not knobs:
+        if any(r.ratios for r in group) and not knobs:
             fig, ax = plt.subplots(figsize=(8, 4))
             plot_ratios(group, ax=ax, title=f"OPT/ALG on {preset}, {len(group)} instances (diamond: mean)")
             written.append(save(fig, out_dir / f"{stem}-ratios.png"))
@@ -228,6 +206,6 @@ def plot_records(records: list[dict], out_dir: str | Path, prefix: str = "") -> 
 
 
 __all__ = [
-    "CAPTIONS", "COLOURS", "KNOBS", "caption_for", "find_alpha", "plot_ratios", "plot_records", "plot_utility",
-    "scheduler_names", "use_agg", "utility_table", "varied_knobs",
+    "CAPTIONS", "KNOBS", "caption_for", "find_alpha", "plot_ratios", "plot_records", "plot_utility",
+    "scheduler_names", "varied_knobs",
 ]

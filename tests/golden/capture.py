@@ -68,11 +68,14 @@ def scheduler_outputs() -> dict:
 
 def solve_outputs() -> dict:
     from primaldual.core.files import schedule_to_dict
+    from primaldual.evaluation.seeds import solve_seeds
+    from primaldual.offline.options import EXACT
     from primaldual.offline.solve import solve_offline
 
     out = {}
     for preset, seed, jobs in SOLVE_CASES:
-        result = solve_offline(_instance(preset, seed, jobs))
+        instance = _instance(preset, seed, jobs)
+        result = solve_offline(instance, EXACT, seeds=solve_seeds(instance, EXACT))
         out[f"{preset}/{seed}/{jobs}"] = {
             "status": str(result.status), "objective": repr(float(result.objective)),
             "schedule": digest(schedule_to_dict(result.schedule))}

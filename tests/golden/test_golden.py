@@ -16,6 +16,12 @@ from capture import OUTPUTS, SCHEDULERS, compare_outputs, scheduler_outputs, sol
 
 EXPECTED = json.loads(OUTPUTS.read_text())
 
+#: Runs whose result depends on the machine's speed, not only on the code: Dorm gives HiGHS a wall-clock limit
+#: per decision (``DormScheduler(time_limit=2.0)``), and on ``paper`` some decisions reach it, so a loaded machine
+#: stops them at other incumbents (seen on 76e22c7 itself: utility 3695.19 instead of 3715.98 at restart cost
+#: 0.1 with five other processes running). They are still run and must verify; their numbers are not compared.
+MACHINE_DEPENDENT = ("paper/424246/None/dorm/",)
+
 
 def test_the_capture_covers_every_built_in_scheduler():
     # In a fresh process: other tests register schedulers of their own in this one.
@@ -28,7 +34,8 @@ def test_the_capture_covers_every_built_in_scheduler():
 def test_every_scheduler_run_is_unchanged():
     got = scheduler_outputs()
     assert got.keys() == EXPECTED["schedulers"].keys()
-    changed = [key for key in got if got[key] != EXPECTED["schedulers"][key]]
+    changed = [key for key in got if got[key] != EXPECTED["schedulers"][key]
+               and not key.startswith(MACHINE_DEPENDENT)]
     assert changed == []
 
 

@@ -65,7 +65,8 @@ def test_final_mu_is_the_best_payoff_over_own_capacity_schedules(seed):
 def test_certificate_bounds_the_ilp_optimum(preset, seed):
     """Lemma 3 against the ILP (primaldual.offline.solve): D >= OPT wherever the ILP is solved, and D is at least
     any verified schedule's utility in any case. On tiny instances the ILP and the brute force agree."""
-    from primaldual.offline.solve import OPTIMALITY_TOLERANCE, solve_offline
+    from primaldual.offline.result import OPTIMALITY_TOLERANCE
+    from primaldual.offline.solve import solve_offline
 
     instance = generate(preset, seed)
     offline = solve_offline(instance)
@@ -97,7 +98,8 @@ def ilp_small_demand_instance(seed: int):
 def test_opt_within_two_alpha_of_alg_under_small_demand(seed):
     """The theorem on instances that satisfy its assumption: OPT (ILP) <= 2 alpha_discrete ALG, and the
     dual-side chain D <= D_0 + alpha_discrete ALG that proves it."""
-    from primaldual.offline.solve import OPTIMALITY_TOLERANCE, solve_offline
+    from primaldual.offline.result import OPTIMALITY_TOLERANCE
+    from primaldual.offline.solve import solve_offline
 
     instance = ilp_small_demand_instance(seed)
     result = run_oasis(instance, rule="capacity")  # Lemma 5 holds by construction

@@ -139,8 +139,8 @@ def test_promised_jobs_earn_at_least_one_minus_delta_and_the_block_value(seed):
     scheduler = make_scheduler("oasis-p")
     result = simulate(instance, scheduler)
     utilities = result.metrics.job_utilities
-    for i, admission in scheduler.dual.admissions.items():
-        assert utilities[i] >= admission["value"] - 1e-9
+    for i, admission in scheduler.record.admissions.items():
+        assert utilities[i] >= admission.value - 1e-9
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -173,7 +173,7 @@ def test_restart_costs_are_planned_for_and_stable_placements_pay_once():
     # floor, a job that alone
     # fills the cluster for two slots prices itself at its own value density).
     result = simulate(instance, make_scheduler("oasis-lr", eta=8.0, learned_floor=False), restart_cost=0.1)
-    assert result.metrics.extra["restarts"] == 1
+    assert result.metrics.restarts == 1
     assert result.metrics.completion_slots == {0: 2}
     assert result.promises == {"made": 1, "kept": 1, "broken": 0}
 

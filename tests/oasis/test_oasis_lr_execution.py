@@ -14,6 +14,7 @@ from oasis_helpers import make_instance, make_job
 from primaldual.simulation.placement import FreeCapacity
 from primaldual.core.generate import generate
 from primaldual.oasis.ledger import Reservation
+from primaldual.oasis.lr.execution import finish_blocks
 from primaldual.simulation.scheduler import Allocation, make_scheduler
 from primaldual.simulation.simulator import simulate
 from primaldual.core.utility import Constant, LinearDecay
@@ -32,18 +33,19 @@ def test_a_block_runs_only_the_workers_that_finish_its_job_in_its_last_slot():
     scheduler.start(instance)
     scheduler.set_restart_cost(0.1)
     placement = Allocation(np.array([4]), np.array([2]))
-    scheduler.previous = {0: (2, placement)}
-    scheduler.work_left = np.array([1.5])
+    state = scheduler.state
+    state.previous = {0: (2, placement)}
+    state.work_left = np.array([1.5])
     blocks = {0: placement}
     free = FreeCapacity(instance.cluster)
     free.take(instance.jobs[0], placement)
-    scheduler._finish_blocks(3, blocks, free)
+    finish_blocks(0.1, scheduler.tables, state, 3, blocks, free)
     assert blocks[0].workers.tolist() == [2] and blocks[0].parameter_servers.tolist() == [1]
     assert free.worker[0, 0] == pytest.approx(2.0)
     # 3.7 worker-slots left: 4 kept workers are needed (a trim to 4 / 0.9 -> 5 would not be a trim).
-    scheduler.work_left = np.array([3.7])
+    state.work_left = np.array([3.7])
     blocks = {0: placement}
-    scheduler._finish_blocks(3, blocks, FreeCapacity(instance.cluster))
+    finish_blocks(0.1, scheduler.tables, state, 3, blocks, FreeCapacity(instance.cluster))
     assert blocks[0] is placement
 
 
@@ -56,7 +58,7 @@ def test_a_deadline_leaves_room_for_the_restart_of_a_block():
     instance = one_server([make_job(0, 8, 4, [1.0, 0.0], [0.0, 1.0], LinearDecay(10.0, 4.0))])
     scheduler = make_scheduler("oasis-lr", eta=8.0, learned_floor=False)
     result = simulate(instance, scheduler, restart_cost=0.1)
-    assert scheduler.deadlines == {0: 2}
+    assert scheduler.state.deadlines == {0: 2}
     assert result.promises == {"made": 1, "kept": 1, "broken": 0}
     assert result.metrics.completion_slots == {0: 2}
     assert result.schedule.meta["promised_deadlines"] == {"0": 2}
@@ -85,7 +87,7 @@ def test_the_next_slots_arrivals_see_the_room_that_work_done_freed():
     instance = one_server(jobs, gpus=2.0, horizon=6)
     scheduler = make_scheduler("oasis-lr", eta=8.0, learned_floor=False)
     result = simulate(instance, scheduler)
-    assert scheduler.deadlines == {0: 2, 1: 5}
+    assert scheduler.state.deadlines == {0: 2, 1: 5}
     assert result.promises == {"made": 2, "kept": 2, "broken": 0}
     assert result.metrics.completion_slots == {0: 1, 1: 5}
 
@@ -102,7 +104,7 @@ def test_no_promise_is_broken_under_heavy_contention(seed, cost, eta):
     result = simulate(instance, scheduler, restart_cost=cost)
     assert result.promises["broken"] == 0 and result.promises["kept"] == result.promises["made"]
     assert verify(instance, result.schedule).feasible
-    assert result.schedule.meta["promised_deadlines"] == {str(i): d for i, d in scheduler.deadlines.items()}
+    assert result.schedule.meta["promised_deadlines"] == {str(i): d for i, d in scheduler.state.deadlines.items()}
 
 
 def test_stable_and_fresh_plans_are_both_kept_within_capacity():
@@ -139,7 +141,7 @@ def test_skipping_the_subroutine_only_when_it_would_find_mu_zero(seed):
     def check(slot, i):
         worker_prices, ps_prices = scheduler.prices(slot)
         free = scheduler.free(slot)
-        work = int(scheduler.remaining[i])
+        work = int(scheduler.state.remaining[i])
         plain = best_schedule(instance, i, worker_prices, ps_prices, *free, work=work, start=slot)
         cut = best_schedule(instance, i, worker_prices, ps_prices, *free, work=work, start=slot,
                             cost_floor=least_prices(worker_prices, ps_prices))

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from primaldual.core.errors import InputError
 from primaldual.core.generate import generate
-from primaldual.oasis.lr.order import GrowthOrder
-from primaldual.oasis.lr.rollout import POLICIES
+from primaldual.oasis.lr.order import rerank
+from primaldual.oasis.lr.rollout import POLICIES, rollout, twin
 from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
 from primaldual.core.verify import verify
@@ -66,8 +66,8 @@ def test_a_zero_budget_skips_every_rollout_and_is_the_fixed_policy():
 
 
 def test_oasis_p_does_not_look_ahead_by_default_and_oasis_lr_does():
-    assert make_scheduler("oasis-p").lookahead is False
-    assert make_scheduler("oasis-lr").lookahead is True
+    assert make_scheduler("oasis-p").settings.lookahead is False
+    assert make_scheduler("oasis-lr").settings.lookahead is True
 
 
 def test_a_reused_scheduler_starts_from_its_own_settings():
@@ -92,15 +92,16 @@ def test_twins_leave_the_scheduler_alone_and_call_their_own_methods():
     scheduler.on_arrival(arrivals[0], [i for i in range(instance.n_jobs) if instance.arrivals[i] == arrivals[0]])
     calls = []
     scheduler.allocate = lambda *args: calls.append(args)
-    before = (scheduler.work_left.copy(), dict(scheduler.deadlines), list(scheduler.pending),
-              dict(scheduler.ledger.reservations), scheduler.ledger.worker_used.copy())
-    twin = scheduler.twin("urgency")
-    twin.rollout(arrivals[0])
+    state = scheduler.state
+    before = (state.work_left.copy(), dict(state.deadlines), list(state.pending),
+              dict(state.ledger.reservations), state.ledger.worker_used.copy())
+    other = twin(scheduler.settings, state, "urgency")
+    rollout(scheduler.settings, scheduler.tables, other, arrivals[0])
     assert not calls
-    assert np.array_equal(before[0], scheduler.work_left) and before[1] == scheduler.deadlines
-    assert before[2] == scheduler.pending and before[3] == scheduler.ledger.reservations
-    assert np.array_equal(before[4], scheduler.ledger.worker_used)
-    assert scheduler.order == "density" and twin.order == "urgency"
+    assert np.array_equal(before[0], state.work_left) and before[1] == state.deadlines
+    assert before[2] == state.pending and before[3] == state.ledger.reservations
+    assert np.array_equal(before[4], state.ledger.worker_used)
+    assert state.policy.order == "density" and other.policy.order == "urgency"
 
 
 @pytest.mark.parametrize("bad, field", [(dict(plan="late"), "plan"), (dict(lookahead="yes"), "lookahead"),
@@ -124,22 +125,12 @@ def test_fixed_plans_differ_only_under_restart_costs():
     assert len(set(costly.values())) > 1  # on this instance the stable plan alone earns less
 
 
-class _Ranked:
-    """The density order's output for three jobs: order 0, 1, 2 and their present values."""
-
-    def _growth_order(self, slot, blocks):
-        return [0, 1, 2], {0: 10.0, 1: 30.0, 2: 20.0}
-
-
-class _Order(GrowthOrder, _Ranked):
-    def __init__(self, order):
-        self.order, self.work_left = order, np.array([1.0, 10.0, 2.0])
-
-
 @pytest.mark.parametrize("order, expected", [("density", [0, 1, 2]), ("value", [1, 2, 0]),
                                              ("work", [0, 2, 1])])
 def test_value_and_work_orders_by_hand(order, expected):
     """``value``: present value, largest first (30, 20, 10); ``work``: present value per remaining worker-slot
     (10, 3, 10: jobs 0 and 2 tie and the lower index goes first); ``density`` keeps the order it is given."""
-    ranked, values = _Order(order)._growth_order(0, {})
+    # The density order's output for three jobs: order 0, 1, 2 and their present values.
+    values = {0: 10.0, 1: 30.0, 2: 20.0}
+    ranked = rerank(order, [0, 1, 2], values, np.array([1.0, 10.0, 2.0]))
     assert ranked == expected and values == {0: 10.0, 1: 30.0, 2: 20.0}

@@ -55,12 +55,13 @@ def test_the_price_cache_and_the_admission_increase_equal_a_fresh_computation(se
 
     def admit(slot, i):
         prices, free = scheduler.prices(slot), scheduler.free(slot)
-        fresh = PriceCache(scheduler.ledger, scheduler.constants, scheduler.floor, slot)
+        state = scheduler.state
+        fresh = PriceCache(state.ledger, scheduler.tables.constants, state.floor, slot)
         fresh_prices, fresh_free = fresh.update(slot)
         for pool in (0, 1):
             assert np.array_equal(prices[pool][slot:], fresh_prices[pool][slot:])
             assert np.array_equal(free[pool][slot:], fresh_free[pool][slot:])
-            assert np.array_equal(scheduler._price_cache.least_prices()[pool][slot:],
+            assert np.array_equal(state.price_cache.least_prices()[pool][slot:],
                                   least_prices(*prices)[pool][slot:])
         checked["offers"] += 1
         return offer(slot, i)
@@ -78,7 +79,7 @@ def test_the_price_cache_and_the_admission_increase_equal_a_fresh_computation(se
     def started(inst):
         nonlocal record, see
         start(inst)
-        record = scheduler.dual
+        record = scheduler.record
         see = record.see_admission
         record.see_admission = see_admission
 

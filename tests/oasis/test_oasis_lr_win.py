@@ -74,7 +74,7 @@ def _recording_admissions(scheduler):
     def recorded(slot, i):
         admitted = admit(slot, i)
         if admitted:
-            seen.append((slot, scheduler.ledger.reservations[i].first))
+            seen.append((slot, scheduler.state.ledger.reservations[i].first))
         return admitted
 
     scheduler._admit = recorded
@@ -144,16 +144,16 @@ def test_urgency_keys_by_hand_with_restarts_and_the_horizon():
     instance = _flat_and_decaying()
     scheduler = make_scheduler("oasis-lr")
     scheduler.start(instance)
-    unit = scheduler.unit
+    unit = scheduler.tables.unit
     assert unit[0] == unit[1] > 0
-    keys = urgency_keys(scheduler, 0, [0, 1])
+    keys = urgency_keys(scheduler.tables, scheduler.state, scheduler.settings.restart_cost, 0, [0, 1])
     assert keys[0] * unit[0] == pytest.approx(100.0 / 1.04 / 2)
     assert keys[1] * unit[1] == pytest.approx(40.0 / 1.02 + 20.0)
     scheduler.set_restart_cost(0.1)  # d: ceil(2 + 0.1) = 3 and ceil(1 + 0.1) = 2
-    keys = urgency_keys(scheduler, 0, [0, 1])
+    keys = urgency_keys(scheduler.tables, scheduler.state, scheduler.settings.restart_cost, 0, [0, 1])
     assert keys[0] * unit[0] == pytest.approx(100.0 / 1.06 / 2)
     assert keys[1] * unit[1] == pytest.approx(20.0 / 1.04 + 20.0)
-    keys = urgency_keys(scheduler, 3, [0])  # d = 3, completion 5 = T - 1: one more slot misses the horizon
+    keys = urgency_keys(scheduler.tables, scheduler.state, scheduler.settings.restart_cost, 3, [0])  # d = 3, completion 5 = T - 1: one more slot misses the horizon
     assert keys[0] * unit[0] == pytest.approx((100.0 / 1.06 + 100.0) / 2)
 
 

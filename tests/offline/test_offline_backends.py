@@ -9,8 +9,10 @@ import pytest
 from offline_helpers import require_solver
 
 from primaldual.core.generate import generate
-from primaldual.offline.solve import solve_offline, write_model
+from primaldual.offline.export import write_model
+from primaldual.offline.solve import solve_offline
 from primaldual.core.verify import verify
+from primaldual.offline.options import EXACT
 
 INSTANCES = [("tiny", 4), ("tiny", 7), ("tiny", 11), ("small", 0), ("small", 1), ("small", 4)]
 #: Six jobs of the contended ``small`` preset: hard enough to need branching, solved by GLPK in about a second
@@ -26,7 +28,7 @@ def instance_of(preset, seed):
 def highs_optima():
     out = {}
     for preset, seed in INSTANCES:
-        result = solve_offline(instance_of(preset, seed), solver="highs")
+        result = solve_offline(instance_of(preset, seed), EXACT.replace(solver="highs"))
         assert result.status == "optimal", result.message
         out[preset, seed] = result
     return out
@@ -38,7 +40,7 @@ def test_backends_agree_on_the_optimum(highs_optima, other, preset, seed):
     require_solver(other)
     instance = instance_of(preset, seed)
     reference = highs_optima[preset, seed]
-    result = solve_offline(instance, solver=other)
+    result = solve_offline(instance, EXACT.replace(solver=other))
     assert result.status == "optimal", result.message
     assert result.solver == other and result.solver_version not in ("", "unknown")
     assert verify(instance, result.schedule).feasible
@@ -52,7 +54,7 @@ def test_backends_agree_on_the_optimum(highs_optima, other, preset, seed):
 def test_backends_agree_on_the_lp_relaxation(other):
     require_solver(other)
     instance = instance_of("small", 1)
-    values = [solve_offline(instance, solver=s, relax=True, formulation="weak").objective for s in ("highs", other)]
+    values = [solve_offline(instance, EXACT.replace(solver=s, method="lp", formulation="weak")).objective for s in ("highs", other)]
     assert values[0] == pytest.approx(values[1], rel=1e-6)
 
 

@@ -11,6 +11,7 @@ from primaldual.offline.solve import solve_offline
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.core.utility import Constant, LinearDecay
 from primaldual.core.verify import verify
+from primaldual.offline.options import EXACT
 
 
 def test_brute_force_enumerator_on_a_hand_case():
@@ -43,10 +44,10 @@ def _check_against_brute_force(instance):
     assert result.objective == pytest.approx(expected, rel=1e-7, abs=1e-7)
     assert result.bound >= result.objective
     # The weak formulation has the same optimum; relaxations bound it from above.
-    weak = solve_offline(instance, formulation="weak")
+    weak = solve_offline(instance, EXACT.replace(formulation="weak"))
     assert weak.objective == pytest.approx(expected, rel=1e-7, abs=1e-7)
-    for kwargs in ({"relax": True}, {"relax": True, "formulation": "weak"}, {"pooled": True}):
-        relaxation = solve_offline(instance, **kwargs)
+    for kwargs in ({"method": "lp"}, {"method": "lp", "formulation": "weak"}, {"method": "pooled"}):
+        relaxation = solve_offline(instance, EXACT.replace(**kwargs))
         assert relaxation.status == "optimal"
         assert relaxation.bound >= expected - 1e-7 * max(1.0, expected), kwargs
 

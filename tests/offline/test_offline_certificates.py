@@ -11,11 +11,15 @@ from offline_helpers import make_instance, make_job, require_solver
 import primaldual.offline.solve as offline
 from primaldual.core.generate import generate
 from primaldual.models.offline import build_offline_model, schedulable_jobs
-from primaldual.offline.solve import OPTIMALITY_TOLERANCE, solve_offline
+from primaldual.offline.result import OPTIMALITY_TOLERANCE
+from primaldual.offline.solve import solve_offline
 from primaldual.core.schedule import Schedule
 from primaldual.backends.solvers import solve_model
 from primaldual.core.utility import Constant, Sigmoid
 from primaldual.core.verify import verify
+from primaldual.offline.options import EXACT
+from primaldual.offline.outcome import Built, ChildOutcome, Incumbent
+from primaldual.offline.result import certify
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +61,10 @@ def test_relaxations_bound_the_optimum_and_strong_is_tighter(seed):
     instance = generate("small", seed)
     ilp = solve_offline(instance)
     assert_honest(instance, ilp)
-    weak_lp = solve_offline(instance, relax=True, formulation="weak")
-    strong_lp = solve_offline(instance, relax=True, formulation="strong")
-    pooled = solve_offline(instance, pooled=True)
-    pooled_lp = solve_offline(instance, pooled=True, relax=True)
+    weak_lp = solve_offline(instance, EXACT.replace(method="lp", formulation="weak"))
+    strong_lp = solve_offline(instance, EXACT.replace(method="lp", formulation="strong"))
+    pooled = solve_offline(instance, EXACT.replace(method="pooled"))
+    pooled_lp = solve_offline(instance, EXACT.replace(method="pooled"))
     for relaxation in (weak_lp, strong_lp, pooled, pooled_lp):
         assert relaxation.status == "optimal" and relaxation.schedule is None
         assert relaxation.bound >= ilp.objective * (1 - 1e-7)
@@ -73,7 +77,7 @@ def test_relaxations_bound_the_optimum_and_strong_is_tighter(seed):
 
 def test_weak_and_strong_ilps_have_the_same_optimum(small):
     instance, strong = small
-    weak = solve_offline(instance, formulation="weak")
+    weak = solve_offline(instance, EXACT.replace(formulation="weak"))
     assert weak.status == "optimal"
     assert weak.objective == pytest.approx(strong.objective, rel=1e-7)
 
@@ -87,7 +91,7 @@ def test_solves_are_deterministic(small):
 
 def test_time_limited_solve_in_a_child_keeps_incumbent_and_bound(small):
     instance, exact = small
-    result = solve_offline(instance, time_limit=60)
+    result = solve_offline(instance, EXACT.replace(time_limit=60))
     assert_honest(instance, result)
     assert result.status in ("optimal", "feasible")
     assert result.objective <= exact.bound + 1e-9 and result.bound >= exact.objective - 1e-9
@@ -111,7 +115,7 @@ def test_a_gap_limited_answer_reports_its_gap(small):
     instance, exact = small
     for solver in ("highs", "cbc"):
         require_solver(solver)
-        result = solve_offline(instance, solver=solver, mip_gap=0.2)
+        result = solve_offline(instance, EXACT.replace(solver=solver, mip_gap=0.2))
         assert_honest(instance, result)
         # The bound stays a true bound on the optimum, whatever the backend reports at a gap.
         assert result.bound >= exact.objective * (1 - 1e-9)
@@ -137,12 +141,12 @@ def test_killed_solver_is_reported_and_keeps_the_start(small):
     instance, exact = small
     start, start_utility = partial_start(instance, exact)
     # A zero grace past a 1 ms limit: the limit covers the build too, so the process is killed while building.
-    result = solve_offline(instance, time_limit=0.001, grace=0.0, start=start)
+    result = solve_offline(instance, EXACT.replace(time_limit=0.001, grace=0.0), start=start)
     assert result.status == "killed"
     assert "killed" in result.message and "building the model" in result.message
     assert result.objective >= start_utility
     assert_honest(instance, result)
-    bare = solve_offline(instance, time_limit=0.001, grace=0.0)
+    bare = solve_offline(instance, EXACT.replace(time_limit=0.001, grace=0.0))
     assert bare.status == "killed" and not bare.success
     assert bare.bound is not None and bare.bound >= exact.objective - 1e-9
     if bare.objective is None:
@@ -152,10 +156,10 @@ def test_killed_solver_is_reported_and_keeps_the_start(small):
 def test_killed_after_an_incumbent_returns_that_incumbent(small):
     instance, exact = small
     assignments = {i: (a.workers, a.parameter_servers) for i, a in exact.schedule.assignments.items()}
-    raw = {"killed": True, "solve_seconds": 3.0,
-           "built": {"build_seconds": 0.1, "n_variables": 10, "n_constraints": 5, "objective_slack": 0.0},
-           "incumbent": {"assignments": assignments, "bound": exact.bound}}
-    result = offline._certify(instance, raw, None, None, trivial_bound(instance), False, [],
+    ended = ChildOutcome(killed=True, elapsed=3.0,
+                         built=Built(build_seconds=0.1, n_variables=10, n_constraints=5, objective_slack=0.0),
+                         incumbent=Incumbent(assignments, objective=exact.objective, bound=exact.bound))
+    result = certify(instance, ended, None, None, trivial_bound(instance), False, [],
                               dict(solver="highs", solver_version="x", formulation="strong", relaxed=False,
                                    pooled=False))
     assert result.status == "killed" and result.incumbent_source == "solver"
@@ -232,7 +236,7 @@ def test_inside_a_daemonic_process_the_solver_limit_alone_applies(small, monkeyp
     instance, exact = small
     # A daemonic process (a multiprocessing.Pool worker, say) may not start the solver process.
     monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
-    result = solve_offline(instance, time_limit=60)
+    result = solve_offline(instance, EXACT.replace(time_limit=60))
     assert result.status == "optimal" and result.objective == pytest.approx(exact.objective)
     assert "no hard wall-clock limit" in result.message
     assert_honest(instance, result)
@@ -247,7 +251,7 @@ def test_an_lp_stopped_early_claims_no_bound(monkeypatch):
     assert outcome.bound is None
     # Nor does solve_offline present that value as a relaxation's answer (in-process, the solver's limit only).
     monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
-    result = solve_offline(instance, relax=True, formulation="weak", time_limit=1e-3)
+    result = solve_offline(instance, EXACT.replace(method="lp", formulation="weak", time_limit=1e-3))
     assert result.status == "time_limit_no_incumbent" and not result.success
     assert result.objective is None and result.bound is None and "bounds nothing" in result.message
 
@@ -263,5 +267,5 @@ def test_bounds_count_the_utilities_the_model_floors():
     assert optimum > 5.0
     ilp = solve_offline(instance)
     assert ilp.status == "optimal" and 5.0 <= ilp.objective <= optimum <= ilp.bound
-    for kwargs in ({"relax": True}, {"relax": True, "formulation": "weak"}, {"pooled": True}):
-        assert solve_offline(instance, **kwargs).bound >= optimum, kwargs
+    for kwargs in ({"method": "lp"}, {"method": "lp", "formulation": "weak"}, {"method": "pooled"}):
+        assert solve_offline(instance, EXACT.replace(**kwargs)).bound >= optimum, kwargs

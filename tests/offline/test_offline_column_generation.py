@@ -21,6 +21,8 @@ from primaldual.offline.price_and_branch import column_generation_solve
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.simulation.simulator import simulate
 from primaldual.core.verify import verify
+from primaldual.offline.options import EXACT
+from primaldual.evaluation.seeds import online_seeds
 
 TOLERANCE = 1e-6
 
@@ -40,7 +42,7 @@ def _check_interval(instance, result, optimum):
 def test_tiny_bound_covers_the_ilp_optimum_and_the_schedule_verifies(seed):
     instance = generate("tiny", seed)
     optimum = solve_offline(instance).objective
-    result = solve_offline(instance, method="cg")
+    result = solve_offline(instance, EXACT.replace(method="cg"), seeds=online_seeds(instance))
     _check_interval(instance, result, optimum)
     for name, utility in result.details["seeds"].items():
         assert result.bound >= utility - TOLERANCE, name
@@ -51,8 +53,8 @@ def test_small_bound_between_ilp_and_its_lp_relaxation(seed):
     instance = generate("small", seed)
     exact = solve_offline(instance)
     assert exact.status == "optimal"
-    strong_lp = solve_offline(instance, method="lp")
-    result = solve_offline(instance, method="cg")
+    strong_lp = solve_offline(instance, EXACT.replace(method="lp"))
+    result = solve_offline(instance, EXACT.replace(method="cg"), seeds=online_seeds(instance))
     _check_interval(instance, result, exact.objective)
     assert result.details["converged"]
     # Each column is a whole schedule: the Dantzig-Wolfe LP is at least as tight as the compact one.
@@ -103,22 +105,23 @@ def test_place_on_servers_drops_what_does_not_fit_and_verifies():
 def test_a_deadline_in_the_past_still_returns_a_schedule_and_a_valid_bound():
     instance = generate("small", 4)
     optimum = solve_offline(instance).objective
-    raw = column_generation_solve(instance, schedulable_jobs(instance), deadline=time.time() - 1)
-    assert raw["rounds"] == 0 and raw["mip_status"].startswith("not run")
-    schedule = Schedule({i: JobSchedule(w, z) for i, (w, z) in raw["assignments"].items()})
+    run = column_generation_solve(instance, schedulable_jobs(instance), deadline=time.time() - 1,
+                                  seeds=online_seeds(instance)[:1])  # fifo's: all a spent deadline seeds
+    assert run.rounds == 0 and run.mip_status.startswith("not run")
+    schedule = Schedule({i: JobSchedule(w, z) for i, (w, z) in run.assignments.items()})
     report = verify(instance, schedule)
     # The first seeding scheduler's schedule is returned, and no pricing round means no bound but the trivial.
-    assert report.feasible and report.utility == pytest.approx(raw["objective"])
-    assert raw["seeds"] and raw["objective"] <= optimum + TOLERANCE
-    assert raw["bound"] == float("inf")
+    assert report.feasible and report.utility == pytest.approx(run.objective)
+    assert run.seeds and run.objective <= optimum + TOLERANCE
+    assert run.bound == float("inf")
 
 
 def test_auto_picks_the_ilp_on_tiny_and_says_so():
-    result = solve_offline(generate("tiny", 0), method="auto")
+    result = solve_offline(generate("tiny", 0), EXACT.replace(method="auto"))
     assert result.method == "ilp" and result.status == "optimal"
 
 
 def test_memory_limit_has_its_own_status():
-    result = solve_offline(generate("tiny", 0), memory_limit=2**26)
+    result = solve_offline(generate("tiny", 0), EXACT.replace(memory_limit=2**26))
     assert result.status == "memory_limit" and not result.success
     assert "memory limit" in result.message

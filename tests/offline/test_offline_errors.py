@@ -14,6 +14,7 @@ from primaldual.offline.solve import solve_offline
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.backends.solvers import get_solver, solve_model, solver_available
 from primaldual.core.verify import verify
+from primaldual.offline.options import EXACT
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,7 @@ def no_solver(*args, **kwargs):
 
 def test_unknown_solver_name(tiny):
     with pytest.raises(InputError, match=r"--solver: unknown solver 'gurobii'; known: highs, cbc"):
-        solve_offline(tiny, solver="gurobii")
+        solve_offline(tiny, EXACT.replace(solver="gurobii"))
     with pytest.raises(InputError, match="unknown solver"):
         get_solver("nope")
 
@@ -37,7 +38,7 @@ def test_unavailable_solver_names_the_available_ones(tiny):
     if absent is None:
         pytest.skip("scip, gurobi and cplex are all installed here")
     with pytest.raises(InputError, match=rf"--solver: {absent} is not available on this machine \(available: highs"):
-        solve_offline(tiny, solver=absent)
+        solve_offline(tiny, EXACT.replace(solver=absent))
 
 
 @pytest.mark.parametrize(
@@ -57,7 +58,7 @@ def test_unavailable_solver_names_the_available_ones(tiny):
 )
 def test_bad_arguments_name_the_field(tiny, kwargs, field):
     with pytest.raises(InputError, match=field):
-        solve_offline(tiny, **kwargs)
+        solve_offline(tiny, EXACT.replace(**kwargs))
 
 
 def test_empty_instance_is_optimal_with_zero_and_calls_no_solver(monkeypatch):
@@ -68,7 +69,7 @@ def test_empty_instance_is_optimal_with_zero_and_calls_no_solver(monkeypatch):
     assert result.schedule is not None and result.schedule.admitted == []
     assert verify(empty, result.schedule).feasible
     assert "no jobs" in result.message and result.incumbent_source == "empty"
-    relaxed = solve_offline(empty, relax=True)
+    relaxed = solve_offline(empty, EXACT.replace(method="lp"))
     assert relaxed.status == "optimal" and relaxed.schedule is None and relaxed.bound == 0.0
 
 
@@ -77,7 +78,7 @@ def test_instance_where_no_job_can_finish(monkeypatch):
     # Work 3 with one worker per slot, 2 slots; a second job fits on no server.
     hopeless = make_instance([make_job(work=3), make_job(work=1, worker_demand=(9.0,))], horizon=2,
                              worker_capacity=[[1.0]], ps_capacity=[[1.0]])
-    result = solve_offline(hopeless, time_limit=5)
+    result = solve_offline(hopeless, EXACT.replace(time_limit=5))
     assert result.status == "optimal" and result.objective == 0.0 and result.schedule.admitted == []
     assert "no job can finish" in result.message
 
@@ -95,7 +96,7 @@ def test_infeasible_start_is_rejected_with_its_violations(tiny):
 
 def test_start_with_a_relaxation_is_rejected(tiny):
     with pytest.raises(InputError, match="does not apply to --relax or --pooled"):
-        solve_offline(tiny, relax=True, start=Schedule({}))
+        solve_offline(tiny, EXACT.replace(method="lp"), start=Schedule({}))
 
 
 def test_solver_reported_infeasibility_is_a_status(tiny, monkeypatch):

@@ -7,13 +7,14 @@ from offline_helpers import make_instance, make_job, require_solver
 from primaldual.offline.solve import solve_offline
 from primaldual.core.utility import Constant, LinearDecay, Step
 from primaldual.core.verify import verify
+from primaldual.offline.options import EXACT
 
 BACKENDS = ["highs", "cbc", "glpk"]
 
 
 def solve(instance, solver, **kwargs):
     require_solver(solver)
-    result = solve_offline(instance, solver=solver, **kwargs)
+    result = solve_offline(instance, EXACT.replace(solver=solver, **kwargs))
     assert result.status == "optimal", result.message
     report = verify(instance, result.schedule)
     assert report.feasible, report.violations

@@ -11,6 +11,7 @@ from primaldual.models.offline import build_offline_model, model_size
 from primaldual.offline.solve import solve_offline
 from primaldual.offline.matrix import build_matrix_model
 from primaldual.core.verify import verify
+from primaldual.offline.options import EXACT
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -20,8 +21,8 @@ def test_matrix_and_pyomo_models_agree_on_tiny_instances(seed, jobs):
     matrix = build_matrix_model(instance)
     assert (matrix.n_variables, matrix.n_constraints) == model_size(build_offline_model(instance))
     for method in ("lp", "ilp"):
-        by_matrix = solve_offline(instance, method=method, builder="matrix")
-        by_pyomo = solve_offline(instance, method=method, builder="pyomo")
+        by_matrix = solve_offline(instance, EXACT.replace(method=method, builder="matrix"))
+        by_pyomo = solve_offline(instance, EXACT.replace(method=method, builder="pyomo"))
         assert by_matrix.details.get("builder", "matrix") == "matrix" or by_matrix.n_variables == 0
         assert by_matrix.status == by_pyomo.status == "optimal"
         assert by_matrix.objective == pytest.approx(by_pyomo.objective, rel=1e-7, abs=1e-9)
@@ -34,8 +35,8 @@ def test_matrix_path_on_small_instances(seed):
     instance = generate("small", seed)
     matrix = build_matrix_model(instance)
     assert (matrix.n_variables, matrix.n_constraints) == model_size(build_offline_model(instance))
-    by_matrix = solve_offline(instance, builder="matrix")
-    by_pyomo = solve_offline(instance, builder="pyomo")
+    by_matrix = solve_offline(instance, EXACT.replace(builder="matrix"))
+    by_pyomo = solve_offline(instance, EXACT.replace(builder="pyomo"))
     assert by_matrix.details["builder"] == "matrix" and by_pyomo.details["builder"] == "pyomo"
     assert by_matrix.status == by_pyomo.status == "optimal"
     assert by_matrix.objective == pytest.approx(by_pyomo.objective, rel=1e-7)
@@ -46,9 +47,9 @@ def test_matrix_builder_refuses_what_it_does_not_cover():
     from primaldual.core.errors import InputError
 
     with pytest.raises(InputError, match="--builder"):
-        solve_offline(generate("tiny", 0), method="pooled", builder="matrix")
+        solve_offline(generate("tiny", 0), EXACT.replace(method="pooled", builder="matrix"))
     with pytest.raises(InputError, match="--builder"):
-        solve_offline(generate("tiny", 0), builder="numpy")
+        solve_offline(generate("tiny", 0), EXACT.replace(builder="numpy"))
 
 
 def _row_activity(model, x):
@@ -86,8 +87,8 @@ def test_matrix_and_pyomo_paths_agree_with_a_mip_start(seed, jobs):
 
     instance = generate("tiny", seed, jobs=jobs)
     start = simulate(instance, "fifo").schedule
-    by_matrix = solve_offline(instance, builder="matrix", start=start)
-    by_pyomo = solve_offline(instance, builder="pyomo", start=start)
+    by_matrix = solve_offline(instance, EXACT.replace(builder="matrix"), start=start)
+    by_pyomo = solve_offline(instance, EXACT.replace(builder="pyomo"), start=start)
     assert by_matrix.details.get("builder", "matrix") == "matrix" or by_matrix.n_variables == 0
     assert by_matrix.status == by_pyomo.status == "optimal"
     assert by_matrix.objective == pytest.approx(by_pyomo.objective, rel=1e-7, abs=1e-9)

@@ -11,9 +11,11 @@ from offline_helpers import make_instance, make_job
 
 from primaldual.core.generate import generate
 from primaldual.offline.solve import solve_offline
-from primaldual.offline.pooled import best_online_schedule, pack_slot
+from primaldual.offline.pooled import pack_slot
 from primaldual.core.utility import Constant
 from primaldual.core.verify import verify
+from primaldual.offline.options import EXACT
+from primaldual.evaluation.seeds import online_seeds
 
 
 def _packs_by_brute_force(units, demand, fit, capacity) -> bool:
@@ -51,8 +53,8 @@ def test_a_pooled_optimum_that_cannot_be_packed_is_not_reported_as_proven():
     # Two servers of 1.5 GPUs: pooled, three one-GPU workers fit in 3 GPUs; per server only one fits on each.
     jobs = [make_job(work=1, utility=Constant(1.0)) for _ in range(3)]
     instance = make_instance(jobs, horizon=1, worker_capacity=[[1.5], [1.5]], ps_capacity=[[3.0]])
-    assert solve_offline(instance, method="pooled").bound == pytest.approx(3.0)
-    result = solve_offline(instance, pooled_first=True, online_start=False)
+    assert solve_offline(instance, EXACT.replace(method="pooled")).bound == pytest.approx(3.0)
+    result = solve_offline(instance, EXACT.replace(pooled_first=True, online_start=False))
     assert "does not pack" in result.message and result.details.get("builder") != "pooled+placement"
     assert result.status == "optimal" and result.objective == pytest.approx(2.0)
     assert result.bound == pytest.approx(2.0, abs=1e-6)
@@ -63,31 +65,31 @@ def test_a_pooled_optimum_that_cannot_be_packed_is_not_reported_as_proven():
 @given(seed=st.integers(min_value=0, max_value=100_000), jobs=st.integers(min_value=2, max_value=6))
 def test_pooled_first_agrees_with_the_per_server_ilp(seed, jobs):
     instance = generate("tiny", seed, jobs=jobs)
-    plain = solve_offline(instance, pooled_first=False, online_start=False)
-    first = solve_offline(instance, pooled_first=True, online_start=True)
+    plain = solve_offline(instance, EXACT.replace(pooled_first=False, online_start=False))
+    first = solve_offline(instance, EXACT.replace(pooled_first=True, online_start=True), seeds=online_seeds(instance))
     assert plain.status == first.status == "optimal"
     assert first.objective == pytest.approx(plain.objective, rel=1e-7, abs=1e-9)
     report = verify(instance, first.schedule)
     assert report.feasible and report.utility == pytest.approx(first.objective)
     if first.details.get("builder") == "pooled+placement":
         assert "placed on servers" in first.message
-    assert first.objective >= best_online_schedule(instance)[1] - 1e-9
+    assert first.objective >= max(seed.utility for seed in online_seeds(instance)) - 1e-9
 
 
 def test_pooled_first_is_on_above_the_matrix_threshold_and_refused_for_other_methods():
     from primaldual.core.errors import InputError
-    from primaldual.offline.methods import _large_ilp_options
+    from primaldual.offline.methods import large_ilp_plan
 
     small = generate("tiny", 0)
-    assert _large_ilp_options(small, "ilp", "highs", "strong", None, None, None) == {
+    assert large_ilp_plan(small, EXACT, "ilp", None) == {
         "pooled_first": False, "online_start": False}
     large = generate("small", 1, jobs=30, horizon=24, worker_servers=8, ps_servers=8)
-    assert _large_ilp_options(large, "ilp", "highs", "strong", None, None, None) == {
+    assert large_ilp_plan(large, EXACT, "ilp", None) == {
         "pooled_first": True, "online_start": True}
     with pytest.raises(InputError, match="pooled_first"):
-        solve_offline(small, method="lp", pooled_first=True)
+        solve_offline(small, EXACT.replace(method="lp", pooled_first=True))
     with pytest.raises(InputError, match="pooled_first"):
-        solve_offline(small, pooled_first="yes")
+        solve_offline(small, EXACT.replace(pooled_first="yes"))
 
 
 def test_pack_slot_decides_exactly_where_first_fit_fails():

@@ -5,6 +5,7 @@ import pyomo.environ as pyo
 from primaldual.core.generate import generate
 from primaldual.offline.solve import solve_offline
 from primaldual.backends.solvers import solve_model
+from primaldual.offline.options import EXACT
 
 
 def _model():
@@ -26,5 +27,5 @@ def test_changing_thread_counts_in_one_process():
 def test_offline_solve_with_one_thread_after_a_default_solve():
     """The sweep's case: a scheduler's MILP with HiGHS's default threads, then OPT with threads=1."""
     solve_model(_model(), "highs")
-    result = solve_offline(generate("tiny", seed=2), threads=1)
+    result = solve_offline(generate("tiny", seed=2), EXACT.replace(threads=1))
     assert result.status == "optimal"

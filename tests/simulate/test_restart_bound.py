@@ -81,9 +81,9 @@ def test_the_interval_under_a_restart_cost_is_of_the_relaxation_and_holds_every_
     solve = SolveOptions(time_limit=60)
     free = evaluate(instance, names, solve=solve)
     costly = evaluate(instance, names, solve=solve, restart_cost=0.1)
-    assert free.relaxation is None and free.offline_summary()["relaxation"] is None
+    assert free.relaxation is None and free.offline_entry["relaxation"] is None
     assert costly.relaxation == {"name": "start-cost", "restart_cost": 0.1, "extra_work_units": 1}
-    assert costly.offline_summary()["relaxation"] == costly.relaxation
+    assert costly.offline_entry["relaxation"] == costly.relaxation
     relaxed_opt = solve_offline(start_cost_relaxation(instance, 0.1)).objective
     assert costly.interval.high == pytest.approx(relaxed_opt, rel=1e-6, abs=1e-9)
     assert costly.interval.high <= free.interval.high * (1 + 1e-9) + 1e-9  # never looser than OPT_0

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from primaldual.core.errors import InputError
 from primaldual.core.generate import generate
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler
-from primaldual.simulation.simulator import simulate
+from primaldual.simulation.simulator import Promises, simulate
 from primaldual.core.verify import verify
 from simulate_helpers import Constant, ScriptedScheduler, Sigmoid, make_instance, make_job
 
@@ -29,11 +29,11 @@ def test_a_start_costs_f_of_the_first_slot_and_a_steady_placement_nothing_more()
     instance = one_job()
     script = {t: {0: ([2, 0], [1])} for t in range(3)}
     free = simulate(instance, ScriptedScheduler(script))
-    assert free.metrics.completion_slots == {0: 1} and free.metrics.extra["restarts"] == 1
+    assert free.metrics.completion_slots == {0: 1} and free.metrics.restarts == 1
     costly = simulate(instance, ScriptedScheduler(script), restart_cost=0.5)
     assert costly.metrics.completion_slots == {0: 2}
-    assert costly.metrics.extra["restarts"] == 1
-    assert costly.metrics.extra["restart_lost_worker_slots"] == pytest.approx(1.0)
+    assert costly.metrics.restarts == 1
+    assert costly.metrics.restart_lost_worker_slots == pytest.approx(1.0)
     assert costly.utility == pytest.approx(float(instance.jobs[0].utility(2)))
     assert verify(instance, costly.schedule).feasible  # it received at least V_i worker-slots
 
@@ -49,8 +49,8 @@ def test_moving_growing_and_resuming_each_count_as_a_restart():
     }
     scheduler = ScriptedScheduler(script)
     result = simulate(instance, scheduler, restart_cost=0.1)
-    assert result.metrics.extra["restarts"] == 4
-    assert result.metrics.extra["restart_lost_worker_slots"] == pytest.approx(0.1 * (1 + 1 + 2 + 2))
+    assert result.metrics.restarts == 4
+    assert result.metrics.restart_lost_worker_slots == pytest.approx(0.1 * (1 + 1 + 2 + 2))
     assert result.metrics.completion_slots == {0: 5}
     # The scheduler sees the ceiling of the fractional remaining work: 6, 5.1 -> 6, 4.2 -> 5, 2.4 -> 3, 0.4 -> 1.
     remaining = [call[3][0] for call in scheduler.calls if call[0] == "allocate"]
@@ -112,8 +112,8 @@ def test_promises_are_counted_from_the_simulators_own_account(deadline, kept):
     scheduler = Promiser(script, deadline)
     result = simulate(one_job(), scheduler, restart_cost=0.5)  # completes in slot 2
     assert scheduler.told == 0.5
-    assert result.promises == {"made": 1, "kept": kept, "broken": 1 - kept}
-    assert json.loads(json.dumps(result.to_dict()))["promises"] == result.promises
+    assert result.promises == Promises(made=1, kept=kept, broken=1 - kept)
+    assert json.loads(json.dumps(result.to_dict()))["promises"] == result.promises.to_dict()
 
 
 @settings(max_examples=15, deadline=None)
@@ -128,7 +128,7 @@ def test_restart_costs_only_delay_completions_and_schedules_verify(seed, cost, n
     metrics = result.metrics
     assert metrics.completed + metrics.abandoned == metrics.admitted
     if cost == 0:
-        assert metrics.extra["restart_lost_worker_slots"] == 0
+        assert metrics.restart_lost_worker_slots == 0
     for i, assignment in result.schedule.assignments.items():
         assert assignment.workers.sum() >= instance.work_units[i]
 

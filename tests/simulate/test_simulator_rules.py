@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler
-from primaldual.simulation.simulator import SimulationError, simulate
+from primaldual.simulation.rules import SimulationError
+from primaldual.simulation.simulator import simulate
 from primaldual.core.verify import verify
 from simulate_helpers import Constant, ScriptedScheduler, Sigmoid, make_instance, make_job
 

@@ -92,7 +92,7 @@ def test_solve_options_accept_exactly_their_documented_ranges(time_limit, mip_ga
         assert all(problem.startswith("--") for problem in error.problems)
     else:
         assert valid and SolveOptions.from_dict(options.to_dict()) == options
-        assert options.solve_arguments()["method"] == method  # passed always, ilp included
+        assert options.method == method  # the options reach solve_offline whole, ilp included
 
 
 def test_the_default_method_is_auto_and_records_name_the_one_that_ran(capsys):

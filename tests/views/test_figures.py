@@ -9,9 +9,11 @@ import pytest
 
 from primaldual.core.generate import generate
 from primaldual.simulation.simulator import simulate
+from primaldual.sweep import distributions as numbers
+from primaldual.sweep.distributions import ORDER, ordered
 from primaldual.views import distribution_figures as figures
 from primaldual.evaluation.outcomes import JobOutcomes, job_outcomes
-from primaldual.views.style import COLOURS, ORDER, colour, marker, ordered, seeds_note
+from primaldual.views.style import COLOURS, colour, marker, seeds_note
 from primaldual.views.sweep_figures import caption_for, plot_ratios, plot_records, plot_utility
 
 NAN = math.nan
@@ -48,7 +50,7 @@ def test_distribution_summary_numbers():
     first = outcomes([1, 2, NAN], [1, 1, 2], [4.0, 2.0, 0.0], [4.0, 4.0, 0.0])
     second = outcomes([3, 4], [3, 2], [1.0, 3.0], [2.0, 3.0], admitted=np.array([True, True]))
     records = [record("a", fifo=(first, 0.5), oasis=(first, 0.25)), record("b", fifo=(second, 0.7))]
-    summary = figures.distribution_summary(records)
+    summary = numbers.distribution_summary(records)
     assert list(summary["schedulers"]) == ["oasis", "fifo"]
     fifo = summary["schedulers"]["fifo"]
     assert (fifo["records"], fifo["jobs"], fifo["completed"], fifo["abandoned"]) == (2, 5, 4, 0)
@@ -60,12 +62,12 @@ def test_distribution_summary_numbers():
         {"n": 4, "mean": 0.75, "p10": 0.5, "p25": 0.5, "p50": 0.75, "p75": 1.0, "p90": 1.0})
     assert fifo["utilisation"]["worker/gpu"]["mean"] == pytest.approx(0.6)
     assert summary["schedulers"]["oasis"]["utilisation"]["worker/gpu"]["n"] == 1
-    assert figures.quantiles([])["mean"] is None
+    assert numbers.quantiles([])["mean"] is None
 
 
 def test_abandoned_jobs_count():
     abandoned = outcomes([1, NAN], [1, 1], [1.0, 0.0], [1.0, 1.0], admitted=np.array([True, True]))
-    summary = figures.distribution_summary([record("a", rrh=(abandoned, 0.1))])
+    summary = numbers.distribution_summary([record("a", rrh=(abandoned, 0.1))])
     assert summary["schedulers"]["rrh"]["abandoned"] == 1
 
 
@@ -73,7 +75,7 @@ def test_records_without_outcomes_draw_no_distribution(tmp_path):
     plain = {"key": "k", "spec": {"label": "", "preset": "tiny"}, "instance": {},
              "schedulers": {"fifo": {"utility": 1.0, "metrics": {"utilisation": {"worker": {"gpu": 0.5}}}}}}
     assert figures.plot_distributions([plain], tmp_path, "x") == []
-    assert figures.distribution_summary([plain])["schedulers"]["fifo"].keys() == {"utilisation"}
+    assert numbers.distribution_summary([plain])["schedulers"]["fifo"].keys() == {"utilisation"}
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +101,7 @@ def test_distribution_figures_render(simulated_records, tmp_path):
         "d-small-jct-cdf.png", "d-small-fairness.png", "d-small-utility-vs-standalone.png", "d-small-utilisation.png"]
     assert all(p.stat().st_size > 1000 for p in written)
     assert all(caption_for(p) == figures.CAPTIONS[p.stem.removeprefix("d-small-")] for p in written)
-    by_name = figures.outcomes_by_scheduler(simulated_records)
+    by_name = numbers.outcomes_by_scheduler(simulated_records)
     fig, ax = plt.subplots()
     figures.plot_jct_cdf(by_name, ax)
     # One curve per scheduler, in the canonical order, each label with its seed count.

@@ -1,4 +1,4 @@
-"""``primaldual bench oasis --compare-lr``: OASiS-LR's speed against OASiS's on the same instances (issue 10).
+"""``primaldual bench oasis --compare-lr``: OASiS-LR's speed against OASiS's on the same instances.
 
 Two figures, per ``paper`` instance (``--preset small`` for others):
 
@@ -35,7 +35,7 @@ from primaldual.core.generate import generate
 from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
 
-#: Issue 10's targets for ``paper`` instances.
+#: The targets on ``paper`` instances: the wall-time ratio OASiS-LR / OASiS, and milliseconds per decision.
 TARGET_WALL_RATIO = 2.0
 TARGET_DECISION_MS = 5.0
 

@@ -1,4 +1,4 @@
-"""``primaldual bench oasis --quality``: utility of OASiS, OASiS-LR, OASiS-P against the baselines (issue 10).
+"""``primaldual bench oasis --quality``: utility of OASiS, OASiS-LR, OASiS-P against the baselines.
 
 Sets: ``tiny``, ``small``, ``small20`` (``small`` with 20 jobs: heavy contention) and ``paper``, on seeds
 ``first..first + count - 1``. Pick a first seed disjoint from the seeds the schedulers were designed and
@@ -53,7 +53,7 @@ SCHEDULERS = (
     ("dorm", "dorm", {}),
 )
 
-#: (label, preset, jobs): the sets of the issue's targets.
+#: (label, preset, jobs): the sets the quality targets are stated for.
 SETS = {"tiny": ("tiny", None), "small": ("small", None), "small20": ("small", 20), "paper": ("paper", None)}
 
 
@@ -68,12 +68,13 @@ def _upper_bound(instance, results: dict, time_limit: float | None, restart_cost
               if isinstance(r.report.get("certificate"), dict) and r.report["certificate"].get("best_upper_bound")]
     bounds.append(standalone_bound(relaxed))
     if time_limit:
+        from primaldual.offline.options import EXACT
         from primaldual.offline.solve import solve_offline
 
         solved = {} if solved is None else solved
         if applies(restart_cost) not in solved:
             best = max(results.values(), key=lambda r: r.utility)  # a schedule of the relaxation too (Lemma R)
-            solved[applies(restart_cost)] = solve_offline(relaxed, time_limit=time_limit, start=best.schedule)
+            solved[applies(restart_cost)] = solve_offline(relaxed, EXACT.replace(time_limit=time_limit), start=best.schedule)
         offline = solved[applies(restart_cost)]
         if offline.status == "optimal" and offline.objective is not None:
             return float(offline.objective), True
@@ -97,7 +98,7 @@ def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> d
             runs[label] = {
                 "utility": result.utility,
                 "abandoned": result.metrics.abandoned,
-                "promises": result.promises,
+                "promises": None if result.promises is None else result.promises.to_dict(),
                 "seconds": result.scheduler_seconds,
             }
             results[label] = result

@@ -8,7 +8,7 @@ loops over servers, slots, work states and worker counts, over all slots, withou
 must find the same ``mu`` (checked, mismatches counted). The figure to report is the ratio of the median
 times; the ratio against the vectorised subroutine also run over all slots isolates what vectorisation alone
 buys. It also times the whole preset end to end (constants, every decision, the certificate) and a second
-configuration at the issue's target size (``T = 100``, 100 servers per pool, ``N_i <= 16``), and records
+configuration at the target size (``T = 100``, 100 servers per pool, ``N_i <= 16``), and records
 OASiS's and ``greedy``'s utilities and the certificate's ``D / ALG`` as context. Wall-clock times
 (``perf_counter``) and CPU times (``process_time``, robust to a busy machine) are both reported.
 
@@ -37,7 +37,7 @@ from primaldual.oasis.prices import compute_constants
 NAME = "oasis"
 HELP = "OASiS per-job decision time on the paper preset, against a pure-Python DP of the same recurrence"
 
-#: Issue 4's target: median decision time for T <= 100, N_i <= 16, 100 servers per pool.
+#: The target median decision time for T <= 100, N_i <= 16, 100 servers per pool.
 TARGET_MEDIAN_MS = 5.0
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 from primaldual.commands._common import print_json
 from primaldual.core.errors import InputError
 from primaldual.core.generate import generate
+from primaldual.evaluation.seeds import online_seeds
+from primaldual.offline.options import EXACT
 from primaldual.offline.solve import solve_offline
 from primaldual.backends.solvers import check_solver, solver_version
 
@@ -99,12 +101,13 @@ def _build_seconds(instance) -> dict:
 
 def measure(label: str, instance, solver: str, budget: float, builds: bool = True) -> dict:
     """One row: the strong ILP within ``budget``, the three relaxations, column generation, build times."""
-    ilp = solve_offline(instance, solver=solver, time_limit=budget)
-    cg = solve_offline(instance, method="cg", time_limit=budget)
+    limited = EXACT.replace(solver=solver, time_limit=budget)
+    ilp = solve_offline(instance, limited)
+    cg = solve_offline(instance, EXACT.replace(method="cg", time_limit=budget), seeds=online_seeds(instance))
     relaxations = {
-        "lp_weak": solve_offline(instance, solver=solver, time_limit=budget, relax=True, formulation="weak"),
-        "lp_strong": solve_offline(instance, solver=solver, time_limit=budget, relax=True, formulation="strong"),
-        "pooled": solve_offline(instance, solver=solver, time_limit=budget, pooled=True),
+        "lp_weak": solve_offline(instance, limited.replace(method="lp", formulation="weak")),
+        "lp_strong": solve_offline(instance, limited.replace(method="lp", formulation="strong")),
+        "pooled": solve_offline(instance, limited.replace(method="pooled")),
     }
     reference = ilp.objective
     row = {

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.backends.highs import _size_highs_threads, quiet_highs
+from primaldual.backends.highs import quiet_highs, size_highs_threads
 
 # A worker the LP gives nothing still gets min_batch from the CPU rule, which needs speeds > 0.
 FLOOR_SHARE = 1e-9
@@ -68,7 +68,7 @@ def robust_shares(costs, tail: float = 0.0, normalise: bool = True, weights=None
 
 def new_highs():
     """A silent HiGHS solver (:func:`primaldual.backends.highs.quiet_highs`) on the default thread scheduler."""
-    _size_highs_threads(None)  # HiGHS keeps one thread scheduler per process (see primaldual/backends/solvers.py)
+    size_highs_threads(None)  # HiGHS keeps one thread scheduler per process (see primaldual/backends/solvers.py)
     return quiet_highs()
 
 

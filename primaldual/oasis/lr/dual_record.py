@@ -18,6 +18,8 @@ job's ``mu`` at its last offer, and per admission the dual increase ``mu_i + sum
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from primaldual.oasis.certificate import final_mu
@@ -25,6 +27,19 @@ from primaldual.oasis.prices import json_number
 
 #: Relative slack of the numerical checks.
 CHECK_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Admission:
+    """One admission's terms: the subroutine's ``mu``, the block's payoff and value at the admission prices,
+    and the dual increase ``mu + sum c (pbar_new - pbar_old)``."""
+
+    job: int
+    mu: float
+    payoff: float
+    value: float
+    price_increase: float
+    dual_increase: float
 
 
 class DualRecord:
@@ -46,7 +61,7 @@ class DualRecord:
         self.floor_ps = np.zeros(n_resources)
         self.mu_last: dict[int, float] = {}
         self.unplaced: set[int] = set()
-        self.admissions: dict[int, dict] = {}
+        self.admissions: dict[int, Admission] = {}
         self.completions: dict[int, int] = {}
 
     def see_floor(self, floor) -> None:
@@ -81,32 +96,33 @@ class DualRecord:
                 seen[rows - slot] = new
             increase += float((rise * capacity[slot:]).sum())
         self.unplaced.discard(i)
-        self.admissions[i] = {"job": i, "mu": mu, "payoff": payoff, "value": value, "price_increase": increase,
-                              "dual_increase": mu + increase}
+        self.admissions[i] = Admission(job=i, mu=mu, payoff=payoff, value=value, price_increase=increase,
+                                       dual_increase=mu + increase)
 
     def see_completion(self, i: int, slot: int) -> None:
         self.completions[i] = slot
 
 
-def certificate_terms(scheduler, provable: bool) -> dict:
-    """G2 and G3 of the module docstring for a finished run of ``scheduler`` (an ``OasisLrScheduler``)."""
-    record: DualRecord = scheduler.dual
+def certificate_terms(record: DualRecord, standalone: np.ndarray, promised_jobs, delta: float,
+                      provable: bool) -> dict:
+    """G2 and G3 of the module docstring for a finished run that kept ``record``: ``standalone`` are the jobs'
+    ``f_i^alone``, ``promised_jobs`` the jobs that got a promise and ``delta`` the deadline slack."""
     instance, constants = record.instance, record.constants
     worker_prices = record.worker_max + record.floor_worker
     ps_prices = record.ps_max + record.floor_ps
     mu_final = final_mu(instance, worker_prices, ps_prices)
     price_term = float((worker_prices * record.worker_capacity).sum() + (ps_prices * record.ps_capacity).sum())
     dual_objective = float(mu_final.sum()) + price_term
-    standalone = float(scheduler.standalone.sum())
+    standalone = float(standalone.sum())
     utilities = {i: float(instance.jobs[i].utility(t - instance.jobs[i].arrival)) for i, t in record.completions.items()}
     total = float(sum(utilities.values()))
-    promised = float(sum(utilities.get(i, 0.0) for i in scheduler.deadlines))
-    beta = max(constants.alpha_discrete, 1.0 / (1.0 - scheduler.delta))
+    promised = float(sum(utilities.get(i, 0.0) for i in promised_jobs))
+    beta = max(constants.alpha_discrete, 1.0 / (1.0 - delta))
     d_floor = float((record.floor_worker * record.worker_capacity).sum() + (record.floor_ps * record.ps_capacity).sum())
     d_unplaced = float(sum(record.mu_last.get(i, 0.0) for i in record.unplaced if i not in record.admissions))
-    d_online = constants.initial_dual + d_floor + d_unplaced + sum(a["dual_increase"] for a in record.admissions.values())
+    d_online = constants.initial_dual + d_floor + d_unplaced + sum(a.dual_increase for a in record.admissions.values())
     bound = constants.initial_dual + d_floor + d_unplaced + beta * promised
-    per_job = all(a["dual_increase"] <= beta * a["value"] * (1 + CHECK_TOLERANCE) + CHECK_TOLERANCE
+    per_job = all(a.dual_increase <= beta * a.value * (1 + CHECK_TOLERANCE) + CHECK_TOLERANCE
                   for a in record.admissions.values())
     best = min(dual_objective, standalone)
     scale = max(1.0, abs(d_online))
@@ -139,4 +155,4 @@ def certificate_terms(scheduler, provable: bool) -> dict:
     }
 
 
-__all__ = ["DualRecord", "certificate_terms"]
+__all__ = ["Admission", "DualRecord", "certificate_terms"]

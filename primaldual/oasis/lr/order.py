@@ -14,9 +14,8 @@ job ran in slot ``t - 1``: it need not restart) and ``c_i = t + d_i - 1`` its ea
 
 **Why** (``proofs/oasis-lr.md``, "Where the utility goes"). Present value per resource-time says which jobs
 are worth completing, not which should go *first*: it serves a dense job whose utility is flat before a less
-dense one that loses much of its utility with every slot of waiting. The offline optimum does the reverse on
-the design instances (20-job ``small`` seed 0: it delays a flat job worth 97.8 by two slots, losing 3.7, to
-finish a job that decays by 12 per slot one slot earlier, gaining 11.6). The added term is what one slot of
+dense one that loses much of its utility with every slot of waiting. The offline optimum can do the reverse: delay a
+flat job a little to finish one that decays fast earlier (``proofs/oasis-lr.md``). The added term is what one slot of
 waiting costs the job (the exchange argument for two jobs competing for one slot serves the one that loses
 more by waiting); the horizon makes a job that would no longer finish urgent by the whole of its utility.
 Both terms are utilities, so their sum per resource-time needs no weight. Under restart costs ``d_i``
@@ -36,30 +35,45 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.core.errors import InputError
 from primaldual.oasis.ledger import WORK_EPSILON
-
-ORDERS = ("density", "urgency", "value", "work")
-
-
-def check_order(value) -> str:
-    """The ``order`` parameter: ``density`` by default (:mod:`primaldual.oasis.lr.admission`, "Default")."""
-    if value is None:
-        return "density"
-    if value not in ORDERS:
-        raise InputError(f"order: must be one of {', '.join(ORDERS)}, got {value!r}")
-    return value
+from primaldual.oasis.lr.settings import ORDERS, check_order  # noqa: F401 - re-exported
+from primaldual.oasis.lr.state import JobTables, LrState
 
 
-def urgency_keys(scheduler, slot: int, candidates: list[int]) -> np.ndarray:
-    """``k_i`` of the module docstring for each of ``candidates`` (uses the scheduler's ``work_left``,
-    ``chunks``, ``unit``, ``previous``, ``restart_cost``, ``discount_rate`` and ``instance``)."""
-    instance = scheduler.instance
+def present_values(tables: JobTables, state: LrState, slot: int, candidates: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each job's present value (``f_i`` at full speed from now, discounted for the risk of the slots still
+    to run, as RRH) and that value per remaining resource-time (remaining work times the dominant share of
+    one worker). Kept for the slot in ``state.present``: the pending jobs are ranked when offered and again for
+    execution, and a job's figures change only with its remaining work."""
+    known = state.present
+    if known is None or known[0] != slot:
+        known = state.present = (slot, {})
+    cache = known[1]
+    work_left = state.work_left
+    missing = [i for i in dict.fromkeys(candidates) if cache.get(i, (None,))[0] != work_left[i]]
+    if missing:
+        instance = tables.instance
+        jobs = np.array(missing, dtype=np.int64)
+        remaining = np.maximum(work_left[jobs], 1e-9)
+        needed = np.maximum(-(-np.ceil(remaining - WORK_EPSILON) // tables.chunks[jobs]), 1)
+        value = np.array([float(instance.jobs[i].utility(slot + n - 1 - instance.jobs[i].arrival))
+                          for i, n in zip(missing, needed.tolist())])
+        value = value / (1.0 + state.policy.discount_rate * needed)
+        density = value / (np.maximum(remaining, 1.0) * np.maximum(tables.unit[jobs], 1e-12))
+        for i, v, d in zip(missing, value.tolist(), density.tolist()):
+            cache[i] = (work_left[i], v, d)
+    return (np.array([cache[i][1] for i in candidates]), np.array([cache[i][2] for i in candidates]))
+
+
+def urgency_keys(tables: JobTables, state: LrState, restart_cost: float, slot: int,
+                 candidates: list[int]) -> np.ndarray:
+    """``k_i`` of the module docstring for each of ``candidates``."""
+    instance = tables.instance
     jobs = np.asarray(candidates, dtype=np.int64)
-    remaining = np.maximum(scheduler.work_left[jobs], 1e-9)
-    running = np.array([scheduler.previous.get(i, (-2,))[0] == slot - 1 for i in candidates], dtype=bool)
-    restart = np.where(running, 0.0, scheduler.restart_cost)
-    needed = np.maximum(np.ceil(remaining / scheduler.chunks[jobs] + restart - WORK_EPSILON), 1).astype(np.int64)
+    remaining = np.maximum(state.work_left[jobs], 1e-9)
+    running = np.array([state.previous.get(i, (-2,))[0] == slot - 1 for i in candidates], dtype=bool)
+    restart = np.where(running, 0.0, restart_cost)
+    needed = np.maximum(np.ceil(remaining / tables.chunks[jobs] + restart - WORK_EPSILON), 1).astype(np.int64)
     completion = slot + needed - 1
     now, later = np.empty(len(candidates)), np.empty(len(candidates))
     for m, i in enumerate(candidates):
@@ -68,25 +82,42 @@ def urgency_keys(scheduler, slot: int, candidates: list[int]) -> np.ndarray:
         now[m], later[m] = values
     now[completion >= instance.horizon] = 0.0
     later[completion + 1 >= instance.horizon] = 0.0
-    key = now / (1.0 + scheduler.discount_rate * needed) + (now - later)
-    return key / (np.maximum(remaining, 1.0) * np.maximum(scheduler.unit[jobs], 1e-12))
+    key = now / (1.0 + state.policy.discount_rate * needed) + (now - later)
+    return key / (np.maximum(remaining, 1.0) * np.maximum(tables.unit[jobs], 1e-12))
 
 
-class GrowthOrder:
-    """Overrides the execution's ``_growth_order`` (density order) for the other orders (module docstring);
-    ties go to the lower index."""
+def rerank(order_rule: str, order: list[int], values: dict[int, float], work_left: np.ndarray,
+           urgency: np.ndarray | None = None) -> list[int]:
+    """``order`` (the density order) re-ranked by ``order_rule`` (module docstring; ties go to the lower
+    index): ``urgency`` are the urgency keys of ``order``'s jobs (needed only for that rule), ``values`` their
+    present values and ``work_left`` every job's remaining work."""
+    if order_rule == "density" or len(order) < 2:
+        return order
+    if order_rule == "urgency":
+        key = urgency
+    elif order_rule == "value":
+        key = np.array([values[i] for i in order])
+    else:  # work
+        key = np.array([values[i] / max(float(work_left[i]), 1.0) for i in order])
+    return [order[m] for m in sorted(range(len(order)), key=lambda m: (-key[m], order[m]))]
 
-    def _growth_order(self, slot: int, blocks: dict) -> tuple[list[int], dict[int, float]]:
-        order, values = super()._growth_order(slot, blocks)
-        if self.order == "density" or len(order) < 2:
-            return order, values
-        if self.order == "urgency":
-            key = urgency_keys(self, slot, order)
-        elif self.order == "value":
-            key = np.array([values[i] for i in order])
-        else:  # work
-            key = np.array([values[i] / max(float(self.work_left[i]), 1.0) for i in order])
-        return [order[m] for m in sorted(range(len(order)), key=lambda m: (-key[m], order[m]))], values
+
+def growth_order(tables: JobTables, state: LrState, restart_cost: float, pending_tier: bool, slot: int,
+                 blocks: dict) -> tuple[list[int], dict[int, float]]:
+    """The jobs that grow into the free capacity, in the policy's order: admitted jobs outside their block
+    and pending jobs (and, without restart costs, running blocks); and each one's present value."""
+    candidates = [i for i in state.deadlines if i not in state.done and (i not in blocks or restart_cost == 0)]
+    if pending_tier:
+        candidates += [i for i in state.pending if i not in blocks]
+    if not candidates:
+        return [], {}
+    value, density = present_values(tables, state, slot, candidates)
+    order = [candidates[m] for m in sorted(range(len(candidates)), key=lambda m: (-density[m], candidates[m]))]
+    values = dict(zip(candidates, value.tolist()))
+    rule = state.policy.order
+    urgency = urgency_keys(tables, state, restart_cost, slot, order) if rule == "urgency" and len(order) > 1 \
+        else None
+    return rerank(rule, order, values, state.work_left, urgency), values
 
 
-__all__ = ["ORDERS", "GrowthOrder", "check_order", "urgency_keys"]
+__all__ = ["ORDERS", "check_order", "growth_order", "present_values", "rerank", "urgency_keys"]

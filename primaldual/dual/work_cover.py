@@ -1,0 +1,136 @@
+"""Step (b) of the dual subroutine (:mod:`primaldual.dual.subroutine`, whose module docstring gives the argument):
+the dynamic programme over slots that covers a job's work at least cost, and the choice of the completion slot
+of step (c).
+
+``F_t(v)``, the least cost of supplying exactly ``v`` worker-slots by slot ``t``, is one min-plus convolution
+per slot of the previous row with the slot costs ``c_t(D)``; each is vectorised over ``(v, D)`` through a
+strided view of one buffer (no copy), and only the reachable states and the columns with a finite cost are
+computed. The pass runs forward in blocks of slots and stops as soon as no later completion can beat the best
+payoff found (utility is non-increasing and costs are non-negative, or above a known cost floor).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from primaldual.core.errors import InputError
+
+#: What the subroutine maximises: ``"payoff"`` (utility minus cost, eq. (21): OASiS) or ``"utility"`` (the
+#: ``greedy`` ablation, cost only breaks ties).
+OBJECTIVES = ("payoff", "utility")
+
+
+def check_objective(objective: str) -> None:
+    if objective not in OBJECTIVES:
+        raise InputError(f"objective: must be one of {OBJECTIVES}, got {objective!r}")
+
+
+class WorkCover:
+    """Step (b), run forward block by block, and the choice of the completion slot of step (c).
+
+    ``utility[s]`` is ``f_i(s)``, the job's utility if it completes in window slot ``s``. Feed the slot costs
+    with :meth:`extend` (rows ``c_{a+s}(D)``, ``D = 0..max_workers``); it returns False once no later
+    completion can beat the best so far (``early_stop``), so the caller need not compute further slot costs.
+    ``objective="payoff"`` picks the earliest maximiser of ``utility - C``; ``"utility"`` the lexicographic best
+    (highest utility, then least cost, then earliest).
+
+    After the pass, ``completion_cost[s] = C_i(a + s)`` (``nan`` where the pass stopped early) and
+    ``choice[s, v]`` is the number of workers in window slot ``s`` on the cheapest way to supply ``v``.
+    """
+
+    def __init__(self, work: int, max_workers: int, utility: np.ndarray, objective: str = "payoff",
+                 early_stop: bool = True, cost_floor: float = 0.0):
+        check_objective(objective)
+        self.cost_floor = float(cost_floor)  # a lower bound on every schedule's cost (0: none known)
+        self.work = int(work)
+        self.max_workers = int(max_workers)
+        self.utility = np.asarray(utility, dtype=float)
+        self.objective = objective
+        self.early_stop = early_stop
+        n_slots = self.utility.shape[0]
+        self.completion_cost = np.full(n_slots, np.nan)
+        self.choice = np.zeros((n_slots, self.work + 1), dtype=np.int32)
+        # buffer[max_workers + v] = F(v); the first max_workers entries stay +inf and stand for v - D < 0.
+        self._buffer = np.full(self.max_workers + self.work + 1, np.inf)
+        self._buffer[self.max_workers] = 0.0
+        self._row = self._buffer[self.max_workers:]
+        # windows[v, D] = F(v - D): one strided view of the buffer (no copy), valid for every slot.
+        item = self._buffer.itemsize
+        self._windows = np.ndarray(
+            shape=(self.work + 1, self.max_workers + 1), dtype=float, buffer=self._buffer,
+            offset=self.max_workers * item, strides=(item, -item),
+        )
+        self._candidates = np.empty((self.work + 1, self.max_workers + 1))
+        self._states = np.arange(self.work + 1)
+        self._reach = 0  # F(v) is +inf for every v > _reach
+        self.slots_done = 0
+        self.stopped = False
+        self.best_slot: int | None = None
+        self._best_payoff = -np.inf
+        self._best_utility = -np.inf
+        self._best_cost = np.inf
+
+    def extend(self, cost: np.ndarray) -> bool:
+        """Process the next ``len(cost)`` slots; return whether more slots can still improve the answer."""
+        utility = self.utility
+        n_slots = utility.shape[0]
+        cost = np.asarray(cost, dtype=float)
+        # Per slot, the largest D with a finite c_t(D) (0 if none): larger D can never be chosen.
+        finite = np.isfinite(cost)
+        most_workers = cost.shape[1] - 1 - finite[:, ::-1].argmax(axis=1)
+        most_workers[~finite.any(axis=1)] = 0
+        for row_cost, most in zip(cost, most_workers.tolist()):
+            if self.stopped or self.slots_done >= n_slots:
+                break
+            s = self.slots_done
+            # States v past what the slots so far can supply stay +inf, and so do columns past ``most``:
+            # cutting both is exact, and saves most of the work once the servers fill up.
+            reach = min(self.work, self._reach + most)
+            states = self._states[: reach + 1]
+            candidates = self._candidates[: reach + 1, : most + 1]
+            np.add(self._windows[: reach + 1, : most + 1], row_cost[: most + 1], out=candidates)
+            best_d = candidates.argmin(axis=1)  # the first minimum: fewest workers in this slot
+            self.choice[s, : reach + 1] = best_d
+            self._row[: reach + 1] = candidates[states, best_d]  # the row minima, gathered without a 2nd pass
+            self._reach = reach
+            total = float(self._row[self.work])
+            self.completion_cost[s] = total
+            if total < np.inf:
+                if self.objective == "payoff":
+                    payoff = utility[s] - total
+                    if payoff > self._best_payoff:
+                        self._best_payoff, self.best_slot = payoff, s
+                elif utility[s] > self._best_utility or (utility[s] == self._best_utility and total < self._best_cost):
+                    self._best_utility, self._best_cost, self.best_slot = utility[s], total, s
+            self.slots_done = s + 1
+            if self.early_stop and s + 1 < n_slots:
+                # Later completions earn at most utility[s+1] (f non-increasing) and pay >= 0.
+                if self.objective == "payoff" and utility[s + 1] - self.cost_floor <= max(0.0, self._best_payoff):
+                    self.stopped = True
+                elif self.objective == "utility" and utility[s + 1] < self._best_utility:
+                    self.stopped = True
+        return not self.stopped and self.slots_done < n_slots
+
+    def workers_per_slot(self, best_slot: int) -> np.ndarray:
+        """Rebuild ``D*(s)`` for ``s = 0..best_slot`` by following the back-pointers from ``(best_slot, V)``."""
+        out = np.zeros(best_slot + 1, dtype=np.int64)
+        remaining = self.work
+        for s in range(best_slot, -1, -1):
+            d = int(self.choice[s, remaining])
+            out[s] = d
+            remaining -= d
+        if remaining != 0:  # pragma: no cover - the DP only records reachable states
+            raise AssertionError("dual subroutine: back-pointers do not cover the work")
+        return out
+
+
+def cover_work(cost: np.ndarray, work: int, utility: np.ndarray, objective: str = "payoff",
+               early_stop: bool = True) -> WorkCover:
+    """Step (b) over a whole table ``cost[s, D]`` at once (see :class:`WorkCover`)."""
+    cost = np.asarray(cost, dtype=float)
+    cover = WorkCover(work, cost.shape[1] - 1, utility, objective, early_stop)
+    cover.extend(cost)
+    return cover
+
+
+__all__ = ["OBJECTIVES", "WorkCover", "check_objective", "cover_work"]

@@ -1,0 +1,74 @@
+"""The online schedules that seed an offline solve, computed once, above the offline layer.
+
+The offline solve never runs a scheduler: column generation (``method="cg"``) starts its restricted master
+from the columns of verified online schedules, and the large HiGHS ILP starts from the best of them (its
+online start). :func:`solve_seeds` runs the schedulers of :data:`SEED_SCHEDULERS` (the OASiS engine
+directly, for its certificate, whose dual objective is an upper bound on OPT), verifies each schedule and
+hands them to :func:`primaldual.offline.solve.solve_offline` as :class:`~primaldual.offline.options.OnlineSeed`
+values, only when the solve will use them (:func:`primaldual.offline.methods.uses_seeds`).
+
+Each seed costs one simulation (OASiS's is the dearest: one dual subroutine per job); a caller that has
+already run a scheduler with its default parameters on the same instance passes that verified result in
+``ran`` and it is not run again. ``dorm`` is not a seed: it solves one MILP per arrival and departure, far
+dearer than every seed together.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from primaldual.core.instance import Instance
+from primaldual.core.schedule import Schedule
+from primaldual.core.verify import verify
+from primaldual.offline.options import OnlineSeed, SolveOptions
+
+#: The seeding schedulers, in the order their columns enter the master (cheapest first).
+SEED_SCHEDULERS = ("fifo", "rrh", "oasis", "greedy", "drf")
+
+#: The order in which the online start prefers seeds of equal utility.
+START_PREFERENCE = ("fifo", "greedy", "drf", "rrh", "oasis")
+
+
+def _oasis_seed(instance: Instance) -> tuple[Schedule, float | None]:
+    from primaldual.oasis.engine import run_oasis
+
+    result = run_oasis(instance)
+    bound = None if result.certificate is None else float(result.certificate.dual_objective)
+    return result.schedule, bound
+
+
+def online_seeds(instance: Instance, ran: Mapping[str, object] | None = None) -> tuple[OnlineSeed, ...]:
+    """The verified schedules of :data:`SEED_SCHEDULERS` on ``instance`` (an infeasible one is left out).
+
+    ``ran`` maps a scheduler's name to an outcome of it already computed on ``instance`` with its default
+    parameters (anything with ``.result.schedule`` and ``.verification``); OASiS is always run here, for its
+    certificate."""
+    from primaldual.simulation.simulator import simulate
+
+    ran = ran or {}
+    seeds = []
+    for name in SEED_SCHEDULERS:
+        bound = None
+        known = ran.get(name)
+        if name == "oasis":
+            schedule, bound = _oasis_seed(instance)
+            report = verify(instance, schedule)
+        elif known is not None and getattr(known, "verification", None) is not None:
+            schedule, report = known.result.schedule, known.verification
+        else:
+            schedule = simulate(instance, name).schedule
+            report = verify(instance, schedule)
+        if report.feasible:
+            seeds.append(OnlineSeed(name, schedule, float(report.utility), bound, START_PREFERENCE.index(name)))
+    return tuple(seeds)
+
+
+def solve_seeds(instance: Instance, options: SolveOptions, start=None,
+                ran: Mapping[str, object] | None = None) -> tuple[OnlineSeed, ...]:
+    """:func:`online_seeds` when the solve of ``instance`` with ``options`` (and ``start``) uses seeds, else ()."""
+    from primaldual.offline.methods import uses_seeds
+
+    return online_seeds(instance, ran) if uses_seeds(instance, options, start) else ()
+
+
+__all__ = ["SEED_SCHEDULERS", "START_PREFERENCE", "online_seeds", "solve_seeds"]

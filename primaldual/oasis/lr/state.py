@@ -1,0 +1,193 @@
+"""The state of one OASiS-LR / OASiS-P run, and the per-run job tables it is read with.
+
+:class:`JobTables` holds what ``start`` computes once per instance and never changes (the price constants, the
+standalone utilities, per-job widths and shares); the rollout's twins share it. :class:`LrState` holds
+everything a slot changes (the ledger, remaining work, promises, pending jobs, last placements, the current
+policy and the price cache); :meth:`LrState.copy` is the twin a rollout runs on, with every mutable part its own.
+
+The dual record (:class:`primaldual.oasis.lr.dual_record.DualRecord`) is not part of the state: a twin's offers
+and admissions are hypothetical, so a rollout runs with :class:`NoRecord`, whose methods record nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+import numpy as np
+
+from primaldual.core.instance import Instance
+from primaldual.oasis.constants import PriceConstants
+from primaldual.oasis.learned_floor import PriceFloor, zero_floor
+from primaldual.oasis.ledger import WORK_EPSILON, Ledger, PriceCache
+from primaldual.oasis.lr.settings import Policy
+from primaldual.core.standalone import standalone_utilities
+from primaldual.simulation.placement import dominant_share_unit, widest
+from primaldual.simulation.scheduler import Allocation
+
+
+@dataclass(frozen=True, eq=False)
+class JobTables:
+    """Per-run facts of the instance's jobs (module docstring); arrays are per job, in job order."""
+
+    instance: Instance
+    constants: PriceConstants
+    #: ``f_i^alone`` (:func:`primaldual.core.standalone.standalone_utilities`).
+    standalone: np.ndarray
+    #: The most workers job ``i`` can have at once (:func:`primaldual.simulation.placement.widest`).
+    fastest_workers: np.ndarray
+    #: ``N_i``.
+    chunks: np.ndarray
+    #: The dominant share of one worker with its PS share (:func:`primaldual.simulation.placement.dominant_share_unit`).
+    unit: np.ndarray
+    #: Per job, ``Z(D)`` for ``D = 0..N_i`` (eq. (6)): read many times per slot, computed once.
+    ps_needed: tuple[list[int], ...]
+
+    @classmethod
+    def of(cls, instance: Instance, constants: PriceConstants) -> "JobTables":
+        cluster = instance.cluster
+        worker_total, ps_total = cluster.worker_capacity.sum(axis=0), cluster.ps_capacity.sum(axis=0)
+        return cls(instance=instance, constants=constants, standalone=standalone_utilities(instance),
+                   fastest_workers=widest(instance),
+                   chunks=np.array([job.chunks for job in instance.jobs], dtype=np.int64),
+                   unit=np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs]),
+                   ps_needed=tuple(job.min_parameter_servers(np.arange(job.chunks + 1)).tolist()
+                                   for job in instance.jobs))
+
+
+@dataclass
+class RepackCounts:
+    """Re-packs tried and re-packs that placed every block."""
+
+    tried: int = 0
+    succeeded: int = 0
+
+
+@dataclass(eq=False)
+class LrState:
+    """What one run changes slot by slot (module docstring)."""
+
+    ledger: Ledger
+    floor: PriceFloor
+    #: Exact remaining work per job (fractional under restart costs), and its ceiling as integers.
+    work_left: np.ndarray
+    remaining: np.ndarray
+    pending: list[int]
+    deadlines: dict[int, int]
+    #: job -> (slot, remaining work) of its last offer.
+    offered: dict[int, tuple[int, int]]
+    done: set[int]
+    #: job -> (slot, allocation) of the last slot it ran.
+    previous: dict[int, tuple[int, Allocation]]
+    repacks: RepackCounts
+    #: The slots in which jobs arrive (offers happen in ``on_arrival`` there, in ``allocate`` elsewhere).
+    arrival_slots: frozenset[int]
+    policy: Policy
+    policy_name: str = "own"
+    price_cache: PriceCache | None = None
+    #: (slot, job -> (work left, present value, density)): present values are kept for the slot.
+    present: tuple[int, dict] | None = None
+
+    @classmethod
+    def start(cls, instance: Instance, own: Policy) -> "LrState":
+        remaining = np.array(instance.work_units, dtype=np.int64)
+        return cls(ledger=Ledger(instance), floor=zero_floor(instance.cluster.n_resources),
+                   work_left=remaining.astype(float), remaining=remaining, pending=[], deadlines={}, offered={},
+                   done=set(), previous={}, repacks=RepackCounts(),
+                   arrival_slots=frozenset(int(a) for a in instance.arrivals), policy=own)
+
+    def copy(self) -> "LrState":
+        """A twin: the same state, every mutable part copied (allocations and reservations are frozen
+        values and shared). The price cache is copied onto the twin's ledger, so the twin's prices are the
+        same floats without recomputing them; a cache of an older ledger is dropped (it would be rebuilt)."""
+        ledger = self.ledger.copy()
+        cache = self.price_cache
+        return replace(self, ledger=ledger, work_left=self.work_left.copy(), remaining=self.remaining.copy(),
+                       pending=list(self.pending), deadlines=dict(self.deadlines), offered=dict(self.offered),
+                       done=set(self.done), previous=dict(self.previous),
+                       repacks=replace(self.repacks),
+                       price_cache=cache.copy_onto(ledger) if cache is not None and cache.ledger is self.ledger
+                       else None,
+                       present=None)
+
+    def set_policy(self, name: str, policy: Policy) -> None:
+        self.policy_name, self.policy = name, policy
+        self.present = None  # present values depend on the discount
+
+    # ------------------------------------------------------------------------------------------ prices
+
+    def prices(self, constants: PriceConstants, slot: int) -> tuple[np.ndarray, np.ndarray]:
+        """Cell prices ``(T, H, R)`` and ``(T, K, R)``: exponential of the reserved amounts + floor, current from
+        ``slot`` on (:class:`primaldual.oasis.ledger.PriceCache`; a new one when the ledger was replaced)."""
+        cache = self.price_cache
+        if cache is None or not cache.valid(self.ledger, slot):
+            cache = self.price_cache = PriceCache(self.ledger, constants, self.floor, slot)
+        return cache.update(slot, self.floor)[0]
+
+    def free(self, constants: PriceConstants, slot: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ledger's free amounts, current from ``slot`` on (cached with the prices)."""
+        self.prices(constants, slot)
+        return self.price_cache.free
+
+    # ---------------------------------------------------------------------------------------- progress
+
+    def kept(self, slot: int, i: int, allocation: Allocation) -> bool:
+        """Whether job ``i`` ran with ``allocation``'s placement in the slot before (no restart is due)."""
+        previous = self.previous.get(i)
+        return previous is not None and previous[0] == slot - 1 and previous[1].same_placement(allocation)
+
+    def complete(self, jobs: list[int]) -> None:
+        """Jobs ``jobs`` finished: their blocks are released and they leave the pending tier."""
+        for i in jobs:
+            self.done.add(i)
+            self.ledger.remove(i)
+        self.pending = [i for i in self.pending if i not in self.done]
+
+    def live(self, instance: Instance, slot: int) -> list[int]:
+        """Jobs arrived by ``slot``, not completed, with work left."""
+        return [i for i in np.flatnonzero((instance.arrivals <= slot) & (self.work_left > WORK_EPSILON)).tolist()
+                if i not in self.done]
+
+
+@dataclass
+class LookaheadCounts:
+    """The lookahead's decisions of a run: batches considered, skipped over the budget, and wins per policy."""
+
+    decisions: int
+    skipped: int
+    chosen: dict[str, int]
+
+    @classmethod
+    def empty(cls, policies) -> "LookaheadCounts":
+        return cls(0, 0, {name: 0 for name in policies})
+
+    def copy(self) -> "LookaheadCounts":
+        return LookaheadCounts(self.decisions, self.skipped, dict(self.chosen))
+
+
+class Recorder(Protocol):
+    """What admission tells the dual side of a run (:class:`primaldual.oasis.lr.dual_record.DualRecord`)."""
+
+    def see_offer(self, i: int, mu: float) -> None: ...
+
+    def see_unplaced(self, i: int) -> None: ...
+
+    def see_admission(self, i: int, mu: float, payoff: float, value: float, prices, floor, slot: int,
+                      rows: np.ndarray | None = None) -> None: ...
+
+
+class NoRecord:
+    """The recorder of a rollout's twin: its offers and admissions are hypothetical, so nothing is kept."""
+
+    def see_offer(self, i: int, mu: float) -> None:
+        pass
+
+    def see_unplaced(self, i: int) -> None:
+        pass
+
+    def see_admission(self, i: int, mu: float, payoff: float, value: float, prices, floor, slot: int,
+                      rows: np.ndarray | None = None) -> None:
+        pass
+
+
+__all__ = ["JobTables", "LookaheadCounts", "LrState", "NoRecord", "Recorder", "RepackCounts"]
