@@ -24,8 +24,18 @@ NUMPY_NOISE = (r"(divide by zero|invalid value|overflow|underflow) encountered|M
                r"|Degrees of freedom <= 0")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line error: ``primaldual CMD: error: MESSAGE (see primaldual CMD --help)``, exit 2
+    (argparse's own error prints the usage block first)."""
+
+    def error(self, message: str):
+        if len(message) > 300:  # an int of 5000 digits is quoted in argparse's message
+            message = message[:280] + "... (cut)"
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="primaldual",
         description=(
             "Schedule distributed ML training jobs in a shared cluster: generate instances, "
@@ -68,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         name = f"primaldual {args.command}" if args.command else name
+        from primaldual.commands._flags import check_command_flags
+
+        check_command_flags(parser, args)
         # No command, or a command with subcommands given none: a usage error, with the help that lists the
         # choices on stderr (stdout stays for results) and exit 2.
         usage = parser if not getattr(args, "handler", None) else _missing_subcommand(parser, args)

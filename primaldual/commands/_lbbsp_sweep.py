@@ -53,7 +53,7 @@ def _range(flag: str, text: str, low: int, high: int) -> range:
 
 
 def _sweep(args) -> int:
-    from primaldual.commands.lbbsp import progress_bar
+    from primaldual.commands._progress import progress_bar
     from primaldual.lbbsp.sweep import sweep
 
     check_flags("sweep", args)

@@ -42,4 +42,25 @@ def slow_steps(command: str, after: float = ANNOUNCE_AFTER, stream: TextIO | Non
     return step
 
 
-__all__ = ["ANNOUNCE_AFTER", "slow_steps"]
+@contextmanager
+def progress_bar(description: str, unit: str = "step"):
+    """A factory ``progress(total) -> tick`` for the long LB-BSP loops: a tqdm bar on stderr (never stdout, so
+    ``--json`` stays one object) that appears only once the work has run for 10 s, so short runs stay quiet."""
+    from tqdm import tqdm
+
+    bars = []
+
+    def start(total: int):
+        bar = tqdm(total=total, desc=description, unit=unit, file=sys.stderr, delay=10.0, mininterval=1.0,
+                   smoothing=0.1, leave=True)
+        bars.append(bar)
+        return bar.update
+
+    try:
+        yield start
+    finally:
+        for bar in bars:
+            bar.close()
+
+
+__all__ = ["ANNOUNCE_AFTER", "progress_bar", "slow_steps"]

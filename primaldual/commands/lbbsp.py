@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
-from contextlib import contextmanager
 
 from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands._progress import progress_bar
 from primaldual.core.errors import InputError
 from primaldual.lbbsp.aggregation import KINDS
 from primaldual.lbbsp.flags import (MAX_LIMITS_WORKER_DRAWS, MAX_SIMULATE_CELLS, MAX_TRACE_CELLS, MAX_TRAIN_SECONDS,
@@ -269,27 +268,6 @@ def _subcommand(commands, handler, name: str, **texts):
     add_json_flag(parser)
     parser.set_defaults(handler=handler)
     return parser
-
-
-@contextmanager
-def progress_bar(description: str, unit: str = "step"):
-    """A factory ``progress(total) -> tick`` for the long LB-BSP loops: a tqdm bar on stderr (never stdout, so
-    ``--json`` stays one object) that appears only once the work has run for 10 s, so short runs stay quiet."""
-    from tqdm import tqdm
-
-    bars = []
-
-    def start(total: int):
-        bar = tqdm(total=total, desc=description, unit=unit, file=sys.stderr, delay=10.0, mininterval=1.0,
-                   smoothing=0.1, leave=True)
-        bars.append(bar)
-        return bar.update
-
-    try:
-        yield start
-    finally:
-        for bar in bars:
-            bar.close()
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

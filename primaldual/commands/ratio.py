@@ -111,10 +111,12 @@ def specs_from_args(args):
 def run(args) -> int:
     from primaldual.backends.processes import terminate_like_interrupt
     from primaldual.sweep import format_summary, summarize
+    from primaldual.commands._flags import check_parsed
     from primaldual.sweep.config import apply_config, dump_config
 
     terminate_like_interrupt()  # SIGTERM stops the sweep like Ctrl-C: workers stopped, records kept
     args = apply_config(args, args.parser)
+    check_parsed("ratio", args.parser, args)  # the experiment file's values have the flags' ranges
     specs = specs_from_args(args)
     out = check_output_path(args.out or f"ratio-{args.preset}-seed{args.seed}-n{args.instances}.jsonl", "--out")
     config = Path(f"{out}.config.toml")

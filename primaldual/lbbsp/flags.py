@@ -15,15 +15,13 @@ message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from primaldual.core.domains import Domain, show
+from primaldual.core.domains import show
 from primaldual.core.errors import InputError
+from primaldual.core.ranges import SEED_HIGH, FlagRange, integer, number
 from primaldual.lbbsp.replay import MAX_OVERHEAD_FRACTION, MAX_REPLAY_CELLS
 from primaldual.lbbsp.traces import MAX_TRACE_CELLS, MAX_TRACE_WORKERS
 
 CHOICE, TRACE, PATH, SWITCH, SPAN = "choice", "trace", "path", "switch", "A-B range"
-SEED_HIGH = 2 ** 32 - 1
 #: Largest global batch of any command: 10^6 samples per worker at the largest trace width (int64-safe).
 MAX_GLOBAL_BATCH = 10 ** 9
 #: ``lbbsp limits``: each draw holds 20,000 x workers costs and solves an LP of 1,500 x workers rows, about
@@ -36,38 +34,6 @@ MAX_SIMULATE_CELLS = 10 ** 6
 MAX_TRAIN_SECONDS = 3600.0
 #: ``lbbsp sweep``: traces in one sweep (seeds x CoV jobs).
 MAX_SWEEP_TRACES = 10_000
-
-
-@dataclass(frozen=True)
-class FlagRange:
-    """A numeric flag: its :class:`~primaldual.core.domains.Domain`; ``off``: the value 0 is also allowed (off)."""
-
-    domain: Domain
-    off: bool = False
-
-    def describe(self) -> str:
-        domain = self.domain
-        # Integers exactly (a seed's 4294967295, not 4.294967e9), powers of ten as 10^k.
-        text = (f"an integer in {_whole(domain.low)}..{_whole(domain.high)}" if domain.integer
-                else domain.describe())
-        return ("0 (off) or " if self.off else "") + text
-
-    def contains(self, value) -> bool:
-        return (self.off and value == 0) or self.domain.contains(value)
-
-
-def _whole(x: float) -> str:
-    x = int(x)
-    power = len(str(x)) - 1
-    return f"10^{power}" if x >= 10 ** 6 and x == 10 ** power else str(x)
-
-
-def integer(low: int, high: int, off: bool = False) -> FlagRange:
-    return FlagRange(Domain(low, high, integer=True), off)
-
-
-def number(low: float, high: float, low_open: bool = False) -> FlagRange:
-    return FlagRange(Domain(low, high, low_open=low_open))
 
 
 SEED = integer(0, SEED_HIGH)
