@@ -8,15 +8,35 @@ Exit codes: 0 success, 1 a negative answer, 2 bad input (a one-line message per 
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import pkgutil
+import os
 import signal
 import sys
-import warnings
 
-from primaldual import __version__
-from primaldual.core.errors import InputError
+
+def _terminated_while_starting(signum, frame):  # pragma: no cover - exercised by bench sigterm
+    # Before main() has installed its handler (the imports below take a while) nothing needs cleaning up.
+    os.write(2, b"primaldual: terminated (SIGTERM)\n")
+    os._exit(143)
+
+
+def _is_the_command() -> bool:
+    """This process is the ``primaldual`` command starting (not a library import, not a spawned worker that
+    re-imports the command's main module)."""
+    if "--multiprocessing-fork" in sys.argv:
+        return False
+    return __name__ == "__main__" or os.path.basename(sys.argv[0]) in ("primaldual", "__main__.py")
+
+
+if _is_the_command() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+    signal.signal(signal.SIGTERM, _terminated_while_starting)
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+import pkgutil  # noqa: E402
+import warnings  # noqa: E402
+
+from primaldual import __version__  # noqa: E402
+from primaldual.core.errors import InputError  # noqa: E402
 
 #: numpy's floating-point RuntimeWarnings (an inf or NaN inside a vectorised step whose result is masked or
 #: handled) say nothing a user can act on; the command line does not show them. Other warnings still show.

@@ -81,6 +81,9 @@ FLAGS: dict[str, dict[str, object]] = {
                     "--restart-costs": NAMES, "--time-limit": SECONDS, "--json": SWITCH},
     "bench offline": {"--budget": SECONDS, "--quick": SWITCH, "--sizes": NAMES, "--seed": SEED, "--solver": NAME,
                       "--json": SWITCH},
+    "bench sigterm": {"--kills": integer(1, 1000), "--instances": integer(1, 100_000),
+                      "--min-delay": number(0, 600), "--max-delay": number(0, 600), "--seed": SEED,
+                      "--json": SWITCH},
     **{f"lbbsp {name}": table for name, table in lbbsp_flags.FLAGS.items() if name != "bench lbbsp"},
     "bench lbbsp": lbbsp_flags.FLAGS["bench lbbsp"],
 }

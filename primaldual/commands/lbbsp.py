@@ -162,8 +162,10 @@ def _replay(args) -> int:
     if output is not None:
         import json
 
-        output.write_text(json.dumps({"summary": summary, "iteration_times": {
-            m: v.tolist() for m, v in result.iteration_times.items()}}) + "\n", encoding="utf-8")
+        from primaldual.core.output import write_text
+
+        write_text(output, json.dumps({"summary": summary, "iteration_times": {
+            m: v.tolist() for m, v in result.iteration_times.items()}}) + "\n", "--output")
     if args.json:
         print_json(summary)
         return 0

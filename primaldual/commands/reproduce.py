@@ -35,7 +35,7 @@ def register(subparsers) -> None:
                              f"job loses when its placement changes, in [0, 1) (default: {RESTART_COST:g}; 0: only "
                              "the paper's model)")
     add_executor_arguments(parser)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr (it shows only when stderr is a terminal)")
     add_json_flag(parser)
     parser.set_defaults(handler=run)
 
@@ -52,7 +52,7 @@ def run(args) -> int:
     restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     out = check_output_path(args.out, "--out", directory=True)
     log = (lambda message: print(message, file=sys.stderr)) if args.json else print
-    options = dict(quick=args.quick, progress=not args.no_progress, log=log, restart_cost=restart_cost)
+    options = dict(quick=args.quick, progress=not args.no_progress and sys.stderr.isatty(), log=log, restart_cost=restart_cost)
     if args.executor == "dask":
         with dask_executor(args.address, args.workers) as executor:
             result = reproduce(out, executor=executor, **options)

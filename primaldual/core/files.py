@@ -72,10 +72,9 @@ def _reject_in_meta(value):
 
 def write_json(data: Any, path: str | Path) -> None:
     """Write atomically (a temporary file renamed into place), so an interrupted write loses nothing."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
-    tmp.replace(path)
+    from primaldual.core.output import write_text
+
+    write_text(path, json.dumps(data, indent=1, allow_nan=False) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------- instance

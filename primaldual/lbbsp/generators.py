@@ -79,4 +79,6 @@ def write_pai(trace: WorkerTrace, path) -> None:
         for i in range(trace.n_workers):
             lines.append(f"{row},{i},100,{t + 1},{float(trace.times[t, i])!r}")
             row += 1
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from primaldual.core.output import write_text
+
+    write_text(path, "\n".join(lines) + "\n", "--output")
