@@ -1,5 +1,5 @@
 """The one rule for every file or folder a command writes (``-o``, ``--out``, ``--output``, ``--write-mps``,
-figures, reports; docs/cli.md, "Output paths").
+figures, reports; docs/input-ranges.md, "Output paths").
 
 1. **Missing parent folders are created** (``mkdir -p``), by every writer alike.
 2. A destination that cannot be written is refused before any work, naming the flag and the path: a folder

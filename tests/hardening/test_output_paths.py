@@ -1,4 +1,4 @@
-"""One rule for every output path (primaldual/core/output.py; docs/cli.md, "Output paths"): missing parents
+"""One rule for every output path (primaldual/core/output.py; docs/input-ranges.md, "Output paths"): missing parents
 are created, an unwritable destination is exit 2 with one line naming the flag and the path before any work,
 and a file is written beside its target and renamed, so a failed write leaves nothing partial."""
 

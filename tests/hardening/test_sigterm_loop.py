@@ -1,6 +1,6 @@
 """SIGTERM at random moments of a real ``primaldual ratio`` (while it imports, starts its pool, or runs): exit
 143, at most one line on stderr (no traceback, no leaked-semaphore warning), no process left behind. A few
-kills here; ``primaldual bench sigterm`` runs the 40-kill loop (docs/cli.md, "Signals")."""
+kills here; ``primaldual bench sigterm`` runs the 40-kill loop (docs/input-ranges.md, "Signals")."""
 
 from __future__ import annotations
 

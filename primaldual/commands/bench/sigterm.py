@@ -2,7 +2,7 @@
 
 Each kill starts ``primaldual ratio --preset tiny --instances N --out r.jsonl`` in a fresh folder, waits a
 random delay (uniform in ``[--min-delay, --max-delay]`` seconds, seeded), sends SIGTERM and checks the three
-rules of docs/cli.md ("Signals"): exit status 143; at most one line on stderr, with no traceback and no
+rules of docs/input-ranges.md ("Signals"): exit status 143; at most one line on stderr, with no traceback and no
 ``resource_tracker`` leaked-semaphore warning; and no process of the command left (every process whose
 parent chain leads to the command's pid, read from ``/proc`` right after it exits and again a second later).
 Early delays land while the interpreter imports and while the pool starts its workers, late ones while
