@@ -22,7 +22,9 @@ def _terminated_while_starting(signum, frame):  # pragma: no cover - exercised b
 def _is_the_command() -> bool:
     """This process is the ``primaldual`` command starting (not a library import, not a spawned worker that
     re-imports the command's main module)."""
-    if "--multiprocessing-fork" in sys.argv:
+    # A spawned worker runs with the parent's sys.argv (multiprocessing restores it before it imports the
+    # command's main module); its own interpreter arguments say what it is.
+    if "--multiprocessing-fork" in getattr(sys, "orig_argv", sys.argv):
         return False
     return __name__ == "__main__" or os.path.basename(sys.argv[0]) in ("primaldual", "__main__.py")
 

@@ -18,8 +18,8 @@ from primaldual.commands._common import add_json_flag, print_json
 from primaldual.commands._progress import progress_bar
 from primaldual.core.errors import InputError
 from primaldual.lbbsp.aggregation import KINDS
-from primaldual.lbbsp.flags import (MAX_LIMITS_WORKER_DRAWS, MAX_SIMULATE_CELLS, MAX_TRACE_CELLS, MAX_TRAIN_SECONDS,
-                                    check_flags, check_product)
+from primaldual.lbbsp.flags import (MAX_LIMITS_WORKER_DRAWS, MAX_REPLAY_CELLS, MAX_SIMULATE_CELLS, MAX_TRACE_CELLS,
+                                    MAX_TRAIN_SECONDS, check_flags, check_product)
 from primaldual.lbbsp.predictors.registry import PREDICTORS
 from primaldual.lbbsp.scenarios import SCENARIOS
 
@@ -154,7 +154,8 @@ def _replay(args) -> int:
 
     check_flags("replay", args)
     output = None if args.output is None else check_output_path(args.output, "--output")
-    trace = load_trace(args.trace) if args.trace is not None else cov_trace(args.cov_job, seed=args.seed)
+    trace = (load_trace(args.trace, max_lines=MAX_REPLAY_CELLS) if args.trace is not None
+             else cov_trace(args.cov_job, seed=args.seed))
     with progress_bar("lbbsp replay") as progress:
         result = replay(trace, args.global_batch, overhead_fraction=args.overhead_fraction,
                         default_predictor=args.predictor, seed=args.seed, progress=progress)

@@ -82,8 +82,9 @@ def _packaged_text(file_name: str) -> str:
     return resources.files("primaldual.lbbsp").joinpath("data", file_name).read_text(encoding="utf-8")
 
 
-def load_trace(source: str) -> WorkerTrace:
-    """A packaged trace (``pai:job_1``) or a CSV file in the PAI or the simple format."""
+def load_trace(source: str, max_lines: int | None = None) -> WorkerTrace:
+    """A packaged trace (``pai:job_1``) or a CSV file in the PAI or the simple format. ``max_lines``: refuse a
+    file of more data lines (one per cell in both formats) from its line count, before it is parsed."""
     if source in PACKAGED:
         return parse_trace(_packaged_text(PACKAGED[source]), source)
     if source.startswith("pai:"):
@@ -92,7 +93,12 @@ def load_trace(source: str) -> WorkerTrace:
     if not path.is_file():
         raise InputError(f"--trace: {source} is not a file (packaged traces: {', '.join(sorted(PACKAGED))})")
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        lines = raw.count(b"\n") + (not raw.endswith(b"\n")) - 1  # the header is no cell
+        if max_lines is not None and lines > max_lines:
+            raise InputError(f"--trace: {source}: {lines:,} data lines; a replay handles at most {max_lines:,} "
+                             "cells, one per line (docs/lbbsp-traces.md, \"Cost\"). Replay a part of the trace")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"--trace: cannot read {source}: {error}") from None
     return parse_trace(text, source)

@@ -69,8 +69,11 @@ def _stop_workers(executor) -> None:
     for work_id, item in list(pending.items()):
         if item.future.cancelled():
             pending.pop(work_id, None)
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    for process in processes:
         process.terminate()
+    for process in processes:
+        process.join(timeout=5.0)  # gone before the command exits, not left to their watchdogs
     executor.shutdown(wait=False, cancel_futures=True)
 
 

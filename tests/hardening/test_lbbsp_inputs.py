@@ -10,7 +10,8 @@ import pytest
 from primaldual.cli import build_parser, main
 from primaldual.core.errors import InputError
 from primaldual.lbbsp.flags import FLAGS, FlagRange, check_flags
-from primaldual.lbbsp.traces import parse_trace
+from primaldual.lbbsp.replay import check_replay_size
+from primaldual.lbbsp.traces import load_trace, parse_trace
 
 
 def _subparsers(parser):
@@ -149,7 +150,10 @@ def test_a_trace_above_the_replay_limit_is_refused_before_any_work(tmp_path, cap
     path.write_text(SIMPLE + rows + "\n")
     assert main(["lbbsp", "replay", "--trace", str(path), "--json"]) == 2
     err = capsys.readouterr().err
-    assert "200,010 cells; a replay handles at most 200,000" in err and "docs/lbbsp-traces.md" in err
+    assert "200,010 data lines; a replay handles at most 200,000 cells" in err and "docs/lbbsp-traces.md" in err
+    # Within the line count, the cells of the parsed trace are checked too (iterations x workers).
+    with pytest.raises(InputError, match="200,010 cells; a replay handles at most 200,000"):
+        check_replay_size(load_trace(str(path)))
 
 
 def test_a_wide_trace_above_the_worker_limit_is_refused():

@@ -82,7 +82,9 @@ def _descendants(root: int) -> set[int]:
 
 def kill_once(delay: float, instances: int, folder: Path) -> Kill:
     """One run of ``ratio`` killed with SIGTERM after ``delay`` seconds (the process is its own session)."""
-    command = [sys.executable, "-m", "primaldual.cli", "ratio", "--preset", "tiny", "--instances", str(instances),
+    script = Path(sys.executable).with_name("primaldual")  # the installed command, as a user runs it
+    start = [str(script)] if script.is_file() else [sys.executable, "-m", "primaldual.cli"]
+    command = [*start, "ratio", "--preset", "tiny", "--instances", str(instances),
                "--out", str(folder / "r.jsonl")]
     process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
