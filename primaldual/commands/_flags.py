@@ -89,6 +89,11 @@ FLAGS: dict[str, dict[str, object]] = {
 }
 
 
+#: The LB-BSP table's text kinds (their meaning checked by its handlers), bounded in length here.
+_LBBSP_TEXT = {lbbsp_flags.TRACE: Text("a trace file or packaged name", MAX_PATH), lbbsp_flags.PATH: OUTPUT,
+               lbbsp_flags.SPAN: Text("an A-B range", 100)}
+
+
 def command_path(parser: argparse.ArgumentParser, args) -> tuple[str, argparse.ArgumentParser]:
     """The chosen command's path (``"trace import"``) and its parser, following the subparser choices."""
     words = []
@@ -125,8 +130,9 @@ def check_parsed(path: str, command: argparse.ArgumentParser, args) -> None:
         name = flag_name(action)
         kind = table.get(name)
         value = getattr(args, action.dest, None)
+        kind = _LBBSP_TEXT.get(kind, kind) if isinstance(kind, str) else kind
         if value is None or kind is None or isinstance(kind, str):
-            continue  # switches; lbbsp's choice/trace/path/range kinds are checked by its handlers
+            continue  # switches, and choices argparse has checked
         for item in value if isinstance(value, list) else [value]:
             found = problem(name, kind, item)
             if found:
