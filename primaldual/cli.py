@@ -8,15 +8,37 @@ Exit codes: 0 success, 1 a negative answer, 2 bad input (a one-line message per 
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import pkgutil
+import os
 import signal
 import sys
-import warnings
 
-from primaldual import __version__
-from primaldual.core.errors import InputError
+
+def _terminated_while_starting(signum, frame):  # pragma: no cover - exercised by bench sigterm
+    # Before main() has installed its handler (the imports below take a while) nothing needs cleaning up.
+    os.write(2, b"primaldual: terminated (SIGTERM)\n")
+    os._exit(143)
+
+
+def _is_the_command() -> bool:
+    """This process is the ``primaldual`` command starting (not a library import, not a spawned worker that
+    re-imports the command's main module)."""
+    # A spawned worker runs with the parent's sys.argv (multiprocessing restores it before it imports the
+    # command's main module); its own interpreter arguments say what it is.
+    if "--multiprocessing-fork" in getattr(sys, "orig_argv", sys.argv):
+        return False
+    return __name__ == "__main__" or os.path.basename(sys.argv[0]) in ("primaldual", "__main__.py")
+
+
+if _is_the_command() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+    signal.signal(signal.SIGTERM, _terminated_while_starting)
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+import pkgutil  # noqa: E402
+import warnings  # noqa: E402
+
+from primaldual import __version__  # noqa: E402
+from primaldual.core.errors import InputError  # noqa: E402
 
 #: numpy's floating-point RuntimeWarnings (an inf or NaN inside a vectorised step whose result is masked or
 #: handled) say nothing a user can act on; the command line does not show them. Other warnings still show.
@@ -24,8 +46,18 @@ NUMPY_NOISE = (r"(divide by zero|invalid value|overflow|underflow) encountered|M
                r"|Degrees of freedom <= 0")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line error: ``primaldual CMD: error: MESSAGE (see primaldual CMD --help)``, exit 2
+    (argparse's own error prints the usage block first)."""
+
+    def error(self, message: str):
+        if len(message) > 300:  # an int of 5000 digits is quoted in argparse's message
+            message = message[:280] + "... (cut)"
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="primaldual",
         description=(
             "Schedule distributed ML training jobs in a shared cluster: generate instances, "
@@ -83,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         name = f"primaldual {args.command}" if args.command else name
+        from primaldual.commands._flags import check_command_flags
+
+        check_command_flags(parser, args)
         # No command, or a command with subcommands given none: a usage error, with the help that lists the
         # choices on stderr (stdout stays for results) and exit 2.
         usage = parser if not getattr(args, "handler", None) else _missing_subcommand(parser, args)

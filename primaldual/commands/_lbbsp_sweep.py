@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from primaldual.commands._common import print_json
 from primaldual.core.errors import InputError
+from primaldual.lbbsp.flags import MAX_REPLAY_CELLS, MAX_SWEEP_TRACES, check_flags, check_product
 
-# Caps that keep a trace (iterations x workers times, and the replay's copies of it) well inside memory.
+# Caps of one generated trace (primaldual/lbbsp/flags.py; also their product, MAX_REPLAY_CELLS).
 MAX_WORKERS, MAX_ITERATIONS = 1000, 100_000
 
 
@@ -52,24 +53,23 @@ def _range(flag: str, text: str, low: int, high: int) -> range:
 
 
 def _sweep(args) -> int:
+    from primaldual.commands._progress import progress_bar
     from primaldual.lbbsp.sweep import sweep
 
+    check_flags("sweep", args)
     seeds = _range("--seeds", args.seeds, 0, 2 ** 32 - 1)
     jobs = _range("--cov-jobs", args.cov_jobs, 0, 99)
+    traces = len(seeds) * (len(jobs) if args.kind == "cov" else 1)
+    check_product("traces (--seeds x --cov-jobs)", traces, MAX_SWEEP_TRACES, "one replay each")
+    if args.kind != "amplified":  # an amplified trace has its base's size, checked when it is loaded
+        cells = args.workers * (min(args.iterations, 2000) if args.kind == "cov" else args.iterations)
+        check_product("--workers x --iterations", cells, MAX_REPLAY_CELLS, "the cells a replay handles")
     if args.law_aware_samples and args.kind != "cov":
         raise InputError(f"--law-aware-samples: only with --kind cov, got --kind {args.kind}")
-    if not 0 <= args.law_aware_samples <= 10000 or args.law_aware_samples == 1:
-        raise InputError(f"--law-aware-samples: must be 0 (off) or in 2..10000, got {args.law_aware_samples}")
-    if args.sample_seed < 0:
-        raise InputError(f"--sample-seed: must be an integer >= 0, got {args.sample_seed}")
-    if args.iterations < 2 or args.workers < 2:
-        raise InputError(f"--workers/--iterations: need >= 2 each, got {args.workers}, {args.iterations}")
-    if args.workers > MAX_WORKERS:
-        raise InputError(f"--workers: must be <= {MAX_WORKERS}, got {args.workers}")
-    if args.iterations > MAX_ITERATIONS:
-        raise InputError(f"--iterations: must be <= {MAX_ITERATIONS}, got {args.iterations}")
-    result = sweep(args.kind, seeds, args.base, args.factor, jobs, args.workers, args.iterations, args.global_batch,
-                   args.law_aware_samples, args.sample_seed, args.law_aware_target == "known")
+    with progress_bar("lbbsp sweep", unit="trace", enabled=not args.no_progress) as progress:
+        result = sweep(args.kind, seeds, args.base, args.factor, jobs, args.workers, args.iterations,
+                       args.global_batch, args.law_aware_samples, args.sample_seed, args.law_aware_target == "known",
+                       progress=progress(traces))
     if args.json:
         print_json(result)
         return 0

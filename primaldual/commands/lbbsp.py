@@ -15,9 +15,11 @@ import argparse
 import math
 
 from primaldual.commands._common import add_json_flag, print_json
-from primaldual.commands._progress import add_progress_flag, with_activity
+from primaldual.commands._progress import add_progress_flag, progress_bar, with_activity
 from primaldual.core.errors import InputError
 from primaldual.lbbsp.aggregation import KINDS
+from primaldual.lbbsp.flags import (MAX_LIMITS_WORKER_DRAWS, MAX_REPLAY_CELLS, MAX_SIMULATE_CELLS, MAX_TRACE_CELLS,
+                                    MAX_TRAIN_SECONDS, check_flags, check_product)
 from primaldual.lbbsp.predictors.registry import PREDICTORS
 from primaldual.lbbsp.scenarios import SCENARIOS
 
@@ -130,7 +132,9 @@ def _generate(args) -> int:
     from primaldual.lbbsp.generators import amplified, generated, write_pai
     from primaldual.lbbsp.traces import cov_trace, load_trace
 
-    _check_seed(args.seed)
+    check_flags("generate", args)
+    check_product("--workers x --iterations", args.workers * args.iterations, MAX_TRACE_CELLS,
+                  "the cells of a trace 'lbbsp replay' can read")
     output = check_output_path(args.output, "--output")
     if args.kind == "amplified":
         trace = amplified(load_trace(args.base), args.factor, args.seed)
@@ -148,17 +152,21 @@ def _replay(args) -> int:
     from primaldual.lbbsp.replay import replay
     from primaldual.lbbsp.traces import cov_trace, load_trace
 
-    _check_seed(args.seed)
+    check_flags("replay", args)
     output = None if args.output is None else check_output_path(args.output, "--output")
-    trace = load_trace(args.trace) if args.trace is not None else cov_trace(args.cov_job, seed=args.seed)
-    result = replay(trace, args.global_batch, overhead_fraction=args.overhead_fraction,
-                    default_predictor=args.predictor, seed=args.seed)
+    trace = (load_trace(args.trace, max_lines=MAX_REPLAY_CELLS) if args.trace is not None
+             else cov_trace(args.cov_job, seed=args.seed))
+    with progress_bar("lbbsp replay", enabled=not args.no_progress) as progress:
+        result = replay(trace, args.global_batch, overhead_fraction=args.overhead_fraction,
+                        default_predictor=args.predictor, seed=args.seed, progress=progress)
     summary = result.summary()
     if output is not None:
         import json
 
-        output.write_text(json.dumps({"summary": summary, "iteration_times": {
-            m: v.tolist() for m, v in result.iteration_times.items()}}) + "\n", encoding="utf-8")
+        from primaldual.core.output import write_text
+
+        write_text(output, json.dumps({"summary": summary, "iteration_times": {
+            m: v.tolist() for m, v in result.iteration_times.items()}}) + "\n", "--output")
     if args.json:
         print_json(summary)
         return 0
@@ -177,13 +185,9 @@ def _replay(args) -> int:
 def _cov(args) -> int:
     from primaldual.lbbsp.replay import cov_distribution
 
-    _check_seed(args.seed)
-    if not 0 <= args.first_job <= 99:
-        raise InputError(f"--first-job: must be in 0..99, got {args.first_job}")
+    check_flags("cov", args)
     if not 1 <= args.jobs <= 100 - args.first_job:
         raise InputError(f"--jobs: must be in 1..{100 - args.first_job} (rows after --first-job), got {args.jobs}")
-    if args.max_iterations is not None and args.max_iterations < 2:
-        raise InputError(f"--max-iterations: must be >= 2, got {args.max_iterations}")
     jobs = range(args.first_job, args.first_job + args.jobs)
     result = cov_distribution(jobs, seed=args.seed, max_iterations=args.max_iterations)
     if args.json:
@@ -200,16 +204,14 @@ def _train(args) -> int:
     from primaldual.lbbsp.traces import load_trace
     from primaldual.lbbsp.training import compare
 
-    _check_seed(args.seed)
-    if not 2 <= args.workers <= 64:
-        raise InputError(f"--workers: must be in 2..64, got {args.workers}")
-    _positive("--iterations", args.iterations)
+    check_flags("train", args)
     if args.global_batch < args.workers:
         raise InputError(f"--global-batch: must be >= --workers = {args.workers}, got {args.global_batch}")
-    if not (args.straggler_factor >= 1.0 and math.isfinite(args.straggler_factor)):
-        raise InputError(f"--straggler-factor: must be a finite number >= 1, got {args.straggler_factor}")
-    if not (0.0 < args.per_sample_seconds <= 0.1):
-        raise InputError(f"--per-sample-seconds: must be in (0, 0.1], got {args.per_sample_seconds}")
+    seconds = args.iterations * args.global_batch / args.workers * args.per_sample_seconds * args.straggler_factor
+    if seconds > MAX_TRAIN_SECONDS:
+        raise InputError(f"--iterations x --global-batch / --workers x --per-sample-seconds x --straggler-factor: "
+                         f"{seconds:.0f} emulated seconds of the slowest worker, at most {MAX_TRAIN_SECONDS:.0f} "
+                         "(docs/input-ranges.md)")
     trace = load_trace(args.straggle)
     result = compare(args.workers, args.iterations, trace, args.straggler_factor, args.global_batch,
                      args.per_sample_seconds, args.seed)
@@ -226,9 +228,8 @@ def _train(args) -> int:
     return 0
 
 
-# Caps of 'lbbsp limits': each draw holds 20,000 x workers costs (160 MB at 1,000 workers, several such arrays),
-# and the draws are a loop, so their cap bounds the run time.
-MAX_LIMITS_WORKERS, MAX_LIMITS_DRAWS = 1000, 100_000
+# Caps of 'lbbsp limits' (primaldual/lbbsp/flags.py): each draw holds 20,000 x workers costs and solves an LP.
+MAX_LIMITS_WORKERS, MAX_LIMITS_DRAWS = 1000, 1000
 
 
 def _register_limits(commands) -> None:
@@ -250,16 +251,9 @@ def _register_limits(commands) -> None:
 def _limits(args) -> int:
     from primaldual.lbbsp.limits import mixture_limits
 
-    _check_seed(args.seed)
-    _positive("--draws", args.draws)
-    if args.draws > MAX_LIMITS_DRAWS:
-        raise InputError(f"--draws: must be <= {MAX_LIMITS_DRAWS}, got {args.draws}")
-    if not 2 <= args.workers <= MAX_LIMITS_WORKERS:
-        raise InputError(f"--workers: must be >= 2 and <= {MAX_LIMITS_WORKERS}, got {args.workers}")
-    if not 0 <= args.persistent_sigma <= 3:  # also rejects NaN; larger sigmas overflow exp
-        raise InputError(f"--persistent-sigma: must be in [0, 3], got {args.persistent_sigma}")
-    if not 0 < args.noise_sigma <= 3:
-        raise InputError(f"--noise-sigma: must be in (0, 3], got {args.noise_sigma}")
+    check_flags("limits", args)  # sigmas above 3 overflow exp in the draws
+    check_product("--workers x --draws", args.workers * args.draws, MAX_LIMITS_WORKER_DRAWS,
+                  "about 0.15-0.2 s per worker per draw")
     result = mixture_limits(args.workers, args.persistent_sigma, args.noise_sigma, args.draws, seed=args.seed)
     if args.json:
         print_json(result)
@@ -285,20 +279,10 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def _positive(name: str, value: int) -> None:
-    if value < 1:
-        raise InputError(f"{name}: must be >= 1, got {value}")
-
-
-def _check_seed(seed: int) -> None:
-    # numpy's generators reject negative seeds with a bare ValueError deep in the simulation.
-    if seed < 0:
-        raise InputError(f"--seed: must be an integer >= 0, got {seed}")
-
-
 def _scenario(args):
-    _positive("--workers", args.workers)
-    _positive("--iterations", args.iterations)
+    check_flags("simulate", args)
+    check_product("--workers x --iterations", args.workers * args.iterations, MAX_SIMULATE_CELLS,
+                  "per-method arrays of batches and times")
     if args.global_batch is not None and args.global_batch < args.workers:
         raise InputError(f"--global-batch: must be >= workers * min batch = {args.workers} * 1, "
                          f"got {args.global_batch}")
@@ -315,9 +299,6 @@ def _simulate(args) -> int:
     from primaldual.lbbsp.simulator import simulate
 
     scenario = _scenario(args)
-    _check_seed(args.seed)
-    if args.target_samples is not None:
-        _positive("--target-samples", args.target_samples)
     result = simulate(scenario, seed=args.seed, predictor=args.predictor, target_samples=args.target_samples)
     summary = result.summary()
     summary["predictor"] = args.predictor
@@ -344,8 +325,7 @@ def _aggregate(args) -> int:
     from primaldual.lbbsp.scenarios import cpu_scenario
     from primaldual.lbbsp.simulator import simulate
 
-    _positive("--iterations", args.iterations)
-    _check_seed(args.seed)
+    check_flags("aggregate", args)
     run = simulate(cpu_scenario(iterations=args.iterations), seed=args.seed, methods=("lbbsp_cpu",))
     schedule = run.runs["lbbsp_cpu"].batches
     data = synthetic_regression(args.kind, samples=4096, dimension=8, seed=args.seed)

@@ -6,6 +6,7 @@ the resolved settings are written beside the results (``OUT.config.toml``) so th
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
@@ -60,7 +61,7 @@ def register(subparsers) -> None:
     parser.add_argument("--no-opt", action="store_true", help="skip the offline ILP: bound OPT without a solver")
     add_executor_arguments(parser)
     parser.add_argument("--out", help="results file, JSON Lines (default: ratio-PRESET-seedS-nN.jsonl)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr (it shows only when stderr is a terminal)")
     add_json_flag(parser)
     parser.set_defaults(handler=run, parser=parser)
 
@@ -112,14 +113,17 @@ def specs_from_args(args):
 def run(args) -> int:
     from primaldual.backends.processes import terminate_like_interrupt
     from primaldual.sweep import format_summary, summarize
+    from primaldual.commands._flags import check_parsed
+    from primaldual.core.output import write_text
     from primaldual.sweep.config import apply_config, dump_config
 
     terminate_like_interrupt()  # SIGTERM stops the sweep like Ctrl-C: workers stopped, records kept
     args = apply_config(args, args.parser)
+    check_parsed("ratio", args.parser, args)  # the experiment file's values have the flags' ranges
     specs = specs_from_args(args)
     out = check_output_path(args.out or f"ratio-{args.preset}-seed{args.seed}-n{args.instances}.jsonl", "--out")
     config = Path(f"{out}.config.toml")
-    config.write_text(dump_config(args, args.parser), encoding="utf-8")
+    write_text(config, dump_config(args, args.parser), "--out")
     result = run_sweep(specs, out, args)
     summary = summarize(result.records)
     if args.json:

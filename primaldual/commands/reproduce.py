@@ -38,7 +38,7 @@ def register(subparsers) -> None:
                              f"job loses when its placement changes, in [0, 1) (default: {RESTART_COST:g}; 0: only "
                              "the paper's model)")
     add_executor_arguments(parser)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr (it shows only when stderr is a terminal)")
     add_json_flag(parser)
     parser.set_defaults(handler=run, parser=parser)
 

@@ -117,6 +117,8 @@ def run(args) -> int:
         raise InputError(f"--memory-limit: must be a number of GiB >= 0.0625, got {args.memory_limit!r}")
     if args.output:
         check_output_path(args.output, "-o")
+    if args.write_mps:
+        check_output_path(args.write_mps, "--write-mps")
     instance = load_instance(args.instance)
 
     if args.write_mps:

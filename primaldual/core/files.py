@@ -17,12 +17,14 @@ from typing import Any
 import numpy as np
 
 from primaldual.core.domains import DEMAND, INSTANCE_FIELDS, JOB_FIELDS, MAX_JOBS, MAX_RESOURCES, MAX_SERVERS, \
-    SCHEDULE_COUNT, JsonOverflow, show
+    SCHEDULE_COUNT, show
 from primaldual.core.errors import InputError
 from primaldual.core.fingerprint import check_pair, stamp
 from primaldual.core.instance import Cluster, Instance, Job
 from primaldual.core.provenance import provenance
 from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.core.strict_json import read_json as _read_json
+from primaldual.core.strict_json import unknown_keys
 from primaldual.core.utility import utility_from_dict, utility_to_dict
 
 INSTANCE_FORMAT = "primaldual.instance"
@@ -41,50 +43,6 @@ def _is_number(value) -> bool:
 
 def _is_integer(value) -> bool:
     return _is_number(value) and (isinstance(value, int) or float(value).is_integer())
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _parse_int(text: str):
-    # Python refuses to convert integers of more than 4300 digits (ValueError inside the parser, with no
-    # field name); keep such a number as text so the field check names it and its range.
-    return JsonOverflow(text) if len(text) > 400 else int(text)
-
-
-def _parse_float(text: str):
-    value = float(text)
-    return value if math.isfinite(value) else JsonOverflow(text)
-
-
-def _read_json(path: str | Path, what: str) -> Any:
-    """Parse a JSON file; every way it can be unreadable is an :class:`InputError` naming the file."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} file not found", source=str(path)) from None
-    except IsADirectoryError:
-        raise InputError(f"{what} file expected, got a folder", source=str(path)) from None
-    except OSError as error:
-        raise InputError(f"cannot read {what} file: {error.strerror}", source=str(path)) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 text: byte 0x{raw[error.start]:02x} at offset {error.start}",
-                         source=str(path)) from None
-    try:
-        return json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}", source=str(path)
-        ) from None
-    except RecursionError:
-        raise InputError("malformed JSON: nested too deeply (arrays or objects inside each other)",
-                         source=str(path)) from None
-    except ValueError as error:
-        raise InputError(f"malformed JSON: {error}", source=str(path)) from None
 
 
 def _check_header(data: Any, expected_format: str) -> list[str]:
@@ -116,10 +74,9 @@ def _reject_in_meta(value):
 
 def write_json(data: Any, path: str | Path) -> None:
     """Write atomically (a temporary file renamed into place), so an interrupted write loses nothing."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
-    tmp.replace(path)
+    from primaldual.core.output import write_text
+
+    write_text(path, json.dumps(data, indent=1, allow_nan=False) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------- instance
@@ -187,6 +144,7 @@ def _parse_cluster(data: dict, problems: list[str]) -> tuple[tuple[str, ...], di
     if not isinstance(cluster_data, dict):
         problems.append("cluster: missing or not an object (needs resources, worker_servers, ps_servers)")
         return (), pools
+    problems += unknown_keys(cluster_data, "instance.cluster", "cluster")
     raw = cluster_data.get("resources")
     if not isinstance(raw, list) or not raw or not all(isinstance(r, str) and r for r in raw):
         problems.append(f"cluster.resources: must be a non-empty list of names, got {show(raw)}")
@@ -210,16 +168,13 @@ def _parse_cluster(data: dict, problems: list[str]) -> tuple[tuple[str, ...], di
     return resources, pools
 
 
-_JOB_KEYS = set(JOB_FIELDS) | {"name", "worker_demand", "ps_demand", "utility"}
-
-
 def _parse_job(job_data: Any, where: str, resources: tuple[str, ...], problems: list[str]) -> Job | None:
     """One job, or None after appending its problems (each field checked against its domain)."""
     if not isinstance(job_data, dict):
         problems.append(f"{where}: must be an object, got {type(job_data).__name__}")
         return None
     before = len(problems)
-    problems += [f"{where}.{name}: unknown field" for name in job_data if name not in _JOB_KEYS]
+    problems += unknown_keys(job_data, "instance.jobs[]", where)
     for name, domain in JOB_FIELDS.items():
         if name not in job_data:
             problems.append(f"{where}.{name}: missing")
@@ -261,6 +216,7 @@ def instance_from_dict(data: Any) -> Instance:
     problems = _check_header(data, INSTANCE_FORMAT)
     if problems and not isinstance(data, dict):
         raise InputError(problems)
+    problems += unknown_keys(data, "instance")
     for name in ("horizon", "slot_seconds"):
         problems += INSTANCE_FIELDS[name].problem(name, data.get(name))
     meta = _check_meta(data, problems)
@@ -350,6 +306,7 @@ def schedule_from_dict(data: Any, instance: Instance) -> Schedule:
     problems = _check_header(data, SCHEDULE_FORMAT)
     if problems and not isinstance(data, dict):
         raise InputError(problems)
+    problems += unknown_keys(data, "schedule")
     meta = _check_meta(data, problems)
     jobs_data = data.get("jobs")
     if not isinstance(jobs_data, list):
@@ -363,8 +320,7 @@ def schedule_from_dict(data: Any, instance: Instance) -> Schedule:
         if not isinstance(entry, dict):
             problems.append(f"{where}: must be an object with job, workers, parameter_servers")
             continue
-        problems += [f"{where}.{name}: unknown field" for name in entry
-                     if name not in ("job", "workers", "parameter_servers")]
+        problems += unknown_keys(entry, "schedule.jobs[]", where)
         job = entry.get("job")
         if not _is_integer(job) or not 0 <= job < instance.n_jobs:
             problems.append(f"{where}.job: must be a job index {indices}, got {show(job)}")

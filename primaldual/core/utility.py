@@ -122,7 +122,10 @@ def utility_from_dict(data: Any, where: str = "utility") -> Utility:
             values[name] = float(data[name])
     for name in data:
         if name not in expected and name != "kind":
-            problems.append(f"{where}.{name}: unknown field for a {kind} utility (expected {', '.join(expected)})")
+            from primaldual.core.strict_json import close_match
+
+            problems.append(f"{where}.{name}: unknown field for a {kind} utility{close_match(name, expected)} "
+                            f"(expected {', '.join(expected)})")
     if problems:
         raise InputError(problems)
     return cls(**values)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.core.errors import InputError
-from primaldual.lbbsp.traces import PAI_HEADER, WorkerTrace
+from primaldual.lbbsp.traces import MAX_TIME, MAX_TIME_RATIO, MIN_TIME, PAI_HEADER, WorkerTrace
 
 KINDS = ("amplified", "persistent", "mid_run", "several", "iid")
 
@@ -35,7 +35,11 @@ def amplified(trace: WorkerTrace, factor: float, seed: int = 0) -> WorkerTrace:
     log_times = np.log(trace.times)
     median = np.median(log_times, axis=0)
     machines = 0.3 * np.random.default_rng(seed).normal(size=trace.n_workers)
-    times = np.exp(median + machines + factor * (log_times - median))
+    with np.errstate(over="ignore", under="ignore"):  # judged below, naming the flag
+        times = np.exp(median + machines + factor * (log_times - median))
+    if not np.all((times >= MIN_TIME) & (times <= MAX_TIME)) or times.max() > MAX_TIME_RATIO * times.min():
+        raise InputError(f"--factor: {factor:g} amplifies {trace.name} to times outside [1e-9, 1e9] or beyond a "
+                         "ratio of 1e12 (docs/lbbsp-traces.md); use a smaller factor")
     return _trace(f"{trace.name}:x{factor:g}:seed{seed}", times)
 
 
@@ -75,4 +79,6 @@ def write_pai(trace: WorkerTrace, path) -> None:
         for i in range(trace.n_workers):
             lines.append(f"{row},{i},100,{t + 1},{float(trace.times[t, i])!r}")
             row += 1
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from primaldual.core.output import write_text
+
+    write_text(path, "\n".join(lines) + "\n", "--output")

@@ -74,13 +74,34 @@ def share_of_gain(speedup: float, oracle_speedup: float) -> float | None:
     return (speedup - 1.0) / (oracle_speedup - 1.0) if oracle_speedup > 1.0 else None
 
 
+#: Iterations x workers a replay accepts. Every predictor runs at every barrier, and select's bank solves four
+#: small LPs there: about 0.9 ms per trace cell, measured (2 shared cores; docs/lbbsp-traces.md, "Cost"), so the cap
+#: keeps a replay of every predictor under ~10 minutes. A larger trace is refused up front.
+MAX_REPLAY_CELLS = 200_000
+#: ``--global-batch`` at most this many samples per worker: the batches are int64 and the oracle's greedy
+#: fill is O(n log n) per iteration whatever X is; 10^6 per worker is far beyond any GPU memory.
+MAX_BATCH_PER_WORKER = 1_000_000
+#: ``--overhead-fraction`` below 1 by this margin: the per-sample cost m - a >= 0.01 min m keeps speeds finite.
+MAX_OVERHEAD_FRACTION = 0.99
+
+
+def check_replay_size(trace: WorkerTrace, cells: int = MAX_REPLAY_CELLS) -> None:
+    """Refuse, before any work, a trace whose iterations x workers exceed ``cells`` (the documented limit)."""
+    if trace.n_iterations * trace.n_workers > cells:
+        raise InputError(f"trace {trace.name}: {trace.n_iterations} iterations x {trace.n_workers} workers = "
+                         f"{trace.n_iterations * trace.n_workers:,} cells; a replay handles at most {cells:,} "
+                         "(about 1 ms per cell; docs/lbbsp-traces.md, \"Cost\"). Replay a part of the trace")
+
+
 def make_law(trace: WorkerTrace, global_batch: int | None, overhead_fraction: float) -> ReplayLaw:
     n = trace.n_workers
     global_batch = BATCH_PER_WORKER * n if global_batch is None else global_batch
-    if int(global_batch) != global_batch or global_batch < n:
-        raise InputError(f"--global-batch: must be an integer >= workers = {n}, got {global_batch}")
-    if not 0.0 <= overhead_fraction < 1.0:
-        raise InputError(f"--overhead-fraction: must be in [0, 1), got {overhead_fraction}")
+    high = MAX_BATCH_PER_WORKER * n
+    if int(global_batch) != global_batch or not n <= global_batch <= high:
+        raise InputError(f"--global-batch: must be an integer >= workers = {n} and <= {high} (10^6 per worker), "
+                         f"got {global_batch}")
+    if not 0.0 <= overhead_fraction <= MAX_OVERHEAD_FRACTION:
+        raise InputError(f"--overhead-fraction: must be in [0, 0.99], got {overhead_fraction}")
     return ReplayLaw(trace.times, int(global_batch), overhead_fraction * float(trace.times.min()))
 
 
@@ -136,7 +157,7 @@ class ReplayResult:
         return summary
 
 
-def _predictions(law: ReplayLaw, predictor: str, seed: int, members: dict | None = None) -> np.ndarray:
+def _predictions(law: ReplayLaw, predictor: str, seed: int, members: dict | None = None, tick=None) -> np.ndarray:
     """One-step predictions of every iteration's speeds (row t: made at the barrier before t; NaN at t=0).
 
     The measured speed does not depend on the batch a worker ran (module docstring), so one pass serves
@@ -161,6 +182,8 @@ def _predictions(law: ReplayLaw, predictor: str, seed: int, members: dict | None
                 if member_guess is not None:
                     bank[index, t] = member_guess
         model.observe(law.speed(t), None)
+        if tick is not None:
+            tick()
     if banked:
         members.update(zip(labels, bank))
     return predicted
@@ -187,10 +210,13 @@ def _run_gpu(law: ReplayLaw) -> tuple[np.ndarray, np.ndarray]:
     return batches, _times(law, batches)
 
 
-def _run_oracle(law: ReplayLaw) -> tuple[np.ndarray, np.ndarray]:
+def _run_oracle(law: ReplayLaw, tick=None) -> tuple[np.ndarray, np.ndarray]:
     iterations, n = law.times.shape
-    batches = np.array([solve_exact(BatchSizingProblem(law.laws(t), law.global_batch)).batch
-                        for t in range(iterations)], dtype=np.int64)
+    batches = np.empty((iterations, n), dtype=np.int64)
+    for t in range(iterations):
+        batches[t] = solve_exact(BatchSizingProblem(law.laws(t), law.global_batch)).batch
+        if tick is not None:
+            tick()
     return batches, _times(law, batches)
 
 
@@ -200,25 +226,32 @@ def _times(law: ReplayLaw, batches: np.ndarray) -> np.ndarray:
 
 def replay(trace: WorkerTrace, global_batch: int | None = None, predictors=REPLAY_PREDICTORS,
            overhead_fraction: float = 0.0, default_predictor: str = DEFAULT_PREDICTOR, gpu: bool = True,
-           seed: int = 0, references: bool = True) -> ReplayResult:
+           seed: int = 0, references: bool = True, progress=None) -> ReplayResult:
     """Run BSP, LB-BSP (CPU rule per predictor, GPU stepper) and the oracle on ``trace``; with
     ``references``, also the hindsight references of :mod:`.limits` (the best bank member needs a
-    ``select`` predictor among ``predictors``)."""
+    ``select`` predictor among ``predictors``).
+
+    Cost: linear in the trace's iterations T, O(T (P + 1)) barrier steps for P predictors plus the oracle, each
+    the predictor's own update (docs/lbbsp-traces.md, "Cost") and the static split's LP on at most 2,000 of the
+    iterations. ``progress(total)``, if given, returns a callable ticked once per barrier step (a progress bar).
+    """
+    check_replay_size(trace)
     law = make_law(trace, global_batch, overhead_fraction)
     predictors = tuple(dict.fromkeys((default_predictor, *predictors)))
+    tick = None if progress is None else progress((len(predictors) + 1) * trace.n_iterations)
     n = trace.n_workers
     bsp = np.tile(equal_batches(n, law.global_batch), (trace.n_iterations, 1))
     batches, times = {"bsp": bsp}, {"bsp": _times(law, bsp)}
     mape, members = {}, {}
     truth = np.array([law.speed(t) for t in range(trace.n_iterations)])
     for name in predictors:
-        predicted = _predictions(law, name, seed, members if references and not members else None)
+        predicted = _predictions(law, name, seed, members if references and not members else None, tick)
         known = ~np.isnan(predicted[:, 0])
         mape[name] = float(100.0 * np.mean(np.abs(predicted[known] - truth[known]) / truth[known]))
         batches[f"lbbsp_cpu[{name}]"], times[f"lbbsp_cpu[{name}]"] = _run_cpu(law, predicted)
     if gpu:
         batches["lbbsp_gpu"], times["lbbsp_gpu"] = _run_gpu(law)
-    batches["oracle"], times["oracle"] = _run_oracle(law)
+    batches["oracle"], times["oracle"] = _run_oracle(law, tick)
     reference_times = _references(law, members) if references else {}
     return ReplayResult(trace, law, times, batches, mape, f"lbbsp_cpu[{default_predictor}]", reference_times)
 

@@ -39,10 +39,12 @@ def _share(bsp: float, oracle_speedup: float, times) -> tuple[float, float | Non
 
 def sweep(kind: str, seeds, base: str = "pai:job_1", factor: float = 3.0, jobs=(), workers: int = 10,
           iterations: int = 300, global_batch: int | None = None, law_aware_samples: int = 0,
-          sample_seed: int = 0, known_target: bool = True) -> dict:
+          sample_seed: int = 0, known_target: bool = True, progress=None) -> dict:
     """Per-trace figures and a summary (module docstring). ``law_aware_samples > 0`` (``cov`` only) adds the
     law-aware reference with that many draws per iteration, drawn from ``sample_seed``; ``known_target``
-    false gives it the last measured CoV instead of the row's schedule (:func:`.law_aware.cov_law_aware_batches`)."""
+    false gives it the last measured CoV instead of the row's schedule (:func:`.law_aware.cov_law_aware_batches`).
+    ``progress``, if given, is called once per trace. Cost: one replay of ``select`` per trace (linear in its
+    length, :func:`.replay.replay`), so linear in the family's total cells."""
     from primaldual.lbbsp.law_aware import cov_law_aware_batches, cov_row_levels
 
     rows = []
@@ -61,6 +63,8 @@ def sweep(kind: str, seeds, base: str = "pai:job_1", factor: float = 3.0, jobs=(
             speedup, share = _share(result.mean("bsp"), summary["oracle_speedup"], _times(result.law, batches))
             row["law_aware"] = {"speedup": speedup, "share": share}
         rows.append(row)
+        if progress is not None:
+            progress()
     return {"kind": kind, "base": base if kind == "amplified" else None,
             "factor": factor if kind == "amplified" else None, "global_batch": result.law.global_batch,
             "lbbsp_method": f"lbbsp_cpu[{DEFAULT_PREDICTOR}]", "law_aware_samples": law_aware_samples,

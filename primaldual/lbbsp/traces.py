@@ -33,6 +33,20 @@ PAI_HEADER = ("", "worker", "gpu", "time", "batch_time_norm")
 SIMPLE_HEADER = ("worker", "iteration", "time")
 
 
+#: Range of a trace time (any unit): a nanosecond to ~30 years in seconds. Within it the derived per-sample
+#: speeds ``x0 / (m - a)`` and costs stay finite for every global batch the flags allow, and so do the ratios
+#: the robust LPs hold (docs/lbbsp-traces.md, "Limits"); a subnormal, zero or 1e300 time is refused here.
+MIN_TIME, MAX_TIME = 1e-9, 1e9
+#: Largest ratio of two times of one trace: the scenario LPs (HiGHS) keep coefficients within ~1e-9..1e15 of
+#: each other after division by a median, and the proportional rule's breakpoints stay well inside a float.
+MAX_TIME_RATIO = 1e12
+#: Integer labels (worker, iteration) must be exact in a float64: |label| <= 2^53.
+MAX_LABEL = 2 ** 53
+#: Workers of one trace, and cells (kept iterations x workers) of its matrix: checked before the matrix is
+#: allocated; the replay holds some 40 arrays of this many numbers (about 3 GB at the cap).
+MAX_TRACE_WORKERS, MAX_TRACE_CELLS = 1000, 10_000_000
+
+
 @dataclass(frozen=True)
 class WorkerTrace:
     """Mini-batch times ``times[t, i]`` (> 0) of worker i at kept iteration t, all at equal batch size."""
@@ -48,8 +62,10 @@ class WorkerTrace:
         if times.ndim != 2 or times.shape[0] < 2 or times.shape[1] < 2:
             raise InputError(f"trace {self.name}: needs >= 2 workers and >= 2 complete iterations, "
                              f"got shape {times.shape}")
-        if not np.all(np.isfinite(times)) or np.any(times <= 0):
-            raise InputError(f"trace {self.name}: times must be finite and > 0")
+        if not np.all((times >= MIN_TIME) & (times <= MAX_TIME)):  # NaN fails both comparisons
+            raise InputError(f"trace {self.name}: times must be in [1e-9, 1e9], got {times.min():g}..{times.max():g}")
+        if times.max() > MAX_TIME_RATIO * times.min():
+            raise InputError(f"trace {self.name}: the largest time is more than 1e12 times the smallest")
         times.setflags(write=False)
         object.__setattr__(self, "times", times)
 
@@ -66,8 +82,9 @@ def _packaged_text(file_name: str) -> str:
     return resources.files("primaldual.lbbsp").joinpath("data", file_name).read_text(encoding="utf-8")
 
 
-def load_trace(source: str) -> WorkerTrace:
-    """A packaged trace (``pai:job_1``) or a CSV file in the PAI or the simple format."""
+def load_trace(source: str, max_lines: int | None = None) -> WorkerTrace:
+    """A packaged trace (``pai:job_1``) or a CSV file in the PAI or the simple format. ``max_lines``: refuse a
+    file of more data lines (one per cell in both formats) from its line count, before it is parsed."""
     if source in PACKAGED:
         return parse_trace(_packaged_text(PACKAGED[source]), source)
     if source.startswith("pai:"):
@@ -76,69 +93,161 @@ def load_trace(source: str) -> WorkerTrace:
     if not path.is_file():
         raise InputError(f"--trace: {source} is not a file (packaged traces: {', '.join(sorted(PACKAGED))})")
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        lines = raw.count(b"\n") + (not raw.endswith(b"\n")) - 1  # the header is no cell
+        if max_lines is not None and lines > max_lines:
+            raise InputError(f"--trace: {source}: {lines:,} data lines; a replay handles at most {max_lines:,} "
+                             "cells, one per line (docs/lbbsp-traces.md, \"Cost\"). Replay a part of the trace")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"--trace: cannot read {source}: {error}") from None
     return parse_trace(text, source)
 
 
-def _number(text: str, where: str, column: str, integer: bool) -> float:
+@dataclass(frozen=True)
+class _Columns:
+    """Where the three fields sit in one format, and the names the file itself gives them (for messages)."""
+
+    worker: tuple[int, str]
+    iteration: tuple[int, str]
+    time: tuple[int, str]
+
+
+FORMATS = {PAI_HEADER: _Columns((1, "worker"), (3, "time"), (4, "batch_time_norm")),
+           SIMPLE_HEADER: _Columns((0, "worker"), (1, "iteration"), (2, "time"))}
+
+
+def _label(text: str, where: str, column: str) -> int:
     try:
         value = float(text)
     except ValueError:
         raise InputError(f"{where}: {column} must be a number, got {text!r}") from None
-    if not np.isfinite(value) or (integer and value != int(value)):
-        raise InputError(f"{where}: {column} must be {'an integer' if integer else 'finite'}, got {text!r}")
+    if not (abs(value) <= MAX_LABEL and value == int(value)):  # NaN fails the comparison
+        raise InputError(f"{where}: {column} must be an integer of magnitude <= 2^53, got {text!r}")
+    return int(value)
+
+
+def _time(text: str, where: str, column: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: {column} must be a number, got {text!r}") from None
+    if not np.isfinite(value):
+        raise InputError(f"{where}: {column} must be finite, got {text!r}")
+    if value <= 0:
+        raise InputError(f"{where}: {column} must be > 0, got {text!r}")
+    if not MIN_TIME <= value <= MAX_TIME:
+        raise InputError(f"{where}: {column} must be in [1e-9, 1e9] (so that speeds and costs derived from it "
+                         f"stay finite; docs/lbbsp-traces.md), got {text!r}")
     return value
 
 
 def parse_trace(text: str, name: str) -> WorkerTrace:
-    """Parse CSV text (either format) into a :class:`WorkerTrace`; errors name ``name:line``."""
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows:
+    """Parse CSV text (either format) into a :class:`WorkerTrace`; errors name ``name:line`` and the file's column.
+
+    One path for both formats: the header picks the columns (:data:`FORMATS`) and every row is held to the
+    same rules. The columns are converted by numpy in one pass (about 1 s per 10^6 lines); if any row breaks a
+    rule, the rows are re-read one by one by :func:`_check_row`, which names the first bad line, so the message
+    is the same whichever pass finds it. :func:`_to_matrix` builds the matrix from flat arrays (a sort, no dict
+    of rows): O(L log L) time and O(L) memory for L lines, plus the matrix.
+    """
+    reader = csv.reader(io.StringIO(text))
+    header = tuple(cell.strip() for cell in next(reader, ()))
+    if not header:
         raise InputError(f"{name}:1: empty trace")
-    header = tuple(cell.strip() for cell in rows[0])
-    if header == PAI_HEADER:
-        columns = {"worker": 1, "iteration": 3, "time": 4}
-    elif header == SIMPLE_HEADER:
-        columns = {"worker": 0, "iteration": 1, "time": 2}
-    else:
+    if header not in FORMATS:
         raise InputError(f"{name}:1: header must be {','.join(SIMPLE_HEADER)!r} or the PAI header "
-                         f"{','.join(PAI_HEADER)!r}, got {','.join(header)!r}")
-    records: dict[tuple[int, int], float] = {}
-    for line_number, row in enumerate(rows[1:], start=2):
-        if not row or all(not cell.strip() for cell in row):
-            continue
-        where = f"{name}:{line_number}"
-        if len(row) != len(header):
-            raise InputError(f"{where}: expected {len(header)} fields, got {len(row)}")
-        worker = int(_number(row[columns["worker"]], where, "worker", integer=True))
-        iteration = int(_number(row[columns["iteration"]], where, "iteration", integer=True))
-        seconds = _number(row[columns["time"]], where, "time", integer=False)
-        if worker < 0:
-            raise InputError(f"{where}: worker must be >= 0, got {worker}")
-        if seconds <= 0:
-            raise InputError(f"{where}: time must be > 0, got {row[columns['time']]!r}")
-        key = (iteration, worker)
-        if key in records and records[key] != seconds:
-            raise InputError(f"{where}: second time {seconds:g} for worker {worker} at iteration {iteration} "
-                             f"(first: {records[key]:g})")
-        records[key] = seconds
-    return _to_matrix(records, name)
+                         f"{','.join(PAI_HEADER)!r}, got {','.join(header)[:200]!r}")
+    columns = FORMATS[header]
+    parsed = _fast_columns(text, len(header), columns)
+    if parsed is None:  # quotes, carriage returns or a bad row: the csv reader, row by row
+        rows = [(line, _check_row(row, f"{name}:{line}", len(header), columns))
+                for line, row in enumerate(reader, start=2) if "".join(row).strip()]
+        workers, iterations, times = (np.array([values[k] for _, values in rows], dtype=dtype)
+                                      for k, dtype in ((0, np.int64), (1, np.int64), (2, float)))
+        lines = np.array([line for line, _ in rows], dtype=np.int64)
+    else:
+        workers, iterations, times, lines = parsed
+    return _to_matrix(workers, iterations, times, lines, name, columns)
 
 
-def _to_matrix(records: dict, name: str) -> WorkerTrace:
-    if not records:
+def _fast_columns(text: str, width: int, columns: _Columns):
+    """``(workers, iterations, times, line numbers)`` if every row is valid, else ``None`` (then the csv reader
+    checks the rows one by one). Only for text without quotes or carriage returns, where splitting at newlines
+    and commas is exactly what the csv reader does; the tests are those of :func:`_check_row`, vectorised."""
+    if '"' in text or "\r" in text:
+        return None
+    numbered = [(line, row) for line, row in enumerate(text.split("\n")[1:], start=2) if row.strip()]
+    if not numbered:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64)
+    cells = ",".join(row for _, row in numbered).split(",")
+    if len(cells) != width * len(numbered) or any(row.count(",") != width - 1 for _, row in numbered):
+        return None
+    try:
+        workers, iterations, times = (np.array(cells[column[0]::width], dtype=float)
+                                      for column in (columns.worker, columns.iteration, columns.time))
+    except ValueError:
+        return None
+    labels_ok = all(np.all((np.abs(v) <= MAX_LABEL) & (v == np.trunc(v))) for v in (workers, iterations))
+    if not (labels_ok and np.all(workers >= 0) and np.all((times >= MIN_TIME) & (times <= MAX_TIME))):
+        return None
+    lines = np.fromiter((line for line, _ in numbered), dtype=np.int64, count=len(numbered))
+    return workers.astype(np.int64), iterations.astype(np.int64), times, lines
+
+
+def _check_row(row, where: str, width: int, columns: _Columns) -> tuple[int, int, float]:
+    """``(worker, iteration, time)`` of one row, checked in order (:class:`InputError` on the first broken rule)."""
+    if len(row) != width:
+        raise InputError(f"{where}: expected {width} fields, got {len(row)}")
+    (w, w_name), (t, t_name), (x, x_name) = columns.worker, columns.iteration, columns.time
+    worker = _label(row[w], where, w_name)
+    iteration = _label(row[t], where, t_name)
+    seconds = _time(row[x], where, x_name)
+    if worker < 0:
+        raise InputError(f"{where}: {w_name} must be >= 0, got {worker}")
+    return worker, iteration, seconds
+
+
+def _to_matrix(workers, iterations, times, lines, name: str, columns: _Columns) -> WorkerTrace:
+    """The (iterations x workers) matrix of the rows; checks duplicates, ratio and size before allocating it."""
+    if not times.size:
         raise InputError(f"{name}: no data rows")
-    workers = np.array(sorted({w for _, w in records}))
-    iterations = np.array(sorted({t for t, _ in records}))
-    column = {w: k for k, w in enumerate(workers)}
-    row = {t: k for k, t in enumerate(iterations)}
-    times = np.full((len(iterations), len(workers)), np.nan)
-    for (t, w), seconds in records.items():
-        times[row[t], column[w]] = seconds
-    complete = ~np.isnan(times).any(axis=1)
-    return WorkerTrace(name, times[complete], iterations[complete], workers, int((~complete).sum()))
+    low, high = int(np.argmin(times)), int(np.argmax(times))
+    if times[high] > MAX_TIME_RATIO * times[low]:
+        later = max(low, high)
+        raise InputError(f"{name}:{lines[later]}: {columns.time[1]} {times[later]:g} is more than 1e12 times "
+                         f"{times[low + high - later]:g} (line {lines[low + high - later]}): the trace's times must "
+                         "stay within a ratio of 1e12 (docs/lbbsp-traces.md)")
+    worker_labels, column = np.unique(workers, return_inverse=True)
+    iteration_labels, row = np.unique(iterations, return_inverse=True)
+    if worker_labels.size > MAX_TRACE_WORKERS:
+        raise InputError(f"{name}: {worker_labels.size} workers (distinct {columns.worker[1]} labels), at most "
+                         f"{MAX_TRACE_WORKERS} (docs/lbbsp-traces.md)")
+    if worker_labels.size * iteration_labels.size > MAX_TRACE_CELLS:
+        raise InputError(f"{name}: {iteration_labels.size} iterations x {worker_labels.size} workers, at most "
+                         f"{MAX_TRACE_CELLS:,} cells (docs/lbbsp-traces.md)")
+    _check_duplicates(row * worker_labels.size + column, times, lines, workers, iterations, name)
+    matrix = np.full((iteration_labels.size, worker_labels.size), np.nan)
+    matrix[row, column] = times  # exact duplicates write the same value
+    complete = ~np.isnan(matrix).any(axis=1)
+    return WorkerTrace(name, matrix[complete], iteration_labels[complete], worker_labels, int((~complete).sum()))
+
+
+def _check_duplicates(cell, times, lines, workers, iterations, name: str) -> None:
+    """A second, different time for one (iteration, worker): the first such line in file order is an error."""
+    order = np.argsort(cell, kind="stable")  # stable: within a cell, file order
+    repeat = np.flatnonzero(cell[order][1:] == cell[order][:-1]) + 1
+    if not repeat.size:
+        return
+    first_of_cell = order[np.searchsorted(cell[order], cell[order][repeat])]
+    differs = times[order[repeat]] != times[first_of_cell]
+    if np.any(differs):
+        second = order[repeat][differs]
+        first = first_of_cell[differs]
+        k = int(np.argmin(lines[second]))
+        s, f = second[k], first[k]
+        raise InputError(f"{name}:{lines[s]}: second time {times[s]:g} for worker {workers[s]} at iteration "
+                         f"{iterations[s]} (first: {times[f]:g})")
 
 
 def load_cov_table() -> np.ndarray:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
+from primaldual.core.output import check_output, replacing
 from primaldual.models.offline import FORMULATIONS, build_offline_model, model_size
 
 #: file extension -> Pyomo writer (``lp`` is the CPLEX LP format that HiGHS, CBC, GLPK and Gurobi read)
@@ -24,12 +25,12 @@ def write_model(
     file_format = EXPORT_FORMATS.get(path.suffix.lower())
     if file_format is None:
         raise InputError(f"--write-mps: the file name must end in .mps or .lp, got {str(path)!r}")
-    if not path.parent.exists():
-        raise InputError(f"--write-mps: directory {str(path.parent)!r} does not exist")
+    check_output(path, "--write-mps")  # the package's output rule: parents created, unwritable refused
     if formulation not in FORMULATIONS:
         raise InputError(f"--formulation: must be one of {', '.join(FORMULATIONS)}, got {formulation!r}")
     model = build_offline_model(instance, relax=relax, formulation=formulation, pooled=pooled)
     n_variables, n_constraints = model_size(model)
-    model.write(str(path), format=file_format, io_options={"symbolic_solver_labels": True})
+    with replacing(path, "--write-mps") as temporary:
+        model.write(str(temporary), format=file_format, io_options={"symbolic_solver_labels": True})
     return {"path": str(path), "format": path.suffix.lower()[1:], "n_variables": n_variables,
             "n_constraints": n_constraints}

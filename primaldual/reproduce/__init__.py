@@ -125,7 +125,9 @@ def reproduce(
     clock = time.perf_counter()
     lbbsp = run_lbbsp(settings)
     if lbbsp:
-        (out / "lbbsp.json").write_text(json.dumps(lbbsp, indent=2, sort_keys=True, default=str) + "\n")
+        from primaldual.core.output import write_text
+
+        write_text(out / "lbbsp.json", json.dumps(lbbsp, indent=2, sort_keys=True, default=str) + "\n", "--out")
         lbbsp_figures = lbbsp_figure(lbbsp, out / "figures")
         figures += lbbsp_figures
         captions.update({p: "LB-BSP: mean iteration time per method over seeds (bars: +-1 s.d.); label: "

@@ -73,8 +73,13 @@ def lbbsp_figure(lbbsp: dict[str, Any], out_dir: Path) -> list[Path]:
     fig.tight_layout()
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "lbbsp-iteration-time.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    from primaldual.core.output import replacing
+
+    try:
+        with replacing(path, "--out") as temporary:
+            fig.savefig(temporary, dpi=110)
+    finally:
+        plt.close(fig)
     return [path]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from primaldual.core.output import write_text
 from primaldual.core.provenance import describe, provenance
 from primaldual.reproduce.experiments import BASELINES, CLAIMANT, RATIO_SETS, SCHEDULERS, Settings, base_label
 
@@ -44,7 +45,7 @@ def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
     lines = (_header(reproduction, settings) + _verdicts(reproduction) + _ratio_sections(summaries)
              + _utility_sections(reproduction.extra.get("utility", {})) + _figures(reproduction))
     path = reproduction.out / "summary.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(path, "\n".join(lines) + "\n", "--out")
     _write_json(reproduction, settings, summaries)
     return path
 
@@ -179,5 +180,5 @@ def _write_json(reproduction, settings: Settings, summaries: dict[str, dict]) ->
     path = reproduction.out / "summary.json"
     from primaldual.core.jsonable import jsonable  # infinities (unbounded ratios) become null
 
-    path.write_text(json.dumps(jsonable(data), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(jsonable(data), indent=1, sort_keys=True) + "\n", "--out")
     return path

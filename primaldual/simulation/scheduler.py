@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -33,6 +32,8 @@ import numpy as np
 
 from primaldual.core.domains import show
 from primaldual.core.errors import InputError
+from primaldual.simulation.parameter_ranges import check_parameters
+from primaldual.simulation.parameter_ranges import parse_value as parse_value  # re-exported: the commands read --param by it
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,15 +96,6 @@ class OnlineScheduler(ABC):
     def report(self) -> dict[str, Any]:
         """Anything the scheduler wants recorded after the run (e.g. OASiS's certificate)."""
         return {}
-
-
-def parse_value(text: str):
-    """A scheduler parameter written as text (``--param``, experiment files): JSON where it parses (``2``,
-    ``0.5``, ``true``, ``null``), else the string."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 # ---------------------------------------------------------------------------------------------- registry
@@ -235,6 +227,7 @@ def make_scheduler(name: str, **parameters) -> OnlineScheduler:
             takes = f"it takes {', '.join(names)}" if names else "it takes no parameters"
             raise InputError(f"scheduler {name}: unknown parameter{'s' if len(unknown) > 1 else ''} "
                              f"{', '.join(unknown)}; {takes} (see 'primaldual schedulers')")
+    check_parameters(name, parameters)
     try:
         return cls(**parameters)
     except (TypeError, ValueError) as error:

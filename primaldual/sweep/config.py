@@ -75,6 +75,10 @@ def load_config(path: str | Path, parser: argparse.ArgumentParser) -> dict[str, 
             data = tomllib.load(handle)
     except FileNotFoundError:
         raise InputError(f"--config: no such file: {path}") from None
+    except IsADirectoryError:
+        raise InputError(f"--config: {path} is a folder, expected a TOML file") from None
+    except OSError as error:
+        raise InputError(f"--config: cannot read {path}: {error.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise InputError(f"--config: {path} is not valid TOML: {error}") from None
     actions = _actions(parser)
@@ -85,8 +89,10 @@ def load_config(path: str | Path, parser: argparse.ArgumentParser) -> dict[str, 
             out["param"] = _parameters(value)
             continue
         if key not in actions:
-            known = ", ".join(sorted(k for k in actions if k != "param") + ["param"])
-            raise InputError(f"{raw_key}: unknown key in {path}; known: {known}")
+            from primaldual.core.strict_json import close_match
+
+            names = sorted(k for k in actions if k != "param") + ["param"]
+            raise InputError(f"{raw_key}: unknown key in {path}{close_match(key, names)} (known: {', '.join(names)})")
         out[actions[key].dest] = _check(raw_key, actions[key], value)
     return out
 

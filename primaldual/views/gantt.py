@@ -284,9 +284,12 @@ def save_schedule_figure(instance: Instance, schedule: Schedule, path, **options
     use_agg()
     import matplotlib.pyplot as plt
 
+    from primaldual.core.output import replacing
+
     fig = draw_schedule(instance, schedule, **options)
     try:
-        fig.savefig(path, dpi=120, bbox_inches="tight")
+        with replacing(path, "--out") as temporary:
+            fig.savefig(temporary, dpi=120, bbox_inches="tight")
     finally:
         plt.close(fig)
 

@@ -62,8 +62,13 @@ def save(fig, path: Path) -> Path:
     """Write ``fig`` (legends outside the axes are kept) and close it."""
     import matplotlib.pyplot as plt
 
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    from primaldual.core.output import replacing
+
+    try:
+        with replacing(path, "--out") as temporary:
+            fig.savefig(temporary, dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(fig)
     return path
 
 

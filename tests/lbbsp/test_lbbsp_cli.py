@@ -22,15 +22,15 @@ def test_simulate_text(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["simulate", "--workers", "0"], "--workers: must be >= 1, got 0"),
-    (["simulate", "--iterations", "-3"], "--iterations: must be >= 1, got -3"),
+    (["simulate", "--workers", "0"], "--workers: must be an integer in 1..1000, got 0"),
+    (["simulate", "--iterations", "-3"], "--iterations: must be an integer in 1..100000, got -3"),
     (["simulate", "--workers", "8", "--global-batch", "5"],
      "--global-batch: must be >= workers * min batch = 8 * 1, got 5"),
     (["simulate", "--global-batch", "100000"], "exceeds the gpu cluster's total memory cap"),
-    (["simulate", "--seed", "-1"], "--seed: must be an integer >= 0, got -1"),
-    (["simulate", "--target-samples", "0"], "--target-samples: must be >= 1, got 0"),
-    (["aggregate", "--iterations", "0"], "--iterations: must be >= 1, got 0"),
-    (["aggregate", "--seed", "-2"], "--seed: must be an integer >= 0, got -2"),
+    (["simulate", "--seed", "-1"], "--seed: must be an integer in 0..4294967295, got -1"),
+    (["simulate", "--target-samples", "0"], "--target-samples: must be an integer in 1..10^15, got 0"),
+    (["aggregate", "--iterations", "0"], "--iterations: must be an integer in 1..100000, got 0"),
+    (["aggregate", "--seed", "-2"], "--seed: must be an integer in 0..4294967295, got -2"),
 ])
 def test_bad_input_exits_2_with_a_message(capsys, argv, message):
     assert main(["lbbsp", *argv]) == 2

@@ -139,8 +139,8 @@ def test_cli_replay_json_and_output(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--trace", "pai:job_9"], "unknown packaged trace"),
     (["--trace", "pai:job_1", "--global-batch", "5"], "--global-batch: must be an integer >= workers = 10"),
-    (["--trace", "pai:job_1", "--overhead-fraction", "1.5"], "--overhead-fraction: must be in [0, 1)"),
-    (["--cov-job", "100"], "--cov-job: must be in 0..99"),
+    (["--trace", "pai:job_1", "--overhead-fraction", "1.5"], "--overhead-fraction: must be a number in [0, 0.99]"),
+    (["--cov-job", "100"], "--cov-job: must be an integer in 0..99"),
 ])
 def test_cli_replay_bad_input(argv, message, capsys):
     assert main(["lbbsp", "replay", *argv]) == 2
@@ -154,4 +154,4 @@ def test_cli_cov_summary(capsys):
     assert out["speedup"]["q0"] <= out["speedup"]["q50"] <= out["speedup"]["q100"]
     assert all(row["oracle_speedup"] >= row["speedup"] - 1e-9 for row in out["per_job"])
     assert main(["lbbsp", "cov", "--jobs", "101"]) == 2
-    assert "--jobs: must be in 1..100" in capsys.readouterr().err
+    assert "--jobs: must be an integer in 1..100" in capsys.readouterr().err

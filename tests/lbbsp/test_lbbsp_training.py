@@ -47,7 +47,7 @@ def test_small_run_same_losses_and_lbbsp_moves_load_off_the_straggler():
 
 def test_cli_train_bad_input(capsys):
     assert main(["lbbsp", "train", "--workers", "1"]) == 2
-    assert "--workers: must be in 2..64" in capsys.readouterr().err
+    assert "--workers: must be an integer in 2..64" in capsys.readouterr().err
     assert main(["lbbsp", "train", "--straggle", "pai:nope"]) == 2
 
 

@@ -71,9 +71,9 @@ def test_ratio_malformed_results_file_exit_2_with_line(ratio_run, cli, tmp_path)
 @pytest.mark.parametrize("flags, message", [
     (["--schedulers", "oasis,nope"], "unknown scheduler 'nope'"),
     (["--preset", "huge"], "preset: must be one of"),
-    (["--instances", "0"], "--instances: must be an integer >= 1"),
+    (["--instances", "0"], "--instances: must be an integer in 1..100000, got 0"),
     (["--address", "tcp://127.0.0.1:1"], "--address: only meaningful with --executor dask"),
-    (["--time-limit", "-1"], "--time-limit: must be > 0"),
+    (["--time-limit", "-1"], "--time-limit: must be a number in (0, 1e6], got -1.0"),
 ])
 def test_ratio_bad_input_exit_2(capsys, tmp_path, flags, message):
     args = [a for a in RATIO if a not in ("--schedulers", "oasis,fifo")] + flags + ["--out", str(tmp_path / "x.jsonl")]

@@ -71,7 +71,7 @@ def test_parameters_in_a_config_file(tmp_path, capsys):
     ('preset = "tiny"\nbogus = 1\n', "bogus: unknown key"),
     ('seed = "three"\n', "seed: must be int"),
     ("instances = true\n", "instances: must be int"),
-    ("time-limit = -1\n", "--time-limit: must be > 0"),
+    ("time-limit = -1\n", "--time-limit: must be a number in (0, 1e6], got -1.0"),
     ('executor = "ray"\n', "executor: must be one of local, dask"),
     ('schedulers = []\n', "schedulers: must be a list"),
     ("preset = \n", "not valid TOML"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from primaldual.commands._common import add_json_flag, print_json
-from primaldual.core.errors import InputError
 from primaldual.lbbsp.bench import format_benchmark, run_benchmark
 
 NAME = "lbbsp"
@@ -17,8 +16,9 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    if args.seed < 0:
-        raise InputError(f"--seed: must be an integer >= 0, got {args.seed}")
+    from primaldual.lbbsp.flags import check_flags
+
+    check_flags("bench lbbsp", args)
     result = run_benchmark(seed=args.seed, quick=args.quick)
     if args.json:
         print_json(result)
