@@ -38,13 +38,34 @@ def lbbsp_checks(lbbsp: dict[str, Any]) -> list[Outcome]:
             f"oracle {', '.join(f'{s:.3f}' for s in oracle)}",
             all(o >= s * 0.99 for o, s in zip(oracle, speedups)),
         ))
-        outcomes.append(Outcome(
-            f"paper: LB-BSP gain ({name})", f"{paper:g}% faster than BSP; same order: within 0.5x-2x of it",
-            f"{mean_gain:.1f}% (mean over seeds, simulated)", 0.5 * paper <= mean_gain <= 2.0 * paper,
-            "the paper measured real training on EC2; this is a simulation, so only the order is compared",
-            kind="paper",
-        ))
+        outcomes.append(_gain_claim(name, speedups, paper))
     return outcomes
+
+
+#: The tolerance of the papers' LB-BSP gains, as a share of the claimed gain. Source: this artifact's choice (the
+#: papers give one number per cluster and no spread, docs/papers.md); a quarter of the gain keeps the tolerance
+#: well inside the effect it judges (a gain half or one and a half times as large is a miss).
+GAIN_TOLERANCE = 0.25
+
+
+def _gain_claim(name: str, speedups: list[float], paper: float) -> Outcome:
+    """The paper's gain over BSP (percent) against the mean simulated gain over seeds: REPRODUCED when the mean
+    is within +-GAIN_TOLERANCE x the paper's gain and the 95% t interval of the gain excludes 0."""
+    from primaldual.sweep.statistics import t_interval
+
+    gain = t_interval([100.0 * (s - 1.0) for s in speedups])
+    tolerance = GAIN_TOLERANCE * paper
+    cluster = "GPU" if name == "gpu" else "CPU"
+    return Outcome(
+        f"paper: LB-BSP gain ({name})",
+        f"{paper:g}% faster than BSP (SoCC'20, {cluster} cluster, docs/papers.md); tolerance +-{tolerance:.1f} "
+        f"points ({100 * GAIN_TOLERANCE:g}% of the claimed gain, this artifact's choice: the paper gives no "
+        "spread), and the 95% t interval of the gain excludes 0",
+        f"{gain.mean:.1f}% [95% CI {gain.low:.1f}, {gain.high:.1f}] (mean over {gain.n} seeds, simulated)",
+        abs(gain.mean - paper) <= tolerance and gain.excludes_zero() and gain.low > 0,
+        "the paper measured real training on EC2; this is a simulation of its setting",
+        kind="paper",
+    )
 
 
 def lbbsp_figure(lbbsp: dict[str, Any], out_dir: Path) -> list[Path]:

@@ -126,16 +126,17 @@ def test_an_infeasible_schedule_fails(mini):
     assert not outcome.passed
 
 
-def test_paper_claim_fails_when_a_baseline_wins(mini):
+def test_one_seed_never_reproduces_a_claim_and_a_bound_breach_fails(mini):
     out, _, _ = mini
     jobs = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "utility-vs-jobs"]
     outcomes = {o.result: o for o in paper_checks(jobs, "jobs")}
     assert outcomes["OASiS certificate at scale (jobs, paper)"].passed
     jobs[0]["schedulers"]["drf"]["utility"] = jobs[0]["schedulers"]["oasis"]["report"]["certificate"]["dual_objective"] * 1.5
     outcomes = {o.result: o for o in paper_checks(jobs, "jobs")}
-    claim = outcomes["paper: oasis-lr best (jobs)"]
-    assert claim.kind == "paper" and not claim.passed and claim.verdict == "NOT REPRODUCED"
-    assert "drf at jobs = 8" in claim.measured
+    # One seed per point gives no interval: the claims cannot be REPRODUCED (tests/sweep/test_verdicts.py).
+    for name in ("paper: oasis best (jobs)", "variant: oasis-lr best (jobs)"):
+        assert outcomes[name].verdict in ("TIE", "NOT REPRODUCED") and not outcomes[name].passed
+    assert outcomes["paper: oasis best (jobs)"].kind == "paper" and outcomes["variant: oasis-lr best (jobs)"].kind == "variant"
     assert not outcomes["OASiS certificate at scale (jobs, paper)"].passed
 
 
@@ -177,6 +178,8 @@ def test_outcome_verdicts():
     assert Outcome("a", "b", "c", True).verdict == "PASS"
     assert Outcome("a", "b", "c", False).verdict == "FAIL"
     assert Outcome("a", "b", "c", True, kind="paper").verdict == "REPRODUCED"
+    assert Outcome("a", "b", "c", False, kind="paper", tie=True).verdict == "TIE"
+    assert Outcome("a", "b", "c", False, kind="variant").verdict == "NOT REPRODUCED"
 
 
 def test_reproduce_cli_bad_input(capsys, tmp_path):
