@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from primaldual.reproduce.checks import Outcome
 from primaldual.reproduce.experiments import Settings
 
@@ -27,7 +25,6 @@ def lbbsp_checks(lbbsp: dict[str, Any]) -> list[Outcome]:
         speedups = [r["lbbsp_speedup"] for r in runs]
         oracle = [r["oracle_speedup"] for r in runs]
         paper = runs[0]["paper_improvement_percent"]
-        mean_gain = 100.0 * (float(np.mean(speedups)) - 1.0)
         outcomes.append(Outcome(
             f"LB-BSP faster than BSP ({name})", "LB-BSP's speedup over BSP >= 1.10 on every seed",
             f"speedups {', '.join(f'{s:.3f}' for s in speedups)} ({runs[0]['lbbsp_method']})",
@@ -69,34 +66,14 @@ def _gain_claim(name: str, speedups: list[float], paper: float) -> Outcome:
 
 
 def lbbsp_figure(lbbsp: dict[str, Any], out_dir: Path) -> list[Path]:
-    from primaldual.views.style import use_agg
+    """The iteration-time figure (PNG, PDF and its CSV) of :mod:`primaldual.views.lbbsp_figures`."""
+    from primaldual.views.figure_data import save_figure
+    from primaldual.views.lbbsp_figures import draw_lbbsp, lbbsp_data
 
-    use_agg()
-    import matplotlib.pyplot as plt
-
-    scenarios = sorted({name for run in lbbsp.values() for name in run["scenarios"]})
-    if not scenarios:
+    data = lbbsp_data(lbbsp)
+    if not data.rows:
         return []
-    fig, axes = plt.subplots(1, len(scenarios), figsize=(6 * len(scenarios), 3.8), squeeze=False)
-    for ax, name in zip(axes[0], scenarios):
-        runs = [run["scenarios"][name] for run in lbbsp.values()]
-        methods = list(runs[0]["mean_iteration_seconds"])
-        means = [np.mean([r["mean_iteration_seconds"][m] for r in runs]) for m in methods]
-        spread = [np.std([r["mean_iteration_seconds"][m] for r in runs]) for m in methods]
-        bars = ax.bar(methods, means, yerr=spread, color=["0.6", "#1f77b4", "#2ca02c", "#d62728"][: len(methods)])
-        for bar, method in zip(bars, methods):
-            speedup = np.mean([r["speedup"][method] for r in runs])
-            ax.annotate(f"x{speedup:.2f}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                        ha="center", va="bottom", fontsize=8)
-        ax.set_ylabel("mean iteration time (s, simulated)")
-        ax.set_title(f"{name}: {runs[0]['workers']} workers, {len(runs)} seeds (label: speedup vs BSP)", fontsize=9)
-        ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "lbbsp-iteration-time.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return [path]
+    return [save_figure(data, out_dir / "lbbsp-iteration-time", draw_lbbsp)]
 
 
 def expectation_checks(training: bool) -> list[Outcome]:

@@ -156,15 +156,31 @@ def _utility_sections(utility: dict[str, list]) -> list[str]:
 
 
 def _figures(reproduction: Reproduction) -> list[str]:
-    """Every figure with its caption."""
+    """The headline figures embedded with their captions and files (figures.md maps them to the papers), then a
+    link to every other figure."""
     captions = reproduction.extra.get("captions", {})
+    headline = reproduction.extra.get("headline", [])
+    out = reproduction.out
     lines: list[str] = []
-    if reproduction.figures:
-        lines += ["", "## Figures", ""]
-        for path in reproduction.figures:
-            lines += [f"![{path.stem}]({path.relative_to(reproduction.out)})", ""]
+    if headline:
+        lines += ["", "## Headline figures", "",
+                  "Each mapped to the papers' figure or table, with its command, seeds, expected result and "
+                  "tolerance, in [figures.md](figures.md). Beside every PNG: the PDF and the CSV of exactly the "
+                  "plotted numbers (`primaldual plot --from-csv FILE.csv` redraws it).", ""]
+        for path in headline:
+            relative = path.relative_to(out)
+            lines += [f"![{path.stem}]({relative})", ""]
             if captions.get(str(path)):
                 lines += [f"*{captions[str(path)]}*", ""]
+            lines += [f"[PDF]({relative.with_suffix('.pdf')}) · [CSV]({relative.with_suffix('.csv')})", ""]
+    rest = [path for path in reproduction.figures if path not in headline]
+    if rest:
+        lines += ["", "## Other figures", "", "Each with its PDF and CSV beside it.", ""]
+        for path in rest:
+            relative = path.relative_to(out)
+            caption = captions.get(str(path), "")
+            lines.append(f"- [{path.stem}]({relative}) ([PDF]({relative.with_suffix('.pdf')}), "
+                         f"[CSV]({relative.with_suffix('.csv')}))" + (f": {caption}" if caption else ""))
     return lines
 
 
