@@ -45,7 +45,7 @@ def draw_opt_band(ax, records: list[dict], knob: str = "jobs") -> bool:
 
 def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str = "jobs") -> Path | None:
     """The utility curve of :func:`~primaldual.views.sweep_figures.utility_data` with OPT's band, written to
-    ``path`` (its suffix is replaced: PNG, PDF and CSV, :func:`~primaldual.views.figure_data.save_figure`);
+    ``path`` + ``.png``, ``.pdf`` and ``.csv`` (:func:`~primaldual.views.figure_data.save_figure`);
     None when no record of ``records`` computed OPT."""
     band = opt_band(records, knob)
     if not band:
@@ -53,7 +53,7 @@ def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str
     from primaldual.views.figure_data import save_figure
     from primaldual.views.sweep_figures import draw_utility, utility_data
 
-    return save_figure(utility_data(records, knob, title, band=band), Path(path).with_suffix(""), draw_utility)
+    return save_figure(utility_data(records, knob, title, band=band), Path(path), draw_utility)
 
 
 #: Caption of the figure above (``caption_for`` of the views knows only the figures it draws).

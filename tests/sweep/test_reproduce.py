@@ -75,8 +75,20 @@ def test_every_figure_and_the_summary_are_written(mini):
     assert paper and all(r["opt"]["method"] == "cg" for r in paper)
     assert all(not r["opt"]["computed"] for r in records if r["spec"]["label"] == "utility-vs-jobs-restart-0.1")
     assert "## Mean OPT/ALG per set" in summary and "start-cost relaxation" in summary
-    for path in result.figures:  # a caption under every figure
-        assert f"![{path.stem}]({path.relative_to(out)})\n\n*" in summary, path.name
+    headline = result.extra["headline"]
+    assert {p.name for p in headline} >= {"ratio-tiny-tiny-ratios.png", "utility-vs-jobs-paper-utility-vs-jobs.png",
+                                         "lbbsp-iteration-time.png"}
+    for path in result.figures:
+        # Every figure has its PDF and the CSV of its numbers beside it; the headline ones are embedded with
+        # their caption, the rest linked.
+        assert path.with_suffix(".pdf").read_bytes()[:4] == b"%PDF" and path.with_suffix(".csv").is_file()
+        if path in headline:
+            assert f"![{path.stem}]({path.relative_to(out)})\n\n*" in summary, path.name
+        else:
+            assert f"- [{path.stem}]({path.relative_to(out)})" in summary, path.name
+    index = (out / "figures.md").read_text()
+    assert index.count("- the papers: ") == len(headline) and "primaldual plot --from-csv" in index
+    assert "T = 300 slots" in index and "38.7%" in index
     data = json.loads((out / "summary.json").read_text())
     assert data["format"] == "primaldual.reproduction" and "oasis-lr" in data["distributions"]["ratio-tiny"]["schedulers"]
     assert any(o["result"].startswith("LB-BSP lbbsp_replay") for o in data["outcomes"])
