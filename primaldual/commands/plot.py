@@ -4,8 +4,10 @@ Two forms, told apart by the first argument:
 
 - ``primaldual plot RESULTS --out DIR``: every figure that fits the sweep's records (ratios, utility curves,
   and, where records carry per-job outcomes, JCT, fairness, utility and utilisation distributions);
-- ``primaldual plot schedule INSTANCE SCHEDULE --out FILE.png|.svg``: one schedule as a Gantt chart above job
-  states and utilisation per pool (:mod:`primaldual.views.gantt`).
+- ``primaldual plot schedule INSTANCE SCHEDULE --out FILE.png|.pdf|.svg``: one schedule as a Gantt chart above
+  job states and utilisation per pool (:mod:`primaldual.views.gantt`);
+- ``primaldual plot --from-csv FIGURE.csv [--out FILE.png|.pdf|.svg]``: redraw a figure from the CSV written
+  beside it (:mod:`primaldual.views.figure_data`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from primaldual.core.errors import InputError
 
 ORDER = 65
 #: Figure formats ``plot schedule`` writes, by file suffix.
-SCHEDULE_FORMATS = (".png", ".svg")
+SCHEDULE_FORMATS = (".png", ".pdf", ".svg")
 
 
 def register(subparsers) -> None:
@@ -26,10 +28,11 @@ def register(subparsers) -> None:
         "plot",
         help="figures from a sweep results file, or a Gantt chart of one schedule ('plot schedule I S')",
         usage=("primaldual plot RESULTS [--out DIR] [--json]\n"
-               "       primaldual plot schedule INSTANCE SCHEDULE --out FILE.png|.svg [--max-rows N] [--json]"),
+               "       primaldual plot schedule INSTANCE SCHEDULE --out FILE.png|.pdf|.svg [--max-rows N] [--json]\n"
+               "       primaldual plot --from-csv FIGURE.csv [--out FILE.png|.pdf|.svg] [--json]"),
         description=(
             "RESULTS: read a JSON Lines results file written by 'primaldual ratio' (or primaldual.sweep.sweep) "
-            "and write one PNG per figure that fits: OPT/ALG per scheduler with certified intervals, total "
+            "and write each figure that fits as PNG and PDF with the CSV of its plotted numbers beside it: OPT/ALG per scheduler with certified intervals, total "
             "utility against every knob that varies (jobs, capacity, servers, load) with seed counts and error "
             "bars, and, where the records carry per-job outcomes, JCT CDFs, utility per job against its "
             "standalone utility, finish-time fairness and utilisation per scheduler. "
@@ -37,15 +40,18 @@ def register(subparsers) -> None:
             "-o S.json') as a Gantt chart, one row per job (arrival, waiting, running with its worker count, "
             "completion, deadlines; rejected and abandoned jobs marked), above the number of jobs in each "
             "state and the utilisation of each pool and resource per slot. With more jobs than --max-rows, the "
-            "chart shows an evenly spaced sample of rows and says so; the panels below count every job."
+            "chart shows an evenly spaced sample of rows and says so; the panels below count every job. "
+            "'--from-csv FIGURE.csv': redraw a figure from its CSV alone (as PNG and PDF beside it, or into --out)."
         ),
         epilog=("Exit codes: 0 figures written, 1 no record to plot (RESULTS form), 2 bad input (a missing or "
                 "malformed file, a schedule that does not fit the instance, an unwritable --out)."),
     )
-    parser.add_argument("paths", nargs="+", metavar="RESULTS | schedule INSTANCE SCHEDULE",
+    parser.add_argument("paths", nargs="*", metavar="RESULTS | schedule INSTANCE SCHEDULE",
                         help="a results file (JSON Lines), or the word 'schedule' then an instance and a schedule")
     parser.add_argument("--out", help="RESULTS: output folder (default: the results file's folder); "
-                                      "schedule: the figure file, .png or .svg (required)")
+                                      "schedule: the figure file, .png, .pdf or .svg (required); --from-csv: the "
+                                      "figure file (default: PNG and PDF beside the CSV)")
+    parser.add_argument("--from-csv", metavar="FIGURE.csv", help="redraw the figure whose numbers this CSV holds")
     parser.add_argument("--max-rows", type=int, default=None, metavar="N",
                         help="schedule: most job rows drawn before sampling (default: 40)")
     add_json_flag(parser)
@@ -54,6 +60,14 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    if args.from_csv is not None:
+        if args.paths:
+            raise InputError("--from-csv: give no other path")
+        if args.max_rows is not None:
+            raise InputError("--max-rows: only applies to 'plot schedule'")
+        return run_from_csv(args)
+    if not args.paths:
+        raise InputError("RESULTS: give a results file, 'schedule INSTANCE SCHEDULE', or --from-csv FIGURE.csv")
     first = args.paths[0]
     if first == "schedule" and not (len(args.paths) == 1 and Path(first).is_file()):
         return run_schedule(args, args.paths[1:])
@@ -107,6 +121,19 @@ def _refuse_other_formats(path: Path) -> None:
                          "'primaldual ratio'")
 
 
+def run_from_csv(args) -> int:
+    from primaldual.views.redraw import figure_from_csv
+
+    out = check_output_path(args.out, "--out") if args.out else None
+    written = figure_from_csv(args.from_csv, out)
+    if args.json:
+        print_json({"from_csv": str(args.from_csv), "figures": [str(p) for p in written]})
+    else:
+        for figure in written:
+            print(figure)
+    return 0
+
+
 def run_schedule(args, paths: list[str]) -> int:
     from primaldual.core.files import load_instance, load_schedule
     from primaldual.core.verify import verify
@@ -115,9 +142,9 @@ def run_schedule(args, paths: list[str]) -> int:
     if len(paths) != 2:
         raise InputError(f"schedule: expected INSTANCE SCHEDULE, got {len(paths)} path(s)")
     if not args.out:
-        raise InputError("--out: required with 'plot schedule' (a .png or .svg file)")
+        raise InputError("--out: required with 'plot schedule' (a .png, .pdf or .svg file)")
     if Path(args.out).suffix.lower() not in SCHEDULE_FORMATS:
-        raise InputError(f"--out: must end in .png or .svg, got {args.out!r}")
+        raise InputError(f"--out: must end in .png, .pdf or .svg, got {args.out!r}")
     max_rows = MAX_ROWS if args.max_rows is None else args.max_rows
     if max_rows < 1:
         raise InputError(f"--max-rows: must be >= 1, got {max_rows}")

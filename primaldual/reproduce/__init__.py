@@ -14,7 +14,8 @@ readings, Dorm), each experiment at restart cost 0 and 0.1 (``--restart-cost``):
 3. LB-BSP: the benchmark's speedups over BSP and the named expectations of :func:`primaldual.lbbsp.expectations`
    (real training outside ``--quick``).
 
-It writes the figures, the raw records (``results.jsonl``, resumable: a rerun only computes what is missing),
+It writes the figures (each a PNG, a PDF and the CSV of its numbers, :mod:`primaldual.views.figure_data`),
+``figures.md`` (the headline figures mapped to the papers, :mod:`primaldual.reproduce.index`), the raw records (``results.jsonl``, resumable: a rerun only computes what is missing),
 ``lbbsp.json``, ``summary.json`` (outcomes, the OPT/ALG table, utility tables, per-job distributions) and
 ``summary.md`` (:mod:`primaldual.reproduce.report`). A record whose OPT solve was stopped by the time limit is
 kept as such (``opt.time_limited``) but never reused as final: the next run computes it again, and a check
@@ -22,8 +23,9 @@ that fails only because of such a record says "INCONCLUSIVE (time limit)" instea
 
 - **expectations of this artifact** (PASS/FAIL): what this implementation was measured to achieve, each with a
   tolerance. ``primaldual reproduce`` exits 1 if one fails;
-- **claims of the papers** (REPRODUCED / NOT REPRODUCED): checked as stated and shown whatever the verdict,
-  with the measured number; the "best scheduler" claim is checked for ``oasis-lr``.
+- **claims of the papers** (REPRODUCED / TIE / NOT REPRODUCED, :mod:`primaldual.reproduce.claims`): checked
+  as stated and shown whatever the verdict, with the measured number; the "best scheduler" claim is checked for
+  ``oasis`` and, on its own line, for ``oasis-lr``.
 
 ``--quick`` runs Dorm, which re-solves a MILP at every event, on the ratio sets only, not on the paper preset.
 """
@@ -46,6 +48,7 @@ from primaldual.reproduce.experiments import (
 )
 from primaldual.reproduce.figures import OPT_BAND_CAPTION, utility_with_opt_band
 from primaldual.reproduce.lbbsp import expectation_checks, lbbsp_checks, lbbsp_figure, run_lbbsp
+from primaldual.reproduce.index import write_index
 from primaldual.reproduce.report import write_summary
 from primaldual.sweep import summarize, sweep
 
@@ -90,6 +93,7 @@ def reproduce(
     ``settings`` overrides ``quick`` (a smaller :class:`Settings` for tests); ``restart_cost``: the restart
     cost every experiment is also run at, beside 0 (0: only the paper's model).
     """
+    from primaldual.views.lbbsp_figures import CAPTION as LBBSP_CAPTION
     from primaldual.views.sweep_figures import caption_for, plot_records
 
     started = time.perf_counter()
@@ -115,7 +119,7 @@ def reproduce(
         else:
             outcomes += paper_checks(groups[label], KNOB_OF[base], where)
             if base == "utility-vs-jobs":
-                band = utility_with_opt_band(groups[label], out / "figures" / f"{label}-paper-opt-band.png",
+                band = utility_with_opt_band(groups[label], out / "figures" / f"{label}-paper-opt-band",
                                              f"total utility vs number of jobs (paper{where}), OPT's interval")
                 if band is not None:
                     figures.append(band)
@@ -130,19 +134,19 @@ def reproduce(
         write_text(out / "lbbsp.json", json.dumps(lbbsp, indent=2, sort_keys=True, default=str) + "\n", "--out")
         lbbsp_figures = lbbsp_figure(lbbsp, out / "figures")
         figures += lbbsp_figures
-        captions.update({p: "LB-BSP: mean iteration time per method over seeds (bars: +-1 s.d.); label: "
-                            "speedup over BSP." for p in lbbsp_figures})
+        captions.update({p: LBBSP_CAPTION for p in lbbsp_figures})
         outcomes += lbbsp_checks(lbbsp)
     if settings.lbbsp_expectations:
         outcomes += expectation_checks(settings.lbbsp_training)
     lbbsp_seconds = time.perf_counter() - clock
 
+    headline = write_index(out, settings, outcomes, figures)
     seconds = time.perf_counter() - started
     reproduction = Reproduction(
         out=out, outcomes=outcomes, figures=figures, seconds=seconds, records=len(result.records),
         computed=result.computed,
         extra={
-            "settings": settings.name, "sweep_seconds": sweep_seconds, "lbbsp_seconds": lbbsp_seconds,
+            "settings": settings.name, "headline": headline, "sweep_seconds": sweep_seconds, "lbbsp_seconds": lbbsp_seconds,
             "captions": {str(path): text for path, text in captions.items()},
             "summaries": {label: summarize(groups[label]) for label in labels if base_label(label)[0] in SET_NAMES},
             "utility": {label: relative_utilities(groups[label], KNOB_OF[base_label(label)[0]])

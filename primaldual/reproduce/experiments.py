@@ -52,6 +52,10 @@ class Settings:
     #: Dorm on the paper preset: its MILP per event takes most of the time of a paper instance, so ``QUICK`` runs
     #: it on the ratio sets only.
     paper_dorm: bool = True
+    #: The cluster's capacity (x the preset's) of the utility-vs-jobs curve: ``QUICK`` halves it, so that its
+    #: smaller job counts reach the contention that 300 jobs reach at full capacity (an uncontended point, where
+    #: every scheduler earns the same, says nothing about who schedules better).
+    paper_capacity_scale: float = 1.0
 
 
 #: The two settings side by side, one row per :class:`Settings` field: (quick, full).
@@ -61,14 +65,17 @@ _SIZES: dict[str, tuple] = {
     "small_time_limit": (30.0, 120.0),
     "small20_instances": (2, 20),
     "small20_time_limit": (20.0, 300.0),
-    # The paper preset is uncontended up to ~100 jobs (every scheduler earns the same): 300 jobs is where the
-    # schedulers differ, so both curves include a contended point.
-    "paper_jobs": ((100, 300), (50, 100, 150, 200, 250, 300, 400)),
-    "paper_seeds": ((0, 1), (0, 1, 2)),
+    # The paper preset at full capacity is uncontended up to ~200 jobs (every scheduler within 0.4%): 300 jobs
+    # is where the schedulers differ. Quick: 3 values x 3 seeds per curve on a half-capacity cluster (150 jobs
+    # there are as contended as 300 at full capacity), at about the cost of the former 2 x 2 at 300 jobs; full:
+    # at least 5 values x 10 seeds, every curve reaching contention.
+    "paper_jobs": ((50, 100, 150), (50, 100, 150, 200, 250, 300, 400)),
+    "paper_seeds": ((0, 1, 2), tuple(range(10))),
     "paper_jobs_without_dorm": ((), ()),
-    "capacity_jobs": (300, 300),
-    "capacity_scales": ((0.5, 1.0), (0.5, 0.75, 1.0, 1.5, 2.0)),
-    "capacity_seeds": ((0, 1), (0, 1, 2)),
+    "paper_capacity_scale": (0.5, 1.0),
+    "capacity_jobs": (150, 300),
+    "capacity_scales": ((0.25, 0.5, 1.0), (0.5, 0.75, 1.0, 1.5, 2.0)),
+    "capacity_seeds": ((0, 1, 2), tuple(range(10))),
     "lbbsp_seeds": ((0, 1, 2), (0, 1, 2, 3, 4)),
     "lbbsp_quick": (False, False),
     "paper_opt": (False, True),
@@ -127,12 +134,14 @@ def _experiment_specs(settings: Settings, cost: float) -> list[Spec]:
         if settings.paper_opt and not cost else dict(opt=False)
     without_dorm = tuple(name for name in SCHEDULERS if name != "dorm")
     paper = {**common, **({} if settings.paper_dorm else {"schedulers": without_dorm})}
+    # Capacity 1 stays unset, so that the records of earlier runs keep their keys and are reused.
+    scale = {"capacity_scale": settings.paper_capacity_scale} if settings.paper_capacity_scale != 1.0 else {}
     specs += [
-        Spec(preset="paper", jobs=jobs, seed=seed, label=jobs_label, **{**paper, **paper_opt})
+        Spec(preset="paper", jobs=jobs, seed=seed, label=jobs_label, **{**paper, **paper_opt, **scale})
         for jobs in settings.paper_jobs for seed in settings.paper_seeds
     ]
     specs += [
-        Spec(preset="paper", jobs=jobs, seed=seed, label=jobs_label, **{**common, **paper_opt,
+        Spec(preset="paper", jobs=jobs, seed=seed, label=jobs_label, **{**common, **paper_opt, **scale,
                                                                         "schedulers": without_dorm})
         for jobs in settings.paper_jobs_without_dorm for seed in settings.paper_seeds
     ]

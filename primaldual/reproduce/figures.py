@@ -44,24 +44,19 @@ def draw_opt_band(ax, records: list[dict], knob: str = "jobs") -> bool:
 
 
 def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str = "jobs") -> Path | None:
-    """:func:`~primaldual.views.sweep_figures.plot_utility` with :func:`draw_opt_band`, written to ``path``;
+    """The utility curve of :func:`~primaldual.views.sweep_figures.utility_data` with OPT's band, written to
+    ``path`` + ``.png``, ``.pdf`` and ``.csv`` (:func:`~primaldual.views.figure_data.save_figure`);
     None when no record of ``records`` computed OPT."""
-    if not opt_band(records, knob):
+    band = opt_band(records, knob)
+    if not band:
         return None
-    from primaldual.views.style import save, use_agg
-    from primaldual.views.sweep_figures import plot_utility
+    from primaldual.views.figure_data import save_figure
+    from primaldual.views.sweep_figures import draw_utility, utility_data
 
-    use_agg()
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 4))
-    plot_utility(records, knob, ax=ax, title=title)
-    draw_opt_band(ax, records, knob)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return save(fig, path)
+    return save_figure(utility_data(records, knob, title, band=band), Path(path), draw_utility)
 
 
 #: Caption of the figure above (``caption_for`` of the views knows only the figures it draws).
-OPT_BAND_CAPTION = ("Total utility per scheduler against the number of jobs, as in the figure without the band; "
-                    "grey band: OPT's certified interval (column generation: verified schedule below, bound "
-                    "above), the means of its ends over seeds.")
+OPT_BAND_CAPTION = ("Total utility per scheduler against the number of jobs, as in the figure without the band "
+                    "(bars: 95% Student-t interval over seeds); grey band: OPT's certified interval (column "
+                    "generation: verified schedule below, bound above), the means of its ends over seeds.")

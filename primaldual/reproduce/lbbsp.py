@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from primaldual.reproduce.checks import Outcome
 from primaldual.reproduce.experiments import Settings
 
@@ -27,7 +25,6 @@ def lbbsp_checks(lbbsp: dict[str, Any]) -> list[Outcome]:
         speedups = [r["lbbsp_speedup"] for r in runs]
         oracle = [r["oracle_speedup"] for r in runs]
         paper = runs[0]["paper_improvement_percent"]
-        mean_gain = 100.0 * (float(np.mean(speedups)) - 1.0)
         outcomes.append(Outcome(
             f"LB-BSP faster than BSP ({name})", "LB-BSP's speedup over BSP >= 1.10 on every seed",
             f"speedups {', '.join(f'{s:.3f}' for s in speedups)} ({runs[0]['lbbsp_method']})",
@@ -38,49 +35,45 @@ def lbbsp_checks(lbbsp: dict[str, Any]) -> list[Outcome]:
             f"oracle {', '.join(f'{s:.3f}' for s in oracle)}",
             all(o >= s * 0.99 for o, s in zip(oracle, speedups)),
         ))
-        outcomes.append(Outcome(
-            f"paper: LB-BSP gain ({name})", f"{paper:g}% faster than BSP; same order: within 0.5x-2x of it",
-            f"{mean_gain:.1f}% (mean over seeds, simulated)", 0.5 * paper <= mean_gain <= 2.0 * paper,
-            "the paper measured real training on EC2; this is a simulation, so only the order is compared",
-            kind="paper",
-        ))
+        outcomes.append(_gain_claim(name, speedups, paper))
     return outcomes
 
 
+#: The tolerance of the papers' LB-BSP gains, as a share of the claimed gain. Source: this artifact's choice (the
+#: papers give one number per cluster and no spread, docs/papers.md); a quarter of the gain keeps the tolerance
+#: well inside the effect it judges (a gain half or one and a half times as large is a miss).
+GAIN_TOLERANCE = 0.25
+
+
+def _gain_claim(name: str, speedups: list[float], paper: float) -> Outcome:
+    """The paper's gain over BSP (percent) against the mean simulated gain over seeds: REPRODUCED when the mean
+    is within +-GAIN_TOLERANCE x the paper's gain and the 95% t interval of the gain excludes 0."""
+    from primaldual.sweep.statistics import t_interval
+
+    gain = t_interval([100.0 * (s - 1.0) for s in speedups])
+    tolerance = GAIN_TOLERANCE * paper
+    cluster = "GPU" if name == "gpu" else "CPU"
+    return Outcome(
+        f"paper: LB-BSP gain ({name})",
+        f"{paper:g}% faster than BSP (SoCC'20, {cluster} cluster, docs/papers.md); tolerance +-{tolerance:.1f} "
+        f"points ({100 * GAIN_TOLERANCE:g}% of the claimed gain, this artifact's choice: the paper gives no "
+        "spread), and the 95% t interval of the gain excludes 0",
+        f"{gain.mean:.1f}% [95% CI {gain.low:.1f}, {gain.high:.1f}] (mean over {gain.n} seeds, simulated)",
+        abs(gain.mean - paper) <= tolerance and gain.excludes_zero() and gain.low > 0,
+        "the paper measured real training on EC2; this is a simulation of its setting",
+        kind="paper",
+    )
+
+
 def lbbsp_figure(lbbsp: dict[str, Any], out_dir: Path) -> list[Path]:
-    from primaldual.views.style import use_agg
+    """The iteration-time figure (PNG, PDF and its CSV) of :mod:`primaldual.views.lbbsp_figures`."""
+    from primaldual.views.figure_data import save_figure
+    from primaldual.views.lbbsp_figures import draw_lbbsp, lbbsp_data
 
-    use_agg()
-    import matplotlib.pyplot as plt
-
-    scenarios = sorted({name for run in lbbsp.values() for name in run["scenarios"]})
-    if not scenarios:
+    data = lbbsp_data(lbbsp)
+    if not data.rows:
         return []
-    fig, axes = plt.subplots(1, len(scenarios), figsize=(6 * len(scenarios), 3.8), squeeze=False)
-    for ax, name in zip(axes[0], scenarios):
-        runs = [run["scenarios"][name] for run in lbbsp.values()]
-        methods = list(runs[0]["mean_iteration_seconds"])
-        means = [np.mean([r["mean_iteration_seconds"][m] for r in runs]) for m in methods]
-        spread = [np.std([r["mean_iteration_seconds"][m] for r in runs]) for m in methods]
-        bars = ax.bar(methods, means, yerr=spread, color=["0.6", "#1f77b4", "#2ca02c", "#d62728"][: len(methods)])
-        for bar, method in zip(bars, methods):
-            speedup = np.mean([r["speedup"][method] for r in runs])
-            ax.annotate(f"x{speedup:.2f}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                        ha="center", va="bottom", fontsize=8)
-        ax.set_ylabel("mean iteration time (s, simulated)")
-        ax.set_title(f"{name}: {runs[0]['workers']} workers, {len(runs)} seeds (label: speedup vs BSP)", fontsize=9)
-        ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "lbbsp-iteration-time.png"
-    from primaldual.core.output import replacing
-
-    try:
-        with replacing(path, "--out") as temporary:
-            fig.savefig(temporary, dpi=110)
-    finally:
-        plt.close(fig)
-    return [path]
+    return [save_figure(data, out_dir / "lbbsp-iteration-time", draw_lbbsp)]
 
 
 def expectation_checks(training: bool) -> list[Outcome]:

@@ -55,7 +55,6 @@ def _header(reproduction: Reproduction, settings: Settings) -> list[str]:
     from primaldual.sweep import versions
 
     expectations = [o for o in reproduction.outcomes if o.kind == "expectation"]
-    claims = [o for o in reproduction.outcomes if o.kind == "paper"]
     passed = sum(o.passed for o in expectations)
     inconclusive = sum(o.inconclusive and not o.passed for o in expectations)
     extra = reproduction.extra
@@ -64,8 +63,8 @@ def _header(reproduction: Reproduction, settings: Settings) -> list[str]:
         "",
         f"**{passed}/{len(expectations)} expectations PASS**"
         + (f" ({inconclusive} INCONCLUSIVE: a solve hit its time limit on this machine; rerun to recompute)"
-           if inconclusive else "") + "; "
-        f"{sum(o.passed for o in claims)}/{len(claims)} of the papers' claims reproduced.",
+           if inconclusive else "") + "; the papers' claims: " + _verdict_counts(reproduction, "paper")
+        + "; the same claims for this artifact's variant: " + _verdict_counts(reproduction, "variant") + ".",
         "",
         f"Settings: **{settings.name}**. {reproduction.records} sweep records ({reproduction.computed} computed in "
         f"this run, the rest reused from `results.jsonl`); wall time {reproduction.seconds:.0f} s "
@@ -78,10 +77,18 @@ def _header(reproduction: Reproduction, settings: Settings) -> list[str]:
     ]
 
 
+def _verdict_counts(reproduction: Reproduction, kind: str) -> str:
+    """``"2 REPRODUCED, 1 TIE, 3 NOT REPRODUCED of 6"`` over the claims of ``kind``."""
+    claims = [o for o in reproduction.outcomes if o.kind == kind]
+    counts = [(verdict, sum(o.verdict == verdict for o in claims)) for verdict in ("REPRODUCED", "TIE",
+                                                                                  "NOT REPRODUCED")]
+    return ", ".join(f"{n} {verdict}" for verdict, n in counts) + f" of {len(claims)}"
+
+
 def _verdicts(reproduction: Reproduction) -> list[str]:
     """The table of the artifact's expectations, the table of the papers' claims, and the notes of both."""
     expectations = [o for o in reproduction.outcomes if o.kind == "expectation"]
-    claims = [o for o in reproduction.outcomes if o.kind == "paper"]
+    claims = [o for o in reproduction.outcomes if o.claim]
     lines = [
         "",
         "## Expectations of this artifact",
@@ -99,7 +106,11 @@ def _verdicts(reproduction: Reproduction) -> list[str]:
         "",
         "The papers' own numbers are mostly not available (docs/papers.md), and their setups",
         "are reconstructed ([design]); each claim is checked as stated and the verdict is shown whatever it is.",
-        f"The claim that OASiS earns the most is checked for `{CLAIMANT}`, the variant this artifact puts forward.",
+        "The claim that OASiS earns the most is checked for `oasis` (\"paper:\" lines) and, on its own line, for",
+        f"`{CLAIMANT}`, the variant this artifact puts forward (\"variant:\" lines). \"A beats B\" is REPRODUCED only",
+        "where A's mean advantage exceeds the stated margin and its 95% t interval over paired seeds excludes 0;",
+        "within the margin or the interval it is a TIE; a significant loss is NOT REPRODUCED",
+        "(primaldual/reproduce/claims.py). Every tolerance is stated in its line with its source.",
         "",
         "| claim | as stated | measured | verdict |",
         "|---|---|---|---|",
@@ -131,32 +142,48 @@ def _ratio_sections(summaries: dict[str, dict]) -> list[str]:
 
 
 def _utility_sections(utility: dict[str, list]) -> list[str]:
-    """Per utility curve, the claimant's and each baseline's total utility per knob value."""
+    """Per utility curve, every scheduler's total utility per knob value (OASiS and its variants first)."""
     lines: list[str] = []
     for label, rows in utility.items():
-        names = sorted({name for _, _, others in rows for name in others}, key=BASELINES.index)
+        names = [n for n in SCHEDULERS if n != CLAIMANT and any(n in others for _, _, others in rows)]
         knob = "jobs" if base_label(label)[0].endswith("jobs") else "capacity"
         lines += ["", f"## {label}: total utility (mean over seeds)", "",
-                  f"| {knob} | {CLAIMANT} | " + " | ".join(names) + f" | {CLAIMANT} / best baseline |",
-                  "|---" * (len(names) + 3) + "|"]
+                  f"| {knob} | {CLAIMANT} | " + " | ".join(names) + " | oasis / best baseline | "
+                  f"{CLAIMANT} / best baseline |", "|---" * (len(names) + 4) + "|"]
         for value, mine, others in rows:
-            best = max(others.values()) if others else 0.0
-            relative = f"{mine / best:.3f}" if best > 0 else "n/a"
+            best = max((others[n] for n in BASELINES if n in others), default=0.0)
             cells = " | ".join(f"{others[n]:.1f}" if n in others else "-" for n in names)
-            lines.append(f"| {value:g} | {mine:.1f} | {cells} | {relative} |")
+            relative = [f"{a / best:.3f}" if best > 0 and a is not None else "n/a" for a in (others.get("oasis"), mine)]
+            lines.append(f"| {value:g} | {mine:.1f} | {cells} | {relative[0]} | {relative[1]} |")
     return lines
 
 
 def _figures(reproduction: Reproduction) -> list[str]:
-    """Every figure with its caption."""
+    """The headline figures embedded with their captions and files (figures.md maps them to the papers), then a
+    link to every other figure."""
     captions = reproduction.extra.get("captions", {})
+    headline = reproduction.extra.get("headline", [])
+    out = reproduction.out
     lines: list[str] = []
-    if reproduction.figures:
-        lines += ["", "## Figures", ""]
-        for path in reproduction.figures:
-            lines += [f"![{path.stem}]({path.relative_to(reproduction.out)})", ""]
+    if headline:
+        lines += ["", "## Headline figures", "",
+                  "Each mapped to the papers' figure or table, with its command, seeds, expected result and "
+                  "tolerance, in [figures.md](figures.md). Beside every PNG: the PDF and the CSV of exactly the "
+                  "plotted numbers (`primaldual plot --from-csv FILE.csv` redraws it).", ""]
+        for path in headline:
+            relative = path.relative_to(out)
+            lines += [f"![{path.stem}]({relative})", ""]
             if captions.get(str(path)):
                 lines += [f"*{captions[str(path)]}*", ""]
+            lines += [f"[PDF]({relative.with_suffix('.pdf')}) · [CSV]({relative.with_suffix('.csv')})", ""]
+    rest = [path for path in reproduction.figures if path not in headline]
+    if rest:
+        lines += ["", "## Other figures", "", "Each with its PDF and CSV beside it.", ""]
+        for path in rest:
+            relative = path.relative_to(out)
+            caption = captions.get(str(path), "")
+            lines.append(f"- [{path.stem}]({relative}) ([PDF]({relative.with_suffix('.pdf')}), "
+                         f"[CSV]({relative.with_suffix('.csv')}))" + (f": {caption}" if caption else ""))
     return lines
 
 

@@ -3,6 +3,7 @@ utility per knob value behind the utility curves."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -52,6 +53,9 @@ def _mean(values: list) -> float | None:
 
 def _row(sample: RatioSample, exact: int) -> dict[str, Any]:
     points = sample.points
+    # An instance where the scheduler earned nothing (OPT > 0) has OPT/ALG = inf: it is the worst instance,
+    # never silently dropped; the means run over the finite ratios, with ``unbounded`` counting the others.
+    infinite = sample.unbounded > 0
     row = {
         "instances": len(sample.utilities),
         "unbounded": sample.unbounded,
@@ -59,9 +63,10 @@ def _row(sample: RatioSample, exact: int) -> dict[str, Any]:
         "mean_utility": _mean(sample.utilities),
         "mean": _mean(points),
         "median": float(np.median(points)) if points else None,
-        "worst": float(np.max(points)) if points else None,
+        "worst": math.inf if infinite else (float(np.max(points)) if points else None),
         "mean_interval": [float(np.mean(sample.lowers)), float(np.mean(sample.uppers))] if points else None,
-        "worst_interval": [float(np.max(sample.lowers)), float(np.max(sample.uppers))] if points else None,
+        "worst_interval": [math.inf, math.inf] if infinite else (
+            [float(np.max(sample.lowers)), float(np.max(sample.uppers))] if points else None),
     }
     if sample.certificates:
         row["certificate_mean"] = float(np.mean(sample.certificates))
@@ -72,7 +77,8 @@ def _row(sample: RatioSample, exact: int) -> dict[str, Any]:
 def summarize(records: Iterable[Record | Mapping]) -> dict[str, Any]:
     """Per scheduler: how many instances, OPT/ALG mean, median and worst, and the certified intervals.
 
-    Means run over instances where ALG > 0 or OPT = 0 (the ratio is finite); ``unbounded`` counts the others.
+    Means run over instances where ALG > 0 or OPT = 0 (the ratio is finite); ``unbounded`` counts the others
+    (ALG = 0 < OPT), which make ``worst`` (and both ends of ``worst_interval``) infinite.
     ``mean_interval``/``worst_interval`` bracket the mean and worst ratio with the OPT intervals, so they hold
     even where the solver stopped at its time limit. ``certificate_mean``/``certificate_worst`` summarise what a
     scheduler's own certificate proves about its ratio (for schedulers that offer upper bounds).
@@ -120,7 +126,7 @@ def _format(value, digits: int = 3) -> str:
 
 def format_summary(summary: dict) -> str:
     """The summary as a fixed-width text table."""
-    header = ["scheduler", "n", "mean OPT/ALG", "worst", "mean interval", "worst interval", "exact", "ALG=0", "mean ALG"]
+    header = ["scheduler", "n", "mean OPT/ALG (finite)", "worst", "mean interval", "worst interval", "exact", "ALG=0", "mean ALG"]
     lines = [header]
     for name, row in summary["schedulers"].items():
         lines.append([
@@ -135,6 +141,9 @@ def format_summary(summary: dict) -> str:
     text.append(f"{summary['instances']} instances; OPT status: {status}" + (
         f" (on {relaxed}, of the start-cost relaxation: a bound on OPT with restart costs, proofs/oasis-lr.md "
         "Lemma R)" if relaxed else ""))
+    if any(row["unbounded"] for row in summary["schedulers"].values()):
+        text.append("mean OPT/ALG runs over the instances with a finite ratio; ALG=0 counts the others (ALG = 0 "
+                    "< OPT), each an infinite OPT/ALG, so their worst is inf")
     for name, row in summary["schedulers"].items():
         if "certificate_mean" in row:
             text.append(f"{name}'s certificate bounds its OPT/ALG: mean {row['certificate_mean']:.3f}, "

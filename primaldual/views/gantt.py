@@ -278,7 +278,7 @@ def _draw_usage(ax, pool: str, usage: dict[str, np.ndarray], colours: dict[str, 
 
 
 def save_schedule_figure(instance: Instance, schedule: Schedule, path, **options) -> None:
-    """Draw :func:`draw_schedule` into ``path`` (PNG or SVG, from the suffix)."""
+    """Draw :func:`draw_schedule` into ``path`` (PNG, PDF or SVG, from the suffix)."""
     from primaldual.views.style import use_agg
 
     use_agg()

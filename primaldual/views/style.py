@@ -9,22 +9,23 @@ other schedulers appear beside it.
 from __future__ import annotations
 
 import zlib
-from pathlib import Path
 from typing import Iterable
 
-#: A fixed colour per scheduler: reds for OASiS and its variants, distinct hues for the baselines.
+#: A fixed colour per scheduler: Paul Tol's "muted" scheme (nine hues chosen to stay distinct under the
+#: common colour-vision deficiencies and in grey print), dark grey for the tenth, black for OPT.
 COLOURS = {
-    "oasis": "#d62728", "oasis-lr": "#8b0000", "oasis-p": "#f08080", "greedy": "#ff7f0e", "fifo": "#1f77b4",
-    "drf": "#2ca02c", "rrh": "#9467bd", "dorm": "#8c564b", "OPT": "#000000",
+    "oasis": "#882255", "oasis-lr": "#CC6677", "oasis-p": "#AA4499", "greedy": "#DDCC77", "fifo": "#332288",
+    "drf": "#117733", "rrh": "#88CCEE", "rrh-full-reward": "#44AA99", "rrh-nonpreemptive": "#999933",
+    "dorm": "#555555", "OPT": "#000000",
 }
-#: A fixed marker per scheduler, so that curves stay apart in grey print and for colour-blind readers.
+#: A distinct filled marker per scheduler, so that the ten stay apart without colour.
 MARKERS = {
     "oasis": "o", "oasis-lr": "s", "oasis-p": "^", "greedy": "v", "fifo": "D", "drf": "P", "rrh": "X",
-    "dorm": "*", "OPT": "_",
+    "rrh-full-reward": "<", "rrh-nonpreemptive": ">", "dorm": "*", "OPT": "_",
 }
 #: Colours and markers for names outside the table, chosen by checksum (never a colour of the table).
-SPARE_COLOURS = ("#17becf", "#bcbd22", "#7f7f7f", "#e377c2", "#393b79", "#637939", "#843c39", "#7b4173")
-SPARE_MARKERS = ("h", "p", "<", ">", "d", "8")
+SPARE_COLOURS = ("#0072B2", "#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#7f7f7f", "#393b79")
+SPARE_MARKERS = ("h", "p", "d", "8", "H")
 
 
 def _checksum(name: str) -> int:
@@ -58,20 +59,6 @@ def use_agg() -> None:
         matplotlib.use("Agg")
 
 
-def save(fig, path: Path) -> Path:
-    """Write ``fig`` (legends outside the axes are kept) and close it."""
-    import matplotlib.pyplot as plt
-
-    from primaldual.core.output import replacing
-
-    try:
-        with replacing(path, "--out") as temporary:
-            fig.savefig(temporary, dpi=110, bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return path
-
-
 def seeds_note(counts: Iterable[int]) -> str:
     """``"5 seeds"`` or ``"3-5 seeds"``: how many instances stand behind each point of a figure."""
     values = sorted(set(int(c) for c in counts))
@@ -83,5 +70,5 @@ def seeds_note(counts: Iterable[int]) -> str:
 
 
 __all__ = [
-    "COLOURS", "MARKERS", "colour", "line_width", "marker", "save", "seeds_note", "use_agg",
+    "COLOURS", "MARKERS", "colour", "line_width", "marker", "seeds_note", "use_agg",
 ]

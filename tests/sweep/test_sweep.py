@@ -188,6 +188,8 @@ def test_summarize_means_worsts_intervals_and_unbounded():
     assert a["mean"] == pytest.approx(1.25) and a["worst"] == 1.5 and a["exact"] == 1
     assert a["mean_interval"] == pytest.approx([1.25, 2.0]) and a["worst_interval"] == pytest.approx([1.5, 3.0])
     assert b["instances"] == 2 and b["unbounded"] == 1 and b["mean"] == 2.0
+    # ALG = 0 < OPT is an infinite ratio: the worst, counted beside the mean, never dropped.
+    assert b["worst"] == float("inf") and b["worst_interval"] == [float("inf"), float("inf")]
     assert summary["opt_status"] == {"optimal": 2}
 
 

@@ -45,7 +45,7 @@ def test_plot_schedule_writes_png_and_svg(files, tmp_path, capsys):
     (["{f}/i.json", "{f}/missing.json", "--out", "{t}/g.png"], "schedule file not found"),
     (["{f}/other.json", "{f}/s.json", "--out", "{t}/g.png"], "SCHEDULE: does not fit INSTANCE"),
     (["{f}/other.json", "{f}/stamped.json", "--out", "{t}/g.png"], "a schedule of another instance: written for"),
-    (["{f}/i.json", "{f}/s.json", "--out", "{t}/g.pdf"], "--out: must end in .png or .svg"),
+    (["{f}/i.json", "{f}/s.json", "--out", "{t}/g.jpg"], "--out: must end in .png, .pdf or .svg"),
     (["{f}/i.json", "{f}/s.json", "--out", "{t}/folder.png"], "--out: "),
     (["{f}/i.json", "{f}/s.json"], "--out: required"),
     (["{f}/i.json", "--out", "{t}/g.png"], "expected INSTANCE SCHEDULE"),
