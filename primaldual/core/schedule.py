@@ -160,16 +160,37 @@ class JobSchedule:
         return cls.windowed(0, np.zeros((0, n_worker_servers), dtype=np.int64),
                             np.zeros((0, n_ps_servers), dtype=np.int64), horizon)
 
+    @classmethod
+    def full(cls, workers, parameter_servers) -> "JobSchedule":
+        """The dense representation: the whole horizon as the window (``start = 0``, zero rows kept). It holds
+        the same counts as ``JobSchedule(workers, parameter_servers)`` (and compares equal to it); the tests
+        check that every reader gives the same answers on both."""
+        y, z = _counts(workers), _counts(parameter_servers)
+        if y.ndim != 2 or z.ndim != 2 or y.shape[0] != z.shape[0]:
+            return cls(y, z)
+        out = object.__new__(cls)
+        out._set(0, y.shape[0], _frozen(y.copy()), _frozen(z.copy()), False)
+        return out
+
+    def _trimmed(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """``(first slot, workers, parameter servers)`` without leading or trailing all-zero rows."""
+        y, z = self.window_workers, self.window_parameter_servers
+        used = np.flatnonzero((y != 0).any(axis=1) | (z != 0).any(axis=1))
+        if not used.size:
+            return 0, y[:0], z[:0]
+        return self.start + int(used[0]), y[used[0]:used[-1] + 1], z[used[0]:used[-1] + 1]
+
     def same_counts(self, other: "JobSchedule") -> bool:
-        """Equal dense views, dtype of the workers included (compared on the windows)."""
+        """Equal dense views, dtype of the workers included (compared on the trimmed windows)."""
         if self.as_given or other.as_given:
             return np.array_equal(self.workers, other.workers) and \
                 np.array_equal(self.parameter_servers, other.parameter_servers) and \
                 self.workers.dtype == other.workers.dtype
-        return (self.horizon, self.start) == (other.horizon, other.start) and \
-            np.array_equal(self.window_workers, other.window_workers) and \
-            np.array_equal(self.window_parameter_servers, other.window_parameter_servers) and \
-            self.window_workers.dtype == other.window_workers.dtype
+        (a, ya, za), (b, yb, zb) = self._trimmed(), other._trimmed()
+        return (self.horizon, a) == (other.horizon, b) and np.array_equal(ya, yb) and np.array_equal(za, zb) \
+            and self.window_workers.dtype == other.window_workers.dtype and \
+            self.window_workers.shape[1:] == other.window_workers.shape[1:] and \
+            self.window_parameter_servers.shape[1:] == other.window_parameter_servers.shape[1:]
 
 
 @dataclass(frozen=True, eq=False)
