@@ -73,24 +73,31 @@ def progressive_filling(
     worker_total = cluster.worker_capacity.sum(axis=0)
     ps_total = cluster.ps_capacity.sum(axis=0)
     n_worker_servers, n_ps_servers = cluster.n_worker_servers, cluster.n_ps_servers
-    y = {i: np.zeros(n_worker_servers, dtype=np.int64) for i in jobs}
-    z = {i: np.zeros(n_ps_servers, dtype=np.int64) for i in jobs}
+    y: dict[int, np.ndarray] = {}  # only the jobs that get a unit: most of a long queue gets none
+    z: dict[int, np.ndarray] = {}
     count = {i: 0 for i in jobs}
     heap = [(0.0, i) for i in jobs if limits.get(i, 0) > 0]
     heapq.heapify(heap)
+    # Free worker capacity never grows here (a PS failure gives back only the worker it just took), so a
+    # worker demand that found no server stays without one: its later jobs are skipped unsearched.
+    no_room: set[bytes] = set()
     while heap:
         _, i = heapq.heappop(heap)
         job = instance.jobs[i]
+        key = job.worker_demand.tobytes()
+        if key in no_room:
+            continue
         worker = place_units(free.worker, job.worker_demand, 1, placement)
         if worker is None:
+            no_room.add(key)
             continue
         extra = int(job.min_parameter_servers(count[i] + 1)) - int(job.min_parameter_servers(count[i]))
         ps = place_units(free.ps, job.ps_demand, extra, placement)
         if ps is None:
             free.worker += worker[:, None] * job.worker_demand[None, :]
             continue
-        y[i] += worker
-        z[i] += ps
+        y[i] = y.get(i, np.zeros(n_worker_servers, dtype=np.int64)) + worker
+        z[i] = z.get(i, np.zeros(n_ps_servers, dtype=np.int64)) + ps
         count[i] += 1
         if count[i] < limits[i]:
             share = _share(job, count[i], int(z[i].sum()), worker_total, ps_total)

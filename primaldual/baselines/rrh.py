@@ -69,10 +69,12 @@ from __future__ import annotations
 from primaldual.baselines import parameter_specs
 import numpy as np
 
+from primaldual.core.utility import UtilityTable, utilities_at
 from primaldual.simulation.placement import (
     FreeCapacity,
     can_finish,
     check_placement,
+    demand_profiles,
     dominant_share_unit,
     grow,
     trim,
@@ -107,7 +109,10 @@ class RrhScheduler(OnlineScheduler):
         worker_total, ps_total = cluster.worker_capacity.sum(axis=0), cluster.ps_capacity.sum(axis=0)
         self.unit = np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs])
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
+        self.arrival = np.array([job.arrival for job in instance.jobs], dtype=np.int64)
+        self.utilities = UtilityTable([job.utility for job in instance.jobs])
         self.widest = widest(instance)
+        self.profile = demand_profiles(instance)
         self.remaining = np.array(instance.work_units, dtype=np.int64)
         self.admitted: list[int] = []
         self.rejected: list[int] = []
@@ -138,12 +143,10 @@ class RrhScheduler(OnlineScheduler):
         # At least one worker-slot: under restart costs this slot's own count can run ahead of the simulator's.
         remaining = np.maximum(self.remaining[jobs_array], 1)
         needed = -(-remaining // self.chunks[jobs_array])
-        value = np.empty(len(jobs))
-        decay = np.empty(len(jobs))
-        for m, i in enumerate(jobs):
-            job = self.instance.jobs[i]
-            now, later = job.utility(np.array([slot + needed[m] - 1 - job.arrival, slot + needed[m] - job.arrival]))
-            value[m], decay[m] = now, now - later
+        # Both durations of every job in one call per utility family (utilities_at: the same values, elementwise).
+        now_duration = slot + needed - 1 - self.arrival[jobs_array]
+        value = utilities_at(self.utilities, jobs_array, now_duration)
+        decay = value - utilities_at(self.utilities, jobs_array, now_duration + 1)
         present = value / (1.0 + self.discount_rate * needed)
         cost = needed * (decay.sum() - decay)
         reward = self.risk_weight * present - (1.0 - self.risk_weight) * cost
@@ -172,8 +175,10 @@ class RrhScheduler(OnlineScheduler):
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         self.remaining = np.array(state.remaining_work, dtype=np.int64)  # the simulator's account is the truth
-        if self.skip_unfinishable:
-            late = [i for i in self.admitted if not self._finishable(slot, i)]
+        if self.skip_unfinishable and self.admitted:
+            admitted = np.asarray(self.admitted, dtype=np.int64)
+            finishable = can_finish(slot, self.remaining[admitted], self.widest[admitted], self.instance.horizon)
+            late = admitted[~finishable].tolist()
             if late:
                 self.dropped.extend(late)
                 self.admitted = [i for i in self.admitted if i not in set(late)]
@@ -190,15 +195,20 @@ class RrhScheduler(OnlineScheduler):
             most = int(min(self.chunks[i], self.remaining[i]))
             out[i] = trim(jobs[i], allocation, most) if int(allocation.workers.sum()) > most else allocation
             free.take(jobs[i], out[i])
+        # Free capacity only shrinks in this pass, so once not one worker of a demand profile fits, none fits
+        # for the rest of the slot: those jobs are skipped without the same failed search (same decisions).
+        no_room = set()
         for m in order:
             i = self.admitted[m]
             most = int(min(self.chunks[i], self.remaining[i]))
             if i in out:
                 out[i] = grow(free, jobs[i], out[i], most, self.placement)
-            else:
+            elif self.profile[i] not in no_room:
                 workers = free.max_workers(jobs[i], most)
                 if workers > 0:
                     out[i] = free.place(jobs[i], workers, self.placement)
+                elif most > 0:
+                    no_room.add(self.profile[i])
         for i, allocation in out.items():
             self.remaining[i] -= int(allocation.workers.sum())
         if not self.preemptive:

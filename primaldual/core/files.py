@@ -261,20 +261,22 @@ def schedule_to_dict(schedule: Schedule) -> dict:
     """Sparse: per admitted job, ``[slot, server, count]`` triples for the non-zero counts."""
     jobs = []
     for i, assignment in schedule.assignments.items():
-        entry = {"job": int(i)}
-        for key, array in (("workers", assignment.workers), ("parameter_servers", assignment.parameter_servers)):
+        entry, offset = {"job": int(i)}, 0 if assignment.as_given else assignment.start  # the window, not dense
+        for key, array in (("workers", assignment.window_workers),
+                           ("parameter_servers", assignment.window_parameter_servers)):
             slots, servers = np.nonzero(array)
-            entry[key] = [[int(t), int(s), _count_to_json(array[t, s])] for t, s in zip(slots, servers)]
+            entry[key] = [[int(t) + offset, int(s), _count_to_json(array[t, s])] for t, s in zip(slots, servers)]
         jobs.append(entry)
     return {"format": SCHEDULE_FORMAT, "version": VERSION, "meta": dict(schedule.meta), "jobs": jobs}
 
 
-def _parse_triples(triples: Any, where: str, horizon: int, size: int, problems: list[str]) -> np.ndarray | None:
-    """``[slot, server, count]`` triples -> a (horizon, size) array; counts within :data:`SCHEDULE_COUNT`."""
+def _parse_triples(triples: Any, where: str, horizon: int, size: int, problems: list[str]) -> dict | None:
+    """``[slot, server, count]`` triples -> ``{(slot, server): count}`` (:meth:`JobSchedule.from_cells`);
+    counts within :data:`SCHEDULE_COUNT`."""
     if not isinstance(triples, list):
         problems.append(f"{where}: must be a list of [slot, server, count], got {show(triples)}")
         return None
-    array = np.zeros((horizon, size))
+    array: dict[tuple[int, int], Any] = {}
     seen = set()
     for m, triple in enumerate(triples):
         at = f"{where}[{m}]"
@@ -331,7 +333,7 @@ def schedule_from_dict(data: Any, instance: Instance) -> Schedule:
         arrays = [_parse_triples(entry.get(key), f"{where}.{key}", instance.horizon, size, problems)
                   for key, size in sizes.items()]
         if all(array is not None for array in arrays):
-            assignments[int(job)] = JobSchedule(*arrays)
+            assignments[int(job)] = JobSchedule.from_cells(*arrays, *sizes.values(), instance.horizon)
     if problems:
         raise InputError(problems)
     return Schedule(assignments, meta=meta)

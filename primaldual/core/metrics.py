@@ -85,7 +85,9 @@ def schedule_load(instance: Instance, schedule: Schedule) -> tuple[np.ndarray, n
     for i, assignment in schedule.assignments.items():
         job = instance.jobs[i]
         for load, pool in zip(loads, instance.pools):
-            load += float(pool.counts(assignment).sum()) * pool.demand(job)
+            # The job's window, not a dense (T, .) view: the same non-zero counts (core/schedule).
+            window = assignment.window_workers if pool.name == "worker" else assignment.window_parameter_servers
+            load += float(window.sum()) * pool.demand(job)
     return loads
 
 

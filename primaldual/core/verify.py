@@ -61,22 +61,28 @@ class VerificationReport:
         }
 
 
-def _cell_violations(i: int, pools, counts, equation: str, kind: str, flagged, message) -> list[Violation]:
-    """One :class:`Violation` per (slot, server) cell that ``flagged(array)`` marks, for each pool and its
-    ``counts`` array (workers, then PSs), in row-major order; ``equation`` names the pool's equation field."""
+def _cell_violations(i: int, pools, counts, start: int, equation: str, kind: str, flagged,
+                     message) -> list[Violation]:
+    """One :class:`Violation` per (slot, server) cell that ``flagged(array, start)`` marks, for each pool and its
+    ``counts`` window (workers, then PSs; row 0 is slot ``start``), in row-major order; ``equation`` names the
+    pool's equation field."""
     out = []
     for pool, array in zip(pools, counts):
-        for t, s in zip(*np.nonzero(flagged(array))):
-            out.append(Violation(getattr(pool, equation), kind, message(pool.units, t, s, array), job=i,
-                                 slot=int(t), server=int(s)))
+        for row, s in zip(*np.nonzero(flagged(array, start))):
+            t = int(row) + start
+            out.append(Violation(getattr(pool, equation), kind, message(pool.units, t, s, array[row, s]), job=i,
+                                 slot=t, server=int(s)))
     return out
 
 
 def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
     """Check ``schedule`` against eqs. (2)-(13) of ``instance``; never raises on an infeasible schedule.
 
-    Each job is checked on its own (:func:`_job_violations`); the capacities (4)-(5) are checked last, on the
-    loads summed over every well-formed job, so a violation lists every job that shares the server.
+    Each job is checked on its own (:func:`_job_violations`) on its window, the slots from its first to its
+    last non-zero count (:mod:`primaldual.core.schedule`), never on a dense (T, H) copy: the cost is
+    ``O(sum of window sizes + T (H + K) R)``, the last term for the summed loads. The capacities (4)-(5) are
+    checked last, on the loads summed over every well-formed job, so a violation lists every job that shares
+    the server.
     """
     pools = instance.pools
     violations: list[Violation] = []
@@ -89,14 +95,14 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
         if isinstance(counts, Violation):
             violations.append(counts)
             continue
-        job = instance.jobs[i]
-        violations += _job_violations(instance, i, *counts)
-        for load, pool, array in zip(loads, pools, counts):
-            load += array[:, :, None] * pool.demand(job)[None, None, :]
+        job, (start, y, z) = instance.jobs[i], counts
+        violations += _job_violations(instance, i, start, y, z)
+        for load, pool, array in zip(loads, pools, (y, z)):
+            load[start:start + array.shape[0]] += array[:, :, None] * pool.demand(job)[None, None, :]
         # (8) and (1): completion slot = last slot with a worker; utility f_i(t_hat - a_i).
-        active = np.flatnonzero(counts[0].sum(axis=1) > 0)
+        active = np.flatnonzero(y.sum(axis=1) > 0)
         if active.size:
-            completion = int(active[-1])
+            completion = int(active[-1]) + start
             completion_slots[i] = completion
             job_utilities[i] = float(job.utility(completion - job.arrival))
         else:
@@ -109,39 +115,52 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
     return VerificationReport(feasible, utility, tuple(violations), completion_slots, job_utilities)
 
 
-def _counts(instance: Instance, i: int, assignment) -> tuple[np.ndarray, np.ndarray] | Violation:
-    """Job ``i``'s worker and PS counts as float arrays, or the violation that makes them unreadable (a job
-    outside the instance, or arrays not of shape (T, H) and (T, K))."""
+def _counts(instance: Instance, i: int, assignment) -> tuple[int, np.ndarray, np.ndarray] | Violation:
+    """Job ``i``'s window ``(start, workers (L, H), parameter servers (L, K))`` as float arrays, or the
+    violation that makes them unreadable (a job outside the instance, or counts not over (T, H) and (T, K))."""
     if not 0 <= i < instance.n_jobs:
         known = f"0..{instance.n_jobs - 1}" if instance.n_jobs else "it has no jobs"
         return Violation("-", "unknown_job", f"job {i} is not in the instance ({known})", job=i)
     horizon, cluster = instance.horizon, instance.cluster
-    y = np.asarray(assignment.workers, dtype=float)
-    z = np.asarray(assignment.parameter_servers, dtype=float)
-    if y.shape != (horizon, cluster.n_worker_servers) or z.shape != (horizon, cluster.n_ps_servers):
+    start, y, z, dense_y, dense_z = _window(assignment)
+    if dense_y != (horizon, cluster.n_worker_servers) or dense_z != (horizon, cluster.n_ps_servers):
         return Violation(
             "-", "shape",
             f"job {i}: workers must be {horizon}x{cluster.n_worker_servers} and parameter_servers "
-            f"{horizon}x{cluster.n_ps_servers}, got {y.shape} and {z.shape}",
+            f"{horizon}x{cluster.n_ps_servers}, got {dense_y} and {dense_z}",
             job=i,
         )
-    return y, z
+    return start, y, z
 
 
-def _job_violations(instance: Instance, i: int, y: np.ndarray, z: np.ndarray) -> list[Violation]:
-    """The constraints of one job alone: (12)-(13), (9)-(10), (2), (3), (6), (7), in that order."""
+def _window(assignment) -> tuple[int, np.ndarray, np.ndarray, tuple, tuple]:
+    """The counts a job's schedule holds, as float arrays, the slot of their first row and the shapes of the
+    dense arrays they stand for (a schedule object without windows, e.g. a test's stand-in, or arrays kept as
+    given, is read densely from slot 0)."""
+    if hasattr(assignment, "window_workers") and not assignment.as_given:
+        y = np.asarray(assignment.window_workers, dtype=float)
+        z = np.asarray(assignment.window_parameter_servers, dtype=float)
+        return assignment.start, y, z, (assignment.horizon, y.shape[1]), (assignment.horizon, z.shape[1])
+    y = np.asarray(assignment.workers, dtype=float)
+    z = np.asarray(assignment.parameter_servers, dtype=float)
+    return 0, y, z, y.shape, z.shape
+
+
+def _job_violations(instance: Instance, i: int, start: int, y: np.ndarray, z: np.ndarray) -> list[Violation]:
+    """The constraints of one job alone on its window (row 0 = slot ``start``): (12)-(13), (9)-(10), (2), (3),
+    (6), (7), in that order. Slots outside the window hold only zeros, which break none of them."""
     job, pools = instance.jobs[i], instance.pools
     # (12)-(13): non-negative integers.
     violations = _cell_violations(
-        i, pools, (y, z), "count_equation", "integrality",
-        lambda array: ~np.isfinite(array) | (array < 0) | (array != np.round(array)),
-        lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t} must be a non-negative integer, "
-                                  f"got {show(array[t, s])}")
+        i, pools, (y, z), start, "count_equation", "integrality",
+        lambda array, first: ~np.isfinite(array) | (array < 0) | (array != np.round(array)),
+        lambda name, t, s, value: f"job {i}: {name} on server {s} in slot {t} must be a non-negative integer, "
+                                  f"got {show(value)}")
     # (9)-(10): nothing before arrival.
     violations += _cell_violations(
-        i, pools, (y, z), "arrival_equation", "before_arrival",
-        lambda array: array[: job.arrival] != 0,
-        lambda name, t, s, array: f"job {i}: {name} on server {s} in slot {t}, before its arrival slot "
+        i, pools, (y, z), start, "arrival_equation", "before_arrival",
+        lambda array, first: array[: max(job.arrival - first, 0)] != 0,
+        lambda name, t, s, value: f"job {i}: {name} on server {s} in slot {t}, before its arrival slot "
                                   f"{job.arrival}")
     workers_per_slot = y.sum(axis=1)
     ps_per_slot = z.sum(axis=1)
@@ -157,8 +176,8 @@ def _job_violations(instance: Instance, i: int, y: np.ndarray, z: np.ndarray) ->
     for t in np.flatnonzero(workers_per_slot > job.chunks):
         violations.append(Violation(
             "(3)", "worker_cap",
-            f"job {i}: {workers_per_slot[t]:g} workers in slot {t}, more than its N = {job.chunks} chunks",
-            job=i, slot=int(t),
+            f"job {i}: {workers_per_slot[t]:g} workers in slot {t + start}, more than its N = {job.chunks} chunks",
+            job=i, slot=int(t) + start,
         ))
     # (6): PS bandwidth covers worker bandwidth.
     lhs = workers_per_slot * job.worker_bandwidth_gbps
@@ -166,16 +185,16 @@ def _job_violations(instance: Instance, i: int, y: np.ndarray, z: np.ndarray) ->
     for t in np.flatnonzero(lhs > rhs * (1 + 1e-9) + CAPACITY_TOLERANCE):
         violations.append(Violation(
             "(6)", "ps_bandwidth",
-            f"job {i}: slot {t}: {workers_per_slot[t]:g} workers x {job.worker_bandwidth_gbps:g} Gbps exceed "
-            f"{ps_per_slot[t]:g} PSs x {job.ps_bandwidth_gbps:g} Gbps",
-            job=i, slot=int(t),
+            f"job {i}: slot {t + start}: {workers_per_slot[t]:g} workers x {job.worker_bandwidth_gbps:g} Gbps "
+            f"exceed {ps_per_slot[t]:g} PSs x {job.ps_bandwidth_gbps:g} Gbps",
+            job=i, slot=int(t) + start,
         ))
     # (7): no more PSs than workers.
     for t in np.flatnonzero(ps_per_slot > workers_per_slot):
         violations.append(Violation(
             "(7)", "ps_count",
-            f"job {i}: slot {t}: {ps_per_slot[t]:g} PSs, more than its {workers_per_slot[t]:g} workers",
-            job=i, slot=int(t),
+            f"job {i}: slot {t + start}: {ps_per_slot[t]:g} PSs, more than its {workers_per_slot[t]:g} workers",
+            job=i, slot=int(t) + start,
         ))
     return violations
 
@@ -189,12 +208,7 @@ def _capacity_violations(instance: Instance, schedule: Schedule, loads: list[np.
         capacity = pool.capacity
         over = load > capacity[None, :, :] + CAPACITY_TOLERANCE
         for t, s, r in zip(*np.nonzero(over)):
-            users = sorted(
-                i for i, a in schedule.assignments.items()
-                if 0 <= i < instance.n_jobs
-                and np.shape(pool.counts(a)) == load.shape[:2]
-                and pool.counts(a)[t, s] != 0
-            )
+            users = sorted(i for i, a in schedule.assignments.items() if _uses(instance, i, a, pool, t, s))
             violations.append(Violation(
                 pool.capacity_equation, f"{pool.name}_capacity",
                 f"slot {t}: {pool.server} server {s} {resources[r]}: jobs {users} use "
@@ -202,3 +216,12 @@ def _capacity_violations(instance: Instance, schedule: Schedule, loads: list[np.
                 slot=int(t), server=int(s), resource=resources[r],
             ))
     return violations
+
+
+def _uses(instance: Instance, i: int, assignment, pool, t: int, s: int) -> bool:
+    """Whether well-formed job ``i`` has units of ``pool`` on server ``s`` in slot ``t`` (read on its window)."""
+    counts = _counts(instance, i, assignment)
+    if isinstance(counts, Violation):
+        return False
+    start, window = counts[0], counts[1 if pool.name == "worker" else 2]
+    return start <= t < start + window.shape[0] and window[t - start, s] != 0

@@ -58,6 +58,14 @@ def widest(instance) -> np.ndarray:
     return np.array([fastest_standalone_workers(instance, i) for i in range(instance.n_jobs)], dtype=np.int64)
 
 
+def demand_profiles(instance) -> list[tuple]:
+    """Per job, what decides whether one of its workers (with the ``Z(1)`` PSs eq. (6) asks) fits in a given free
+    capacity: its worker and PS demand vectors and ``Z(1)``. Jobs of one profile fit or not alike, which lets a
+    greedy pass over shrinking capacity skip a profile once one of its jobs found no room."""
+    return [(job.worker_demand.tobytes(), job.ps_demand.tobytes(), int(job.min_parameter_servers(1)))
+            for job in instance.jobs]
+
+
 def units_that_fit(free: np.ndarray, demand: np.ndarray) -> np.ndarray:
     """Per server, how many units of ``demand`` (shape (R,)) fit in ``free`` (shape (S, R))."""
     positive = demand > 0

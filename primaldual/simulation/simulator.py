@@ -309,15 +309,18 @@ class _Clock:
 
 
 def _assignments(instance: Instance, records: dict, completed: np.ndarray) -> dict[int, JobSchedule]:
+    """The completed jobs' schedules, each over its own window (first to last slot it ran in): memory
+    proportional to the slots a job ran, not to the horizon (:mod:`primaldual.core.schedule`)."""
     assignments = {}
     for i in np.flatnonzero(completed).tolist():
-        slots = [t for t, _, _ in records[i]]
+        slots = np.array([t for t, _, _ in records[i]], dtype=np.int64)
+        first = int(slots[0])
         counts = []
         for m, pool in enumerate(instance.pools, start=1):  # record = (slot, workers, parameter servers)
-            array = np.zeros((instance.horizon, pool.n_servers), dtype=np.int64)
-            array[slots] = np.stack([record[m] for record in records[i]])
+            array = np.zeros((int(slots[-1]) - first + 1, pool.n_servers), dtype=np.int64)
+            array[slots - first] = np.stack([record[m] for record in records[i]])
             counts.append(array)
-        assignments[i] = JobSchedule(*counts)
+        assignments[i] = JobSchedule.windowed(first, *counts, instance.horizon)
     return assignments
 
 

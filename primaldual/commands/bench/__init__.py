@@ -13,7 +13,7 @@ from primaldual.commands._progress import add_progress_flag, with_activity
 ORDER = 90
 
 #: The benchmark modules, in the order ``bench --help`` lists them.
-BENCHMARKS = ("lbbsp", "oasis", "offline", "sigterm")
+BENCHMARKS = ("lbbsp", "oasis", "offline", "sigterm", "trace")
 
 
 def register(subparsers) -> None:
@@ -21,7 +21,7 @@ def register(subparsers) -> None:
 
     parser = subparsers.add_parser(
         "bench",
-        help="benchmarks (offline ILP, OASiS decisions, LB-BSP), as ratios against a same-run reference",
+        help="benchmarks (offline ILP, OASiS decisions, LB-BSP, whole trace VCs), as ratios against a same-run reference",
         description="Each benchmark prints its figures; --json prints one JSON object.",
     )
     benchmarks = parser.add_subparsers(dest="benchmark", metavar="NAME")
