@@ -30,6 +30,7 @@ from primaldual.models.offline_parts import UTILITY_FLOOR
 from primaldual.core.schedule import Schedule
 from primaldual.backends.highs import highspy_version, size_highs_threads
 from primaldual.backends.solvers import SolveOutcome
+from primaldual.offline.symmetry import add_symmetry_rows, canonical_counts, identical_server_classes
 
 INF = highspy.kHighsInf
 
@@ -65,6 +66,7 @@ class MatrixModel:
     placements: tuple
     objective_slack: float
     capacity_rows: tuple = ()
+    symmetry_classes: tuple = ((), ())
 
     @property
     def n_variables(self) -> int:
@@ -115,8 +117,11 @@ def _floored_costs(instance: Instance, jobs: np.ndarray, slot: np.ndarray, job_o
     return utility, float(largest.sum())
 
 
-def build_matrix_model(instance: Instance, pooled: bool = False) -> MatrixModel:
+def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool = False) -> MatrixModel:
     """The strong per-server model of ``instance`` as sparse arrays (see the module docstring).
+
+    ``symmetry=True`` adds the load-ordering rows between identical servers of
+    :mod:`primaldual.offline.symmetry` (same optimum, fewer equivalent copies of each schedule).
 
     ``pooled=True``: the pooled model of :mod:`primaldual.models.offline` instead, which is this model on a
     cluster of one server per pool whose capacity is the pool's total, where job i may run
@@ -171,10 +176,16 @@ def build_matrix_model(instance: Instance, pooled: bool = False) -> MatrixModel:
     _job_rows(model, index)
     capacity_rows = tuple(_capacity_rows(model, instance, index, fits[pool], capacities[pool], pool)
                           for pool in (0, 1))
+    classes = ((), ())
+    if symmetry and not pooled:
+        classes = tuple(identical_server_classes(capacity) for capacity in capacities)
+        for pool, key in ((0, "workers"), (1, "ps")):
+            add_symmetry_rows(model, placements[pool], offsets[key], classes[pool], n_jobs, horizon,
+                              capacities[pool].shape[0])
     starts, indices, values = _compress(model, n_cols)
     return MatrixModel(cost, np.zeros(n_cols), upper, integer, _cat(model.row_lower), _cat(model.row_upper),
                        starts, indices, values, jobs, offsets, slot_index, complete_index, placements, slack,
-                       capacity_rows)
+                       capacity_rows, classes)
 
 
 def _job_rows(model: _Triplets, x: dict) -> None:
@@ -355,7 +366,9 @@ def start_vector(model: MatrixModel, instance: Instance, start: Schedule) -> np.
         x[o["work_done"] + model.slot_index[j][mine]] = running[mine]
     for pool, key in ((0, "workers"), (1, "ps")):
         pj, pt, ph = model.placements[pool]
-        x[o[key]: o[key] + pj.size] = counts[pool][pj, pt, ph]
+        # With symmetry rows, the start's servers are sorted as the rows require (the same schedule up to a
+        # permutation of identical servers within each slot).
+        x[o[key]: o[key] + pj.size] = canonical_counts(counts[pool], model.symmetry_classes[pool])[pj, pt, ph]
     return x
 
 

@@ -129,6 +129,7 @@ class IlpTask:
     seeds: tuple[OnlineSeed, ...]
     pooled_first: bool
     online_start: bool
+    symmetry: bool = False
 
     def time_left(self) -> float | None:
         return self.time_limit if self.deadline is None else remaining(self.deadline)
@@ -140,7 +141,7 @@ def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> R
     from primaldual.offline.matrix import build_matrix_model, matrix_assignments, solve_matrix_model, start_vector
 
     started = time.perf_counter()
-    model = build_matrix_model(instance)
+    model = build_matrix_model(instance, symmetry=task.symmetry)
     built = Built(time.perf_counter() - started, model.n_variables, model.n_constraints, model.objective_slack)
     on_incumbent = None
     if notify is not None:
@@ -361,7 +362,7 @@ def _ilp_task(instance, options: SolveOptions, method, start, start_utility, see
                    threads=options.threads, relax=method == "lp", pooled=pooled, formulation=options.formulation,
                    builder=resolve_builder(instance, options, pooled), start=start, start_utility=start_utility,
                    deadline=deadline, seeds=tuple(seeds), pooled_first=plan["pooled_first"],
-                   online_start=plan["online_start"])
+                   online_start=plan["online_start"], symmetry=options.symmetry)
 
 
 def _run(target, arguments, prepare, options: SolveOptions, in_child: bool, progress,
