@@ -30,6 +30,7 @@ from primaldual.models.offline_parts import UTILITY_FLOOR
 from primaldual.core.schedule import Schedule
 from primaldual.backends.highs import highspy_version, size_highs_threads
 from primaldual.backends.solvers import SolveOutcome
+from primaldual.offline.trace import record_progress
 from primaldual.offline.symmetry import add_symmetry_rows, canonical_counts, identical_server_classes
 
 INF = highspy.kHighsInf
@@ -274,12 +275,15 @@ def _compress(model: _Triplets, n_cols: int) -> tuple:
 
 
 def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, threads, start=None,
-                       on_incumbent=None, with_duals: bool = False) -> tuple:
+                       on_incumbent=None, with_duals: bool = False, trace: list | None = None,
+                       trace_origin: float = 0.0) -> tuple:
     """Solve with highspy; return (:class:`~primaldual.backends.solvers.SolveOutcome`, column values or None), and
     with ``with_duals`` the row duals of a relaxation solved to optimality (None otherwise) third.
 
     ``start`` (column values, :func:`start_vector`) is handed to HiGHS as a MIP start with ``setSolution``.
-    ``on_incumbent(values, objective, bound)``, if given, is called with each improving MIP solution."""
+    ``on_incumbent(values, objective, bound)``, if given, is called with each improving MIP solution.
+    ``trace``, if given, receives ``(time.time() - trace_origin, incumbent, bound)`` each time HiGHS's incumbent
+    or bound changes (:func:`primaldual.offline.trace.record_progress`)."""
     from primaldual.backends.highs import quiet_highs
 
     highs = quiet_highs()
@@ -312,6 +316,8 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
                 pass
 
         highs.cbMipImprovingSolution += improving
+    if trace is not None and not relax:
+        record_progress(highs, trace, trace_origin)
     size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
     started = time.perf_counter()
     highs.run()

@@ -55,6 +55,7 @@ from primaldual.offline.options import EXACT, OnlineSeed, SolveOptions, best_see
 from primaldual.offline.outcome import (
     Built, ChildOutcome, ColumnGenerationRun, Incumbent, Notify, ProgressLine, RawSolve, Solving)
 from primaldual.offline.result import OfflineResult, certify, certify_column_generation
+from primaldual.offline.trace import thin
 
 #: Relative MIP gap handed to HiGHS when the caller gives none (its own default, 1e-4, is coarser than the
 #: tolerance above). CBC and GLPK default to an exact search already.
@@ -134,6 +135,10 @@ class IlpTask:
     def time_left(self) -> float | None:
         return self.time_limit if self.deadline is None else remaining(self.deadline)
 
+    def origin(self) -> float | None:
+        """The ``time.time()`` at which the whole solve started (None without a time limit)."""
+        return None if self.deadline is None or self.time_limit is None else self.deadline - self.time_limit
+
 
 def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> RawSolve:
     """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline.matrix`),
@@ -152,12 +157,14 @@ def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> R
                 notify(Incumbent(matrix_assignments(model, values, instance), objective, bound))
 
     gap = task.mip_gap if task.mip_gap is not None else (None if task.relax else DEFAULT_HIGHS_GAP)
+    trace = [] if task.origin() is not None and not task.relax else None
     outcome, values = solve_matrix_model(
         model, relax=task.relax, time_limit=task.time_left(), mip_gap=gap, threads=task.threads,
-        on_incumbent=on_incumbent,
+        on_incumbent=on_incumbent, trace=trace, trace_origin=task.origin() or 0.0,
         start=None if task.start is None or task.relax else start_vector(model, instance, task.start))
     assignments = None if task.relax or values is None else matrix_assignments(model, values, instance)
-    return RawSolve(built, outcome, assignments, builder="matrix")
+    details = {} if trace is None else {"trace": thin(trace)}
+    return RawSolve(built, outcome, assignments, builder="matrix", details=details)
 
 
 def _build_and_solve(instance, task: IlpTask, notify: Notify | None) -> RawSolve:
@@ -194,9 +201,11 @@ def _build_and_solve(instance, task: IlpTask, notify: Notify | None) -> RawSolve
 def _ilp_in_child(notify: Notify | None, instance, task: IlpTask) -> RawSolve:  # runs in the spawned process
     """The ILP with its large-instance plan: the online start, then the pooled ILP placed on servers (which
     proves optimality when every slot packs), then the per-server ILP with the pooled bound."""
-    notes, details = [], {}
+    notes, details, trace = [], {}, []
     if task.online_start and task.start is None:
         task = _with_online_start(task, notify, details)
+    if task.origin() is not None and task.start_utility is not None:
+        trace.append((time.time() - task.origin(), task.start_utility, None))
     pooled_bound = None
     if task.pooled_first:
         from primaldual.offline.pooled import solve_pooled_and_place
@@ -212,6 +221,8 @@ def _ilp_in_child(notify: Notify | None, instance, task: IlpTask) -> RawSolve:  
         task = _better_start(instance, task, pooled.partial, notes, details)
         if pooled.solve.outcome.status != "error":
             pooled_bound = pooled.solve.outcome.bound
+            if task.origin() is not None:
+                trace.append((time.time() - task.origin(), None, pooled_bound))
     solved = _build_and_solve(instance, task, notify)
     outcome = solved.outcome
     if outcome.status == "error" and any(word in outcome.message for word in (
@@ -221,6 +232,8 @@ def _ilp_in_child(notify: Notify | None, instance, task: IlpTask) -> RawSolve:  
     if pooled_bound is not None and (outcome.bound is None or pooled_bound < outcome.bound):
         # The pooled model is a relaxation with the same floored objective: its bound holds here too.
         outcome = replace(outcome, bound=pooled_bound)
+    if "trace" in solved.details:
+        details["trace"] = [list(point) for point in trace] + solved.details["trace"]
     return replace(solved, outcome=outcome, notes=tuple(notes), details=details)
 
 
