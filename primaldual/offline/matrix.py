@@ -25,11 +25,11 @@ import highspy
 import numpy as np
 
 from primaldual.core.instance import Instance
-from primaldual.models.offline import offline_sparsity
-from primaldual.models.offline_parts import UTILITY_FLOOR
+from primaldual.models.sparsity import offline_sparsity
+from primaldual.models.sparsity import UTILITY_FLOOR
 from primaldual.core.schedule import Schedule
 from primaldual.backends.highs import highspy_version, size_highs_threads
-from primaldual.backends.solvers import SolveOutcome
+from primaldual.backends.outcome import SolveOutcome
 from primaldual.offline.trace import record_progress
 from primaldual.offline.symmetry import add_symmetry_rows, canonical_counts, identical_server_classes
 

@@ -26,7 +26,7 @@ import numpy as np
 from primaldual.backends.highs import quiet_highs, size_highs_threads
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
-from primaldual.models.offline import offline_sparsity
+from primaldual.models.sparsity import offline_sparsity
 from primaldual.offline.outcome import Built, RawSolve
 
 #: Seconds the exact packing program of one slot may take; past it the slot counts as not packed.
