@@ -27,7 +27,8 @@ def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> R
     from primaldual.offline.matrix import build_matrix_model, matrix_assignments, solve_matrix_model, start_vector
 
     started = time.perf_counter()
-    model = build_matrix_model(instance, symmetry=task.symmetry)
+    # The LP relaxation stays that of the strong formulation (its value is what the LP method reports).
+    model = build_matrix_model(instance, symmetry=task.symmetry, work_cuts=task.work_cuts and not task.relax)
     built = Built(time.perf_counter() - started, model.n_variables, model.n_constraints, model.objective_slack)
     on_incumbent = None
     if notify is not None:

@@ -30,6 +30,8 @@ from primaldual.models.sparsity import UTILITY_FLOOR
 from primaldual.core.schedule import Schedule
 from primaldual.backends.highs import highspy_version, size_highs_threads
 from primaldual.backends.outcome import SolveOutcome
+from primaldual.offline.cuts import add_shifted_work_rows
+from primaldual.offline.triplets import Triplets as _Triplets, cat as _cat, compress as _compress
 from primaldual.offline.trace import record_progress
 from primaldual.offline.symmetry import add_symmetry_rows, canonical_counts, identical_server_classes
 
@@ -78,28 +80,6 @@ class MatrixModel:
         return int(self.row_lower.shape[0])
 
 
-class _Triplets:
-    """Rows (with bounds) and coordinate terms, collected as whole arrays."""
-
-    def __init__(self):
-        self.n_rows = 0
-        self.row_lower, self.row_upper, self.rows, self.cols, self.vals = [], [], [], [], []
-
-    def constraints(self, count, lower, upper) -> int:
-        """Append ``count`` rows; return the first one's index."""
-        first = self.n_rows
-        self.n_rows += int(count)
-        self.row_lower.append(np.broadcast_to(np.asarray(lower, dtype=float), (int(count),)))
-        self.row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float), (int(count),)))
-        return first
-
-    def terms(self, rows, cols, values) -> None:
-        rows, cols, values = np.broadcast_arrays(np.asarray(rows), np.asarray(cols), np.asarray(values, dtype=float))
-        self.rows.append(rows.ravel())
-        self.cols.append(cols.ravel())
-        self.vals.append(values.ravel())
-
-
 def _floored_costs(instance: Instance, jobs: np.ndarray, slot: np.ndarray, job_of: np.ndarray) -> tuple:
     """``f_i(t - a_i)`` per completion column, with the Pyomo model's floor (``models/offline_parts.py``,
     ``floored_utilities``): values below :data:`UTILITY_FLOOR` x the largest count as 0, and the slack is the
@@ -118,7 +98,8 @@ def _floored_costs(instance: Instance, jobs: np.ndarray, slot: np.ndarray, job_o
     return utility, float(largest.sum())
 
 
-def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool = False) -> MatrixModel:
+def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool = False,
+                       work_cuts: bool = False) -> MatrixModel:
     """The strong per-server model of ``instance`` as sparse arrays (see the module docstring).
 
     ``symmetry=True`` adds the load-ordering rows between identical servers of
@@ -173,7 +154,10 @@ def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool 
     model = _Triplets()
     index = dict(jobs=jobs, arrival=arrival, first=first, work=work, chunks=chunks, b_worker=b_worker,
                  b_ps=b_ps, slot_job=slot_job, slot_t=slot_t, slot_index=slot_index, complete_job=complete_job,
-                 complete_t=complete_t, placements=placements, offsets=offsets, horizon=horizon)
+                 complete_t=complete_t, placements=placements, offsets=offsets, horizon=horizon,
+                 complete_index=complete_index)
+    if work_cuts and not pooled:
+        index["per_slot"] = np.minimum(chunks, fits[0].sum(axis=1))
     _job_rows(model, index)
     capacity_rows = tuple(_capacity_rows(model, instance, index, fits[pool], capacities[pool], pool)
                           for pool in (0, 1))
@@ -225,6 +209,9 @@ def _job_rows(model: _Triplets, x: dict) -> None:
     model.terms(row + q, work_done, 1.0)
     model.terms(row + q[has_next] + 1, work_done[has_next], -1.0)
     model.terms(row + w_q, w_cols, -1.0)
+    if "per_slot" in x:  # the shifted cuts contain the strong cut below
+        add_shifted_work_rows(model, x, x["per_slot"])
+        return
     # and the cut work_done[t] - V admit + V unfinished[t+1] >= 0 for t in [first, T-1) (at T-1 it is (2))
     cut = has_next & (st >= x["first"][sj])
     row = model.constraints(np.count_nonzero(cut), 0, INF)
@@ -259,19 +246,6 @@ def _capacity_rows(model: _Triplets, instance: Instance, x: dict, fit: np.ndarra
         keep = (rows >= 0) & (demand[pj, r] > 0)
         model.terms(rows[keep], cols[keep], demand[pj[keep], r])
     return row_of
-
-
-def _cat(parts, dtype=float) -> np.ndarray:
-    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
-
-
-def _compress(model: _Triplets, n_cols: int) -> tuple:
-    """Coordinate triplets to compressed sparse columns: one stable sort by column."""
-    rows, cols, vals = _cat(model.rows, np.int64), _cat(model.cols, np.int64), _cat(model.vals)
-    order = np.argsort(cols, kind="stable")
-    starts = np.zeros(n_cols + 1, dtype=np.int32)
-    np.cumsum(np.bincount(cols, minlength=n_cols), out=starts[1:])
-    return starts, rows[order].astype(np.int32), vals[order]
 
 
 def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, threads, start=None,

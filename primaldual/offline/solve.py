@@ -162,7 +162,8 @@ def _ilp_task(instance, options: SolveOptions, method, start, start_utility, see
                    threads=options.threads, relax=method == "lp", pooled=pooled, formulation=options.formulation,
                    builder=resolve_builder(instance, options, pooled), start=start, start_utility=start_utility,
                    deadline=deadline, seeds=tuple(seeds), pooled_first=plan["pooled_first"],
-                   online_start=plan["online_start"], symmetry=options.symmetry)
+                   online_start=plan["online_start"], symmetry=options.symmetry,
+                   work_cuts=options.work_cuts)
 
 
 def _run(target, arguments, prepare, options: SolveOptions, in_child: bool, progress,

@@ -20,7 +20,8 @@ class IlpTask:
     ``start``/``start_utility`` are the verified MIP start; ``deadline`` the absolute ``time.time()`` the
     whole solve must end by (the solver gets the time left after building); ``seeds`` the verified online
     schedules the ``online_start`` picks from; ``pooled_first`` solves the pooled ILP first
-    (:func:`primaldual.offline.pooled.solve_pooled_and_place`)."""
+    (:func:`primaldual.offline.pooled.solve_pooled_and_place`); ``symmetry`` and ``work_cuts`` add the rows of
+    :mod:`primaldual.offline.symmetry` and :mod:`primaldual.offline.cuts` on the matrix path."""
 
     solver: str
     time_limit: float | None
@@ -37,6 +38,7 @@ class IlpTask:
     pooled_first: bool
     online_start: bool
     symmetry: bool = False
+    work_cuts: bool = False
 
     def time_left(self) -> float | None:
         return self.time_limit if self.deadline is None else remaining(self.deadline)

@@ -60,14 +60,15 @@ def raw_highspy(path: str, time_limit: float, mip_gap: float) -> dict:  # runs i
             "trace": trace}
 
 
-def _package(instance, budget: float) -> dict:
-    """``primaldual solve I --time-limit budget``, timed from before its online seeds."""
+def package_solve(instance, budget: float, changes: dict | None = None) -> dict:
+    """``primaldual solve I --time-limit budget`` (with ``changes`` to its :class:`SolveOptions`, for an
+    ablation), timed from before its online seeds: the trace and the final status, incumbent and bound."""
     from primaldual.evaluation.seeds import solve_seeds
     from primaldual.offline.options import SolveOptions
     from primaldual.offline.solve import solve_offline
 
     origin = time.time()
-    options = SolveOptions(time_limit=budget, threads=None)
+    options = SolveOptions(time_limit=budget, threads=None).replace(**(changes or {}))
     seeds = solve_seeds(instance, options, None)
     called = time.time() - origin
     result = solve_offline(instance, options, seeds=seeds)
@@ -78,7 +79,8 @@ def _package(instance, budget: float) -> dict:
             "builder": result.details.get("builder"), "trace": trace}
 
 
-def _raw(instance, budget: float, mip_gap: float) -> dict:
+def raw_solve(instance, budget: float, mip_gap: float) -> dict:
+    """Plain highspy on the model ``primaldual solve I --write-mps`` writes, in a fresh process."""
     from primaldual.offline.export import write_model
 
     with tempfile.TemporaryDirectory() as folder:
@@ -103,7 +105,7 @@ def compare_instance(label: str, instance, budget: float, package_first: bool) -
     load_before = os.getloadavg()[0]
     sides = {}
     for side in (("package", "raw") if package_first else ("raw", "package")):
-        sides[side] = _package(instance, budget) if side == "package" else _raw(instance, budget, DEFAULT_HIGHS_GAP)
+        sides[side] = package_solve(instance, budget) if side == "package" else raw_solve(instance, budget, DEFAULT_HIGHS_GAP)
     package, raw = sides["package"], sides["raw"]
     times = []
     for gap in GAPS:
@@ -144,4 +146,5 @@ def print_rows(rows: list[dict], budget: float) -> None:
     print(f"package no later than {TARGET_RATIO:g}x raw at every gap: {met} of {len(rows)} instances")
 
 
-__all__ = ["FRACTIONS", "GAPS", "TARGET_RATIO", "compare_instance", "print_rows", "raw_highspy"]
+__all__ = ["FRACTIONS", "GAPS", "TARGET_RATIO", "compare_instance", "package_solve", "print_rows", "raw_highspy",
+           "raw_solve"]

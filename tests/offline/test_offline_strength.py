@@ -1,4 +1,5 @@
-"""Symmetry breaking between identical servers keeps the optimum (brute force) and every MIP start feasible."""
+"""Symmetry breaking between identical servers and the shifted work cuts keep the optimum (brute force), and
+every MIP start stays feasible."""
 
 import dataclasses
 
@@ -7,11 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from offline_bruteforce import brute_force_optimum
+from offline_helpers import make_instance, make_job
 
 from primaldual.core.generate import generate
 from primaldual.core.instance import Cluster
 from primaldual.core.verify import verify
-from primaldual.offline.matrix import build_matrix_model, start_vector
+from primaldual.offline.matrix import build_matrix_model, solve_matrix_model, start_vector
 from primaldual.offline.options import EXACT
 from primaldual.offline.solve import solve_offline
 from primaldual.offline.symmetry import canonical_counts, identical_server_classes, job_weights
@@ -75,3 +77,30 @@ def test_symmetry_rows_are_written_only_between_identical_servers():
     rows = build_matrix_model(paper_like, symmetry=True).n_constraints - build_matrix_model(paper_like).n_constraints
     slots = np.unique(build_matrix_model(paper_like).placements[0][1]).size  # slots with a worker placement
     assert rows == slots * 3 + np.unique(build_matrix_model(paper_like).placements[1][1]).size * 2
+
+
+@settings(derandomize=True, max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=10**6))
+def test_shifted_work_cuts_keep_the_brute_force_optimum_and_tighten_the_lp(seed):
+    instance = generate("tiny", seed)
+    expected, _ = brute_force_optimum(instance)
+    result = solve_offline(instance, EXACT.replace(builder="matrix", work_cuts=True))
+    assert result.status == "optimal" and verify(instance, result.schedule).feasible
+    assert result.objective == pytest.approx(expected, rel=1e-7, abs=1e-7)
+    cut, plain = (build_matrix_model(instance, work_cuts=flag) for flag in (True, False))
+    if plain.n_variables:
+        values = [solve_matrix_model(m, relax=True, time_limit=10, mip_gap=None, threads=1)[0].objective
+                  for m in (cut, plain)]
+        assert expected - 1e-7 <= values[0] <= values[1] + 1e-7  # still a bound, and no weaker
+
+
+def test_shifted_work_cuts_by_hand():
+    # One job of work 3, at most 2 workers per slot (N = 2), horizon 3: D = 2. Completing in slot 1 needs
+    # work 3 - 2 * (1 - 0) = 1 done by slot 0; the row for t = 0 carries -1 x complete[slot 1].
+    instance = make_instance([make_job(work=3, chunks=2)], horizon=3, worker_capacity=[[2.0]],
+                             ps_capacity=[[2.0]])
+    model = build_matrix_model(instance, work_cuts=True)
+    complete_slot_1 = model.offsets["complete"] + model.complete_index[0, 1]
+    column = model.values[model.starts[complete_slot_1]: model.starts[complete_slot_1 + 1]]
+    assert -1.0 in column.tolist()
+    assert solve_offline(instance, EXACT.replace(builder="matrix")).objective == pytest.approx(1.0)
