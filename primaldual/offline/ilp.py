@@ -73,16 +73,19 @@ def ilp_in_child(notify: Notify | None, instance, task: IlpTask) -> RawSolve:  #
         left = remaining(task.deadline)
         pooled = solve_pooled_and_place(
             instance, time_limit=None if left is None else POOLED_SHARE * left, threads=task.threads,
-            mip_gap=DEFAULT_HIGHS_GAP if task.mip_gap is None else task.mip_gap, start=task.start)
+            mip_gap=DEFAULT_HIGHS_GAP if task.mip_gap is None else task.mip_gap, start=task.start,
+            trace=None if task.origin() is None else trace, trace_origin=task.origin() or 0.0)
         notes.append(pooled.note)
         details["pooled_bound"] = pooled.solve.outcome.bound
         if pooled.solve.assignments is not None:
+            if task.origin() is not None:
+                details["trace"] = thin(trace)
             return replace(pooled.solve, builder="pooled+placement", notes=tuple(notes), details=details)
         task = _better_start(instance, task, pooled.partial, notes, details)
+        if task.origin() is not None and "pooled_start_utility" in details:
+            trace.append((time.time() - task.origin(), details["pooled_start_utility"], None))
         if pooled.solve.outcome.status != "error":
             pooled_bound = pooled.solve.outcome.bound
-            if task.origin() is not None:
-                trace.append((time.time() - task.origin(), None, pooled_bound))
     solved = _build_and_solve(instance, task, notify)
     outcome = solved.outcome
     if outcome.status == "error" and any(word in outcome.message for word in (
@@ -93,7 +96,7 @@ def ilp_in_child(notify: Notify | None, instance, task: IlpTask) -> RawSolve:  #
         # The pooled model is a relaxation with the same floored objective: its bound holds here too.
         outcome = replace(outcome, bound=pooled_bound)
     if "trace" in solved.details:
-        details["trace"] = [list(point) for point in trace] + solved.details["trace"]
+        details["trace"] = thin(trace) + solved.details["trace"]
     return replace(solved, outcome=outcome, notes=tuple(notes), details=details)
 
 
@@ -117,7 +120,7 @@ def _better_start(instance, task: IlpTask, candidate, notes: list, details: dict
         return task
     details["pooled_start_utility"] = float(utility.utility)
     notes.append("the pooled solution's jobs that fit on the servers seed the per-server ILP")
-    return replace(task, start=candidate)
+    return replace(task, start=candidate, start_utility=float(utility.utility))
 
 
 def prepare_ilp(instance, task: IlpTask) -> None:  # runs in the spawned process, before its memory cap

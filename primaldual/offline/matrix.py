@@ -70,6 +70,7 @@ class MatrixModel:
     objective_slack: float
     capacity_rows: tuple = ()
     symmetry_classes: tuple = ((), ())
+    pooled: bool = False
 
     @property
     def n_variables(self) -> int:
@@ -170,7 +171,7 @@ def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool 
     starts, indices, values = _compress(model, n_cols)
     return MatrixModel(cost, np.zeros(n_cols), upper, integer, _cat(model.row_lower), _cat(model.row_upper),
                        starts, indices, values, jobs, offsets, slot_index, complete_index, placements, slack,
-                       capacity_rows, classes)
+                       capacity_rows, classes, bool(pooled))
 
 
 def _job_rows(model: _Triplets, x: dict) -> None:
@@ -330,7 +331,7 @@ def start_vector(model: MatrixModel, instance: Instance, start: Schedule) -> np.
     o = model.offsets
     position = {int(i): j for j, i in enumerate(model.jobs)}
     counts = [np.zeros((model.jobs.size, instance.horizon, n)) for n in
-              (instance.cluster.n_worker_servers, instance.cluster.n_ps_servers)]
+              ((1, 1) if model.pooled else (instance.cluster.n_worker_servers, instance.cluster.n_ps_servers))]
     for i, assignment in start.assignments.items():
         completion = assignment.completion_slot()
         j = position.get(int(i))
@@ -340,7 +341,8 @@ def start_vector(model: MatrixModel, instance: Instance, start: Schedule) -> np.
         x[o["complete"] + model.complete_index[j, completion]] = 1.0
         live = model.slot_index[j, : completion + 1]
         x[o["unfinished"] + live[live >= 0]] = 1.0
-        counts[0][j], counts[1][j] = assignment.workers, assignment.parameter_servers
+        counts[0][j], counts[1][j] = (assignment.workers, assignment.parameter_servers) if not model.pooled else (
+            assignment.workers_per_slot[:, None], assignment.parameter_servers_per_slot[:, None])
         running = np.cumsum(assignment.workers_per_slot)
         mine = model.slot_index[j] >= 0
         x[o["work_done"] + model.slot_index[j][mine]] = running[mine]
