@@ -11,9 +11,8 @@ from __future__ import annotations
 import pyomo.environ as pyo
 
 from primaldual.core.instance import Instance
+from primaldual.models.sparsity import UTILITY_FLOOR  # noqa: F401 - its home is the Pyomo-free sparsity module
 
-#: Utilities below this fraction of the largest are counted as 0 in the objective (see ``objective_slack``).
-UTILITY_FLOOR = 1e-9
 
 
 def floored_utilities(instance: Instance, completion_slots) -> tuple[dict, float]:

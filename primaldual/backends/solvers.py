@@ -27,6 +27,7 @@ import pyomo.environ as pyo
 from pyomo.common.log import LoggingIntercept
 from pyomo.opt import SolverStatus, TerminationCondition
 
+from primaldual.backends.outcome import SolveOutcome  # noqa: F401 - its home is the Pyomo-free outcome module
 from primaldual.core.errors import InputError
 from primaldual.backends.highs import (
     appsi_status, finite_or_none, highspy_version, single_objective, size_highs_threads, solve_highs,
@@ -115,29 +116,6 @@ def get_solver(name: str):
     """The Pyomo solver object for ``name``; :class:`InputError` if unknown or not installed here."""
     check_solver(name)
     return pyo.SolverFactory(SOLVERS[name])
-
-
-@dataclass(frozen=True)
-class SolveOutcome:
-    """What a solver said: Pyomo's termination condition, whether values were loaded, bounds, seconds.
-
-    ``termination`` is Pyomo's raw termination condition; ``status`` its normalised reading (one of
-    :data:`STATUSES`). ``warmstart_used`` says whether the backend was actually handed the start.
-    ``seconds`` is the wall time of the whole call (Pyomo's translation of the model included);
-    ``solver_seconds`` the backend's own run time where it reports one (None otherwise).
-    """
-
-    termination: str
-    has_solution: bool
-    objective: float | None
-    bound: float | None
-    seconds: float
-    solver: str
-    version: str
-    status: str = "unknown"
-    warmstart_used: bool = False
-    message: str = ""
-    solver_seconds: float | None = None
 
 
 def _options(name: str, time_limit: float | None, mip_gap: float | None, threads: int | None) -> dict:

@@ -25,11 +25,15 @@ import highspy
 import numpy as np
 
 from primaldual.core.instance import Instance
-from primaldual.models.offline import offline_sparsity
-from primaldual.models.offline_parts import UTILITY_FLOOR
+from primaldual.models.sparsity import offline_sparsity
+from primaldual.models.sparsity import UTILITY_FLOOR
 from primaldual.core.schedule import Schedule
 from primaldual.backends.highs import highspy_version, size_highs_threads
-from primaldual.backends.solvers import SolveOutcome
+from primaldual.backends.outcome import SolveOutcome
+from primaldual.offline.cuts import add_shifted_work_rows
+from primaldual.offline.triplets import Triplets as _Triplets, cat as _cat, compress as _compress
+from primaldual.offline.trace import record_progress
+from primaldual.offline.symmetry import add_symmetry_rows, canonical_counts, identical_server_classes
 
 INF = highspy.kHighsInf
 
@@ -65,6 +69,8 @@ class MatrixModel:
     placements: tuple
     objective_slack: float
     capacity_rows: tuple = ()
+    symmetry_classes: tuple = ((), ())
+    pooled: bool = False
 
     @property
     def n_variables(self) -> int:
@@ -73,28 +79,6 @@ class MatrixModel:
     @property
     def n_constraints(self) -> int:
         return int(self.row_lower.shape[0])
-
-
-class _Triplets:
-    """Rows (with bounds) and coordinate terms, collected as whole arrays."""
-
-    def __init__(self):
-        self.n_rows = 0
-        self.row_lower, self.row_upper, self.rows, self.cols, self.vals = [], [], [], [], []
-
-    def constraints(self, count, lower, upper) -> int:
-        """Append ``count`` rows; return the first one's index."""
-        first = self.n_rows
-        self.n_rows += int(count)
-        self.row_lower.append(np.broadcast_to(np.asarray(lower, dtype=float), (int(count),)))
-        self.row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float), (int(count),)))
-        return first
-
-    def terms(self, rows, cols, values) -> None:
-        rows, cols, values = np.broadcast_arrays(np.asarray(rows), np.asarray(cols), np.asarray(values, dtype=float))
-        self.rows.append(rows.ravel())
-        self.cols.append(cols.ravel())
-        self.vals.append(values.ravel())
 
 
 def _floored_costs(instance: Instance, jobs: np.ndarray, slot: np.ndarray, job_of: np.ndarray) -> tuple:
@@ -115,8 +99,12 @@ def _floored_costs(instance: Instance, jobs: np.ndarray, slot: np.ndarray, job_o
     return utility, float(largest.sum())
 
 
-def build_matrix_model(instance: Instance, pooled: bool = False) -> MatrixModel:
+def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool = False,
+                       work_cuts: bool = False) -> MatrixModel:
     """The strong per-server model of ``instance`` as sparse arrays (see the module docstring).
+
+    ``symmetry=True`` adds the load-ordering rows between identical servers of
+    :mod:`primaldual.offline.symmetry` (same optimum, fewer equivalent copies of each schedule).
 
     ``pooled=True``: the pooled model of :mod:`primaldual.models.offline` instead, which is this model on a
     cluster of one server per pool whose capacity is the pool's total, where job i may run
@@ -167,14 +155,23 @@ def build_matrix_model(instance: Instance, pooled: bool = False) -> MatrixModel:
     model = _Triplets()
     index = dict(jobs=jobs, arrival=arrival, first=first, work=work, chunks=chunks, b_worker=b_worker,
                  b_ps=b_ps, slot_job=slot_job, slot_t=slot_t, slot_index=slot_index, complete_job=complete_job,
-                 complete_t=complete_t, placements=placements, offsets=offsets, horizon=horizon)
+                 complete_t=complete_t, placements=placements, offsets=offsets, horizon=horizon,
+                 complete_index=complete_index)
+    if work_cuts and not pooled:
+        index["per_slot"] = np.minimum(chunks, fits[0].sum(axis=1))
     _job_rows(model, index)
     capacity_rows = tuple(_capacity_rows(model, instance, index, fits[pool], capacities[pool], pool)
                           for pool in (0, 1))
+    classes = ((), ())
+    if symmetry and not pooled:
+        classes = tuple(identical_server_classes(capacity) for capacity in capacities)
+        for pool, key in ((0, "workers"), (1, "ps")):
+            add_symmetry_rows(model, placements[pool], offsets[key], classes[pool], n_jobs, horizon,
+                              capacities[pool].shape[0])
     starts, indices, values = _compress(model, n_cols)
     return MatrixModel(cost, np.zeros(n_cols), upper, integer, _cat(model.row_lower), _cat(model.row_upper),
                        starts, indices, values, jobs, offsets, slot_index, complete_index, placements, slack,
-                       capacity_rows)
+                       capacity_rows, classes, bool(pooled))
 
 
 def _job_rows(model: _Triplets, x: dict) -> None:
@@ -213,6 +210,9 @@ def _job_rows(model: _Triplets, x: dict) -> None:
     model.terms(row + q, work_done, 1.0)
     model.terms(row + q[has_next] + 1, work_done[has_next], -1.0)
     model.terms(row + w_q, w_cols, -1.0)
+    if "per_slot" in x:  # the shifted cuts contain the strong cut below
+        add_shifted_work_rows(model, x, x["per_slot"])
+        return
     # and the cut work_done[t] - V admit + V unfinished[t+1] >= 0 for t in [first, T-1) (at T-1 it is (2))
     cut = has_next & (st >= x["first"][sj])
     row = model.constraints(np.count_nonzero(cut), 0, INF)
@@ -249,26 +249,16 @@ def _capacity_rows(model: _Triplets, instance: Instance, x: dict, fit: np.ndarra
     return row_of
 
 
-def _cat(parts, dtype=float) -> np.ndarray:
-    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
-
-
-def _compress(model: _Triplets, n_cols: int) -> tuple:
-    """Coordinate triplets to compressed sparse columns: one stable sort by column."""
-    rows, cols, vals = _cat(model.rows, np.int64), _cat(model.cols, np.int64), _cat(model.vals)
-    order = np.argsort(cols, kind="stable")
-    starts = np.zeros(n_cols + 1, dtype=np.int32)
-    np.cumsum(np.bincount(cols, minlength=n_cols), out=starts[1:])
-    return starts, rows[order].astype(np.int32), vals[order]
-
-
 def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, threads, start=None,
-                       on_incumbent=None, with_duals: bool = False) -> tuple:
+                       on_incumbent=None, with_duals: bool = False, trace: list | None = None,
+                       trace_origin: float = 0.0) -> tuple:
     """Solve with highspy; return (:class:`~primaldual.backends.solvers.SolveOutcome`, column values or None), and
     with ``with_duals`` the row duals of a relaxation solved to optimality (None otherwise) third.
 
     ``start`` (column values, :func:`start_vector`) is handed to HiGHS as a MIP start with ``setSolution``.
-    ``on_incumbent(values, objective, bound)``, if given, is called with each improving MIP solution."""
+    ``on_incumbent(values, objective, bound)``, if given, is called with each improving MIP solution.
+    ``trace``, if given, receives ``(time.time() - trace_origin, incumbent, bound)`` each time HiGHS's incumbent
+    or bound changes (:func:`primaldual.offline.trace.record_progress`)."""
     from primaldual.backends.highs import quiet_highs
 
     highs = quiet_highs()
@@ -301,6 +291,8 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
                 pass
 
         highs.cbMipImprovingSolution += improving
+    if trace is not None and not relax:
+        record_progress(highs, trace, trace_origin)
     size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
     started = time.perf_counter()
     highs.run()
@@ -339,7 +331,7 @@ def start_vector(model: MatrixModel, instance: Instance, start: Schedule) -> np.
     o = model.offsets
     position = {int(i): j for j, i in enumerate(model.jobs)}
     counts = [np.zeros((model.jobs.size, instance.horizon, n)) for n in
-              (instance.cluster.n_worker_servers, instance.cluster.n_ps_servers)]
+              ((1, 1) if model.pooled else (instance.cluster.n_worker_servers, instance.cluster.n_ps_servers))]
     for i, assignment in start.assignments.items():
         completion = assignment.completion_slot()
         j = position.get(int(i))
@@ -349,13 +341,16 @@ def start_vector(model: MatrixModel, instance: Instance, start: Schedule) -> np.
         x[o["complete"] + model.complete_index[j, completion]] = 1.0
         live = model.slot_index[j, : completion + 1]
         x[o["unfinished"] + live[live >= 0]] = 1.0
-        counts[0][j], counts[1][j] = assignment.workers, assignment.parameter_servers
+        counts[0][j], counts[1][j] = (assignment.workers, assignment.parameter_servers) if not model.pooled else (
+            assignment.workers_per_slot[:, None], assignment.parameter_servers_per_slot[:, None])
         running = np.cumsum(assignment.workers_per_slot)
         mine = model.slot_index[j] >= 0
         x[o["work_done"] + model.slot_index[j][mine]] = running[mine]
     for pool, key in ((0, "workers"), (1, "ps")):
         pj, pt, ph = model.placements[pool]
-        x[o[key]: o[key] + pj.size] = counts[pool][pj, pt, ph]
+        # With symmetry rows, the start's servers are sorted as the rows require (the same schedule up to a
+        # permutation of identical servers within each slot).
+        x[o[key]: o[key] + pj.size] = canonical_counts(counts[pool], model.symmetry_classes[pool])[pj, pt, ph]
     return x
 
 

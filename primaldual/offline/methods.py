@@ -14,7 +14,7 @@ from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 from primaldual.core.verify import verify
-from primaldual.models.offline import offline_sparsity
+from primaldual.models.sparsity import offline_sparsity
 from primaldual.offline.options import BUILDERS, METHODS, SolveOptions  # noqa: F401 - BUILDERS, METHODS: their home
 
 #: ``auto`` picks the ILP when the model has at most this many worker and PS placement variables (about the

@@ -80,8 +80,11 @@ class SolveOptions:
     solver process may use (None: :func:`primaldual.offline.child.default_memory_limit` when it runs in a
     child); ``pooled_first`` solve the pooled ILP first and place it on servers, ``online_start`` start the ILP
     from the best online seed (both None: on for the large HiGHS strong ILP,
-    :func:`primaldual.offline.methods.large_ilp_plan`). ``mip_start`` is the evaluation's choice: seed the solve
-    with the best schedule of the schedulers it compared.
+    :func:`primaldual.offline.methods.large_ilp_plan`). ``symmetry`` orders identical servers by load in each slot
+    on the matrix path (:mod:`primaldual.offline.symmetry`: the same optimum, without the copies that permute
+    identical servers); ``work_cuts`` replaces the strong cut there by the shifted cumulative-work cuts of
+    :mod:`primaldual.offline.cuts` (the same integer points, a tighter LP). ``mip_start`` is the evaluation's choice: seed the solve with the best schedule of the
+    schedulers it compared.
 
     The defaults are those of ``compare --opt`` and sweeps; :data:`EXACT` is the exact ILP without limits.
     """
@@ -98,6 +101,8 @@ class SolveOptions:
     memory_limit: int | None = None
     pooled_first: bool | None = None
     online_start: bool | None = None
+    symmetry: bool = True
+    work_cuts: bool = True
 
     def __post_init__(self):
         problems = [problem for problem in (
@@ -111,6 +116,8 @@ class SolveOptions:
             _choice(self, "method", METHODS), _choice(self, "formulation", FORMULATIONS),
             _choice(self, "builder", BUILDERS),
             None if isinstance(self.mip_start, bool) else _problem("mip_start", "true or false", self.mip_start),
+            *(None if isinstance(value, bool) else _problem(name, "true or false", value)
+              for name, value in (("symmetry", self.symmetry), ("work_cuts", self.work_cuts))),
             *(None if value is None or isinstance(value, bool) else _problem(name, "True, False or None", value)
               for name, value in (("pooled_first", self.pooled_first), ("online_start", self.online_start))),
         ) if problem is not None]

@@ -25,7 +25,7 @@ from typing import Callable, Union
 
 import numpy as np
 
-from primaldual.backends.solvers import SolveOutcome
+from primaldual.backends.outcome import SolveOutcome
 
 #: Per admitted job, its (T, H) worker counts and (T, K) PS counts: a schedule as plain arrays.
 Assignments = dict[int, tuple[np.ndarray, np.ndarray]]

@@ -26,7 +26,7 @@ import numpy as np
 from primaldual.backends.highs import quiet_highs, size_highs_threads
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
-from primaldual.models.offline import offline_sparsity
+from primaldual.models.sparsity import offline_sparsity
 from primaldual.offline.outcome import Built, RawSolve
 
 #: Seconds the exact packing program of one slot may take; past it the slot counts as not packed.
@@ -193,24 +193,28 @@ class PooledSolve:
     note: str
 
 
-def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, start=None) -> PooledSolve:
-    """Solve the pooled ILP (``start`` as its MIP start) within ``time_limit``; if it is proven optimal, place
-    its counts on servers (:func:`place_pooled`)."""
+def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, start=None,
+                           trace: list | None = None, trace_origin: float = 0.0) -> PooledSolve:
+    """Solve the pooled ILP (matrix path, ``start`` aggregated per slot as its MIP start) within ``time_limit``;
+    if it is proven optimal, place its counts on servers (:func:`place_pooled`). ``trace`` receives the
+    pooled bound as it improves (an upper bound on OPT at every moment; the pooled incumbents are not
+    schedules, so they are left out)."""
     import time
 
-    from primaldual.models.offline import build_offline_model, model_size
-    from primaldual.backends.solvers import solve_model
+    from primaldual.offline.matrix import build_matrix_model, solve_matrix_model, start_vector
 
     started = time.perf_counter()
-    model = build_offline_model(instance, pooled=True)
+    model = build_matrix_model(instance, pooled=True)
     build_seconds = time.perf_counter() - started
-    if start is not None:
-        seed_pooled(model, instance, start)
-    outcome = solve_model(model, solver="highs", time_limit=time_limit, mip_gap=mip_gap, threads=threads,
-                          warmstart=start is not None)
+    seen: list | None = None if trace is None else []
+    outcome, values = solve_matrix_model(
+        model, relax=False, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+        start=None if start is None else start_vector(model, instance, start), trace=seen, trace_origin=trace_origin)
+    if trace is not None:
+        trace.extend((seconds, None, bound) for seconds, _, bound in seen if bound is not None)
     assignments, partial, counts = None, None, None
-    if outcome.status == "optimal" and outcome.has_solution:
-        counts = pooled_counts(model, instance)
+    if outcome.status == "optimal" and values is not None:
+        counts = matrix_pooled_counts(model, values)
         assignments, slot = place_pooled(instance, counts)
         note = ("the pooled ILP's optimum was placed on servers slot by slot: it is feasible for the per-server "
                 "ILP, hence optimal" if assignments is not None else
@@ -218,10 +222,26 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
                 f"ILP, with the pooled optimum as a bound")
     else:
         note = f"the pooled ILP was not proven optimal ({outcome.status}): solving the per-server ILP"
-    if assignments is None and outcome.has_solution:
-        partial = _place_what_fits(instance, counts if counts is not None else pooled_counts(model, instance))
-    built = Built(build_seconds, *model_size(model), float(model.objective_slack))
+    if assignments is None and values is not None:
+        partial = _place_what_fits(instance, counts if counts is not None else matrix_pooled_counts(model, values))
+    built = Built(build_seconds, model.n_variables, model.n_constraints, model.objective_slack)
     return PooledSolve(RawSolve(built, outcome, assignments, builder="pooled"), partial, note)
+
+
+def matrix_pooled_counts(model, values: np.ndarray) -> dict:
+    """Per admitted job of a solved pooled matrix model, its workers and PSs per slot, (T,) integer arrays."""
+    o, horizon = model.offsets, model.slot_index.shape[1]
+    admitted = np.flatnonzero(values[o["admit"]: o["admit"] + model.jobs.size] > 0.5)
+    out = {}
+    per_pool = []
+    for pool, key in ((0, "workers"), (1, "ps")):
+        pj, pt, _ = model.placements[pool]
+        counts = np.zeros((model.jobs.size, horizon), dtype=np.int64)
+        counts[pj, pt] = np.rint(values[o[key]: o[key] + pj.size]).astype(np.int64)
+        per_pool.append(counts)
+    for j in admitted:
+        out[int(model.jobs[j])] = (per_pool[0][j], per_pool[1][j])
+    return out
 
 
 def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int | None = None):

@@ -58,6 +58,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="instance seed (default 0)")
     parser.add_argument("--solver", default="highs", help="backend (default highs)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--against-raw", action="store_true",
+                        help="per instance, the package's solve (primaldual solve --time-limit BUDGET) against "
+                             "plain highspy on its --write-mps model, in the same run: seconds to reach each gap "
+                             "and the gap at fractions of the budget (default size J30-T24-S8, seeds 1-5, "
+                             "budget 30 s)")
+    parser.add_argument("--seeds", metavar="LIST", help="with --against-raw: comma-separated instance seeds "
+                                                          "(default 1,2,3,4,5)")
 
 
 def _instance(preset: str, jobs, horizon, servers, seed: int):
@@ -151,8 +158,52 @@ def _cell(value, digits=3) -> str:
     return str(value)
 
 
+def _seeds(text: str | None) -> list[int]:
+    if text is None:
+        return [1, 2, 3, 4, 5]
+    try:
+        seeds = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise InputError(f"--seeds: must be comma-separated integers, got {text!r}") from None
+    if not seeds:
+        raise InputError("--seeds: give at least one seed")
+    return seeds
+
+
+def _against_raw(args) -> int:
+    """``--against-raw``: :mod:`primaldual.commands.bench._offline_raw` on each size and seed."""
+    from primaldual.commands.bench._offline_raw import compare_instance, print_rows
+
+    budget = args.budget if args.budget is not None else 30.0
+    if not budget > 0:
+        raise InputError(f"--budget: must be a number of seconds > 0, got {budget!r}")
+    labels = [label.strip() for label in (args.sizes or "J30-T24-S8").split(",") if label.strip()]
+    sizes = {s[0]: s for s in SIZES}
+    unknown = [label for label in labels if label not in sizes]
+    if unknown or not labels:
+        raise InputError(f"--sizes: unknown size {', '.join(unknown) or '(none)'}; choose from {', '.join(sizes)}")
+    rows = []
+    for label in labels:
+        _, preset, jobs, horizon, servers = sizes[label]
+        for k, seed in enumerate(_seeds(args.seeds)):
+            # The instance `generate --preset P --jobs J --horizon T --worker-servers S --ps-servers S --seed s`.
+            instance = generate(preset, seed, jobs=jobs, horizon=horizon, worker_servers=servers, ps_servers=servers)
+            rows.append(compare_instance(f"{label}/s{seed}", instance, budget, package_first=k % 2 == 0))
+            if not args.json:
+                print(f"  {label} seed {seed}: package {rows[-1]['package']['status']}, raw "
+                      f"{rows[-1]['raw']['status']}", flush=True)
+    if args.json:
+        print_json({"benchmark": "offline --against-raw", "budget_seconds": budget, "rows": rows,
+                    "solver_version": solver_version("highs"), "met": sum(row["met"] for row in rows)})
+    else:
+        print_rows(rows, budget)
+    return 0
+
+
 def run(args) -> int:
     check_solver(args.solver)
+    if args.against_raw:
+        return _against_raw(args)
     budget = args.budget if args.budget is not None else (QUICK_BUDGET if args.quick else DEFAULT_BUDGET)
     if not budget > 0:
         raise InputError(f"--budget: must be a number of seconds > 0, got {budget!r}")
