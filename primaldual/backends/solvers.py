@@ -1,8 +1,9 @@
 """Solver backends that Pyomo drives, looked up by short name.
 
 HiGHS (through highspy, Pyomo's ``appsi_highs`` interface) is the default and needs nothing outside pip; CBC and
-GLPK come from Debian (``coinor-cbc``, ``glpk-utils``); SCIP, Gurobi and CPLEX are used where installed or
-licensed. :func:`solve_model` is the one place a Pyomo model is handed to a solver, for every model of the
+GLPK come from Debian (``coinor-cbc``, ``glpk-utils``); SCIP comes from pip as well (``pyscipopt``, whose wheels
+bundle SCIP, through Pyomo's ``scip_direct`` interface; the matrix path drives it directly,
+:mod:`primaldual.backends.scip`); Gurobi and CPLEX are used where installed or licensed. :func:`solve_model` is the one place a Pyomo model is handed to a solver, for every model of the
 package (the offline ILP, Dorm's partition MILP, the batch-sizing model).
 
 What :func:`solve_model` promises, whatever the backend:
@@ -37,7 +38,7 @@ SOLVERS: dict[str, str] = {
     "highs": "appsi_highs",
     "cbc": "cbc",
     "glpk": "glpk",
-    "scip": "scip",
+    "scip": "scip_direct",
     "gurobi": "gurobi",
     "cplex": "cplex",
 }

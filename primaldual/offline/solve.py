@@ -151,7 +151,10 @@ def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> R
                 notify(Incumbent(matrix_assignments(model, values, instance), objective, bound))
 
     gap = task.mip_gap if task.mip_gap is not None else (None if task.relax else DEFAULT_HIGHS_GAP)
-    outcome, values = solve_matrix_model(
+    solve_arrays = solve_matrix_model
+    if task.solver == "scip":
+        from primaldual.backends.scip import solve_arrays_scip as solve_arrays
+    outcome, values = solve_arrays(
         model, relax=task.relax, time_limit=task.time_left(), mip_gap=gap, threads=task.threads,
         on_incumbent=on_incumbent,
         start=None if task.start is None or task.relax else start_vector(model, instance, task.start))
