@@ -48,7 +48,8 @@ Valid cuts (``cuts=True``): the effective work also holds by every completion sl
 where ``F > WORK_TOLERANCE`` the start-cost relaxation's integer rounding (the first running slot always
 restarts, so ``sum_t D_it >= V_i - tol + F D_first > V_i`` and, being an integer, ``>= V_i + 1``;
 :mod:`primaldual.evaluation.restart_bound`): ``sum_t D_it >= (V_i + 1) x_i`` and ``work_done[i, t] >= (V_i +
-1)(x_i - unfinished[i, t + 1])``. Neither cuts off a schedule of (a).
+1)(x_i - unfinished[i, t + 1])``; and no completion before ``a_i + d_i - 1`` with ``d_i`` the fewest slots with
+``N_i (d - F) >= V_i - tol`` (the first running slot is charged). None cuts off a schedule of (a).
 
 Cost: on top of the base model, one binary and one continuous variable per job and slot (two more for the
 running sums of the cuts), and two rows per placement variable (its change in each direction).
@@ -72,6 +73,7 @@ RULE_FUNCTIONS = (
     ("_Restarts.work: supplied = D, or (1 - F) D when not same", "declare_kept_work"),
     ("simulate: complete when remaining <= WORK_TOLERANCE", "declare_effective_work"),
     ("valid cuts: cumulative effective work, start-cost rounding", "declare_restart_cuts"),
+    ("valid cuts: earliest completion with the first slot charged", "declare_earliest_completion"),
 )
 
 
@@ -104,7 +106,21 @@ def build_restart_model(instance: Instance, restart_cost: float, *, cuts: bool =
     declare_effective_work(model, arrival, instance.horizon, restart_cost)
     if cuts:
         declare_restart_cuts(model, arrival, instance.horizon, restart_cost)
+        declare_earliest_completion(model, arrival, restart_cost)
     return model
+
+
+def declare_earliest_completion(model, arrival: dict, restart_cost: float) -> None:
+    """No job completes before ``a_i + d_i - 1``, ``d_i`` the fewest slots with ``N_i (d - F) >= V_i - tol``: the
+    most work ``d`` slots supply is ``N_i`` workers throughout on one placement, the first slot charged."""
+    for i in model.jobs:
+        chunks, work = model.chunks[i], model.work_units[i]
+        slots = 1
+        while chunks * (slots - restart_cost) < work - WORK_TOLERANCE:
+            slots += 1
+        for t in range(arrival[i], arrival[i] + slots - 1):
+            if (i, t) in model.complete:
+                model.complete[i, t].fix(0)
 
 
 def _workers(m, i, t):
@@ -195,5 +211,5 @@ def declare_restart_cuts(model, arrival: dict, horizon: int, restart_cost: float
 
 
 __all__ = ["RULE_FUNCTIONS", "WORK_TOLERANCE", "build_restart_model", "check_restart_cost",
-           "declare_effective_work", "declare_kept_work", "declare_placement_change", "declare_restart_cuts",
+           "declare_earliest_completion", "declare_effective_work", "declare_kept_work", "declare_placement_change", "declare_restart_cuts",
            "declare_restart_variables"]

@@ -103,9 +103,12 @@ def solver_version(name: str) -> str:
 
 
 def check_solver(name: str) -> None:
-    """Raise :class:`InputError` if ``name`` is unknown or not installed here; cheap, no solver object kept."""
+    """Raise :class:`InputError` if ``name`` is unknown or not installed here; cheap, no solver object kept.
+    ``auto`` passes: the offline solve resolves it by size (:mod:`primaldual.offline.solver_choice`)."""
+    if name == "auto":
+        return
     if name not in SOLVERS:
-        raise InputError(f"--solver: unknown solver {name!r}; known: {', '.join(SOLVERS)}")
+        raise InputError(f"--solver: unknown solver {name!r}; known: {', '.join(SOLVERS)}, auto")
     if not solver_available(name):
         raise InputError(
             f"--solver: {name} is not available on this machine (available: {', '.join(available_solvers())})"
@@ -114,6 +117,8 @@ def check_solver(name: str) -> None:
 
 def get_solver(name: str):
     """The Pyomo solver object for ``name``; :class:`InputError` if unknown or not installed here."""
+    if name == "auto":
+        raise InputError("--solver: auto is resolved by the offline solve; name a backend here")
     check_solver(name)
     return pyo.SolverFactory(SOLVERS[name])
 

@@ -269,7 +269,10 @@ def _exact_restart(instance, solve: SolveOptions | None, restart_cost: float, be
     clock = time.perf_counter()
     limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s"
     with step(f"solving the exact optimum with restart cost {restart_cost:g} ({solve.solver}, {limit})"):
-        opt = exact_restart_opt(instance, restart_cost, solver=solve.solver, time_limit=solve.time_limit,
+        from primaldual.offline.solver_choice import resolve_solver
+
+        opt = exact_restart_opt(instance, restart_cost, solver=resolve_solver(instance, solve)[0],
+                                time_limit=solve.time_limit,
                                 threads=solve.threads, start=start,
                                 start_utility=best.utility if start is not None else 0.0,
                                 start_source=f"online:{best.name}" if start is not None else "")
