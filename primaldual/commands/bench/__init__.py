@@ -11,7 +11,7 @@ from __future__ import annotations
 ORDER = 90
 
 #: The benchmark modules, in the order ``bench --help`` lists them.
-BENCHMARKS = ("lbbsp", "oasis", "offline")
+BENCHMARKS = ("lbbsp", "oasis", "offline", "solvers")
 
 
 def register(subparsers) -> None:
