@@ -33,7 +33,9 @@ def solve_with_restart_cost(instance, options, restart_cost: float, *, output: s
         "restart_cost": restart_cost, "model": "restart" if exact is not None else "start-cost relaxation",
         "utility": interval.low, "objective": interval.low, "bound": interval.high,
         "gap": (interval.high - interval.low) / max(1e-12, abs(interval.high)) if interval.high else 0.0,
-        "proven": interval.proven, "opt_interval": interval.to_dict(), "opt": evaluation.offline_entry,
+        "proven": interval.proven,
+        "solver": exact.solve.solver if exact is not None else options.solver,
+        "solver_version": exact.solve.solver_version if exact is not None else None, "opt_interval": interval.to_dict(), "opt": evaluation.offline_entry,
         "relaxation": evaluation.relaxation if not interval.proven else None,
         "warnings": list(evaluation.warnings), "output": output if schedule is not None else None,
     }
