@@ -1,8 +1,9 @@
 """Solver backends that Pyomo drives, looked up by short name.
 
 HiGHS (through highspy, Pyomo's ``appsi_highs`` interface) is the default and needs nothing outside pip; CBC and
-GLPK come from Debian (``coinor-cbc``, ``glpk-utils``); SCIP, Gurobi and CPLEX are used where installed or
-licensed. :func:`solve_model` is the one place a Pyomo model is handed to a solver, for every model of the
+GLPK come from Debian (``coinor-cbc``, ``glpk-utils``); SCIP comes from pip as well (``pyscipopt``, whose wheels
+bundle SCIP, through Pyomo's ``scip_direct`` interface; the matrix path drives it directly,
+:mod:`primaldual.backends.scip`); Gurobi and CPLEX are used where installed or licensed. :func:`solve_model` is the one place a Pyomo model is handed to a solver, for every model of the
 package (the offline ILP, Dorm's partition MILP, the batch-sizing model).
 
 What :func:`solve_model` promises, whatever the backend:
@@ -38,7 +39,7 @@ SOLVERS: dict[str, str] = {
     "highs": "appsi_highs",
     "cbc": "cbc",
     "glpk": "glpk",
-    "scip": "scip",
+    "scip": "scip_direct",
     "gurobi": "gurobi",
     "cplex": "cplex",
 }
@@ -103,9 +104,12 @@ def solver_version(name: str) -> str:
 
 
 def check_solver(name: str) -> None:
-    """Raise :class:`InputError` if ``name`` is unknown or not installed here; cheap, no solver object kept."""
+    """Raise :class:`InputError` if ``name`` is unknown or not installed here; cheap, no solver object kept.
+    ``auto`` passes: the offline solve resolves it by size (:mod:`primaldual.offline.solver_choice`)."""
+    if name == "auto":
+        return
     if name not in SOLVERS:
-        raise InputError(f"--solver: unknown solver {name!r}; known: {', '.join(SOLVERS)}")
+        raise InputError(f"--solver: unknown solver {name!r}; known: {', '.join(SOLVERS)}, auto")
     if not solver_available(name):
         raise InputError(
             f"--solver: {name} is not available on this machine (available: {', '.join(available_solvers())})"
@@ -114,6 +118,8 @@ def check_solver(name: str) -> None:
 
 def get_solver(name: str):
     """The Pyomo solver object for ``name``; :class:`InputError` if unknown or not installed here."""
+    if name == "auto":
+        raise InputError("--solver: auto is resolved by the offline solve; name a backend here")
     check_solver(name)
     return pyo.SolverFactory(SOLVERS[name])
 

@@ -144,8 +144,10 @@ def _print_table(summary: dict, source: str) -> None:
           f"high: {_end_method(interval['high_method'], opt)})")
     if summary["restart_cost"]:
         relaxed = summary.get("relaxation") is not None
+        exact = interval["proven"] and opt is not None and opt.get("model") == "restart"
         print(f"Restart cost {summary['restart_cost']:g}: utilities are net of restarts; OPT is the optimum with "
-              "restart costs, " + ("bounded above by the start-cost relaxation (every job needs one more "
+              "restart costs, " + ("proven by the exact restart model (its schedule replayed through the "
+                                   "simulator)" if exact else "bounded above by the start-cost relaxation (every job needs one more "
                                    "worker-slot, proofs/oasis-lr.md, Lemma R); the solve and the standalone bound "
                                    "are of that relaxation" if relaxed else "bounded above by the model without them"))
     certificate = summary["certificate"]

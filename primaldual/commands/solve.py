@@ -11,6 +11,8 @@ from primaldual.core.provenance import provenance
 from primaldual.offline.child import DEFAULT_MEMORY_SHARE
 from primaldual.offline.options import FORMULATIONS, METHODS, SolveOptions
 from primaldual.backends.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
+from primaldual.offline.solver_choice import resolve_solver
+from primaldual.simulation.simulator import check_restart_cost
 
 ORDER = 30
 
@@ -55,6 +57,11 @@ def register(subparsers) -> None:
     parser.add_argument("-o", "--output", metavar="SCHEDULE", help="write the incumbent schedule here")
     parser.add_argument("--write-mps", metavar="FILE",
                         help="write the model to FILE (.mps or .lp) for re-solving elsewhere, and do not solve")
+    parser.add_argument("--restart-cost", type=float, metavar="F", default=0.0,
+                        help="solve the optimum with restart costs (a job loses F of a slot's work in each slot "
+                             "where its placement changed, as the simulator charges it): the exact model where it "
+                             "is within reach, proven by replaying its schedule through the simulator; the "
+                             "start-cost relaxation's interval otherwise (default 0: the paper's model)")
     parser.add_argument("--list-solvers", action="store_true", help="list the backends and whether they run here")
     add_json_flag(parser)
     add_progress_flag(parser)
@@ -138,6 +145,15 @@ def run(args) -> int:
 
     start = load_schedule(args.start, instance) if args.start else None
     options = _solve_options(args)
+    restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
+    if restart_cost:
+        if start is not None or relaxation:
+            raise InputError("--restart-cost: the restart optimum starts from the best online schedule; drop "
+                             "--start, --relax and --pooled")
+        from primaldual.commands._restart_solve import solve_with_restart_cost
+
+        return solve_with_restart_cost(instance, options.replace(solver=resolve_solver(instance, options)[0]),
+                                       restart_cost, output=args.output, as_json=args.json, print_json=print_json)
     from primaldual.evaluation.seeds import solve_seeds
     from primaldual.offline.solve import solve_offline
 

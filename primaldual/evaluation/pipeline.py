@@ -23,7 +23,11 @@ standalone bound and OPT/ALG are computed on the instance with one more worker-s
 (``Evaluation.bound_instance``), a valid and tighter bound than the optimum without restart costs (which the
 schedulers' own bounds, such as OASiS's ``D``, still bound). The solver's incumbent is then not a lower bound
 (its restarts are not counted) and the relaxation's optimum is not OPT itself, so ``low`` comes from the online
-schedules only and no ratio is ``proven``.
+schedules only. Where the per-server model is small enough (:func:`primaldual.evaluation.restart_opt.within_reach`)
+the exact model of the restart rule (:mod:`primaldual.models.restart`) is solved first, from the best online
+schedule, and its schedule replayed through the simulator; when the solver proves it, OPT is that point
+(``proven``, ``low == high``, candidates ``restart_solver``) and the relaxation is not solved; otherwise its
+ends join the relaxation's interval.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from primaldual.core.metrics import compute_metrics
 from primaldual.core.verify import VerificationReport, verify
 from primaldual.evaluation.bounds import OptInterval, Ratio, best_feasible, opt_interval, standalone_bound
 from primaldual.evaluation.restart_bound import relaxation_or_instance
+from primaldual.evaluation.restart_opt import RestartOpt, exact_restart_opt, restart_entry, restart_interval, within_reach
 from primaldual.offline.options import SolveOptions
 from primaldual.simulation.rules import SimulationError
 from primaldual.simulation.scheduler import make_scheduler
@@ -109,6 +114,9 @@ class Evaluation:
     certified: Mapping[str, Ratio] = field(default_factory=dict)
     #: The offline solve as written to JSON (:func:`offline_entry`), None without a solve.
     offline_entry: dict[str, Any] | None = None
+    #: Under a restart cost, the exact restart solve (:mod:`primaldual.evaluation.restart_opt`) where it was
+    #: within reach; when it is proven the relaxation is not solved and ``offline`` is None.
+    restart_opt: "RestartOpt | None" = None
 
     @property
     def relaxation(self) -> dict[str, Any] | None:
@@ -200,7 +208,8 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     bound_instance, warning = relaxation_or_instance(instance, restart_cost)
     extra_warnings = [warning] if warning else []
     offline = offline_verification = start_name = None
-    if solve is not None:
+    restart = _exact_restart(instance, solve, restart_cost, best, step, seconds)
+    if solve is not None and not (restart is not None and restart.proven):
         from primaldual.evaluation.seeds import solve_seeds
         from primaldual.offline.options import OnlineSeed
         from primaldual.offline.solve import solve_offline  # without an OPT solve no model code is loaded
@@ -228,6 +237,9 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
             offline_verification = verify(bound_instance, offline.schedule)
     interval, warnings = opt_interval(
         bound_instance, outcomes.values(), offline, offline_verification, count_incumbent=not restart_cost)
+    if restart is not None:
+        interval = restart_interval(interval, restart)
+        warnings += [f"exact restart OPT: {restart.message}"] if restart.message else []
     ran = {name: outcome for name, outcome in outcomes.items() if outcome.ran}
     certified = {name: ratio for name, outcome in ran.items()
                  if (ratio := certified_ratio(outcome, interval)) is not None}
@@ -236,11 +248,36 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
               for name, outcome in ran.items()}
     entry = offline_entry(instance, offline, offline_verification, solve, start_name,
                           _relaxation(instance, bound_instance))
+    if restart is not None:
+        start_name = best.name if best is not None and solve.mip_start else start_name
+        exact = restart_entry(instance, restart, start_name, best.utility if start_name else None)
+        entry = exact if restart.proven else {**entry, "restart_model": exact}
     return Evaluation(
         instance=instance, outcomes=outcomes, interval=interval, ratios=ratios, offline=offline,
         offline_verification=offline_verification, solve=solve, mip_start=start_name,
         restart_cost=float(restart_cost), warnings=tuple(extra_warnings + warnings), seconds=seconds,
-        bound_instance=bound_instance, certified=certified, offline_entry=entry)
+        bound_instance=bound_instance, certified=certified, offline_entry=entry, restart_opt=restart)
+
+
+def _exact_restart(instance, solve: SolveOptions | None, restart_cost: float, best, step: Step,
+                   seconds: dict) -> "RestartOpt | None":
+    """The exact OPT with restart costs (:mod:`primaldual.evaluation.restart_opt`) where it is within reach,
+    started from the best online schedule; None at restart cost 0, without a solve, or out of reach."""
+    if solve is None or not restart_cost or not within_reach(instance, solve.method):
+        return None
+    start = best.result.schedule if (solve.mip_start and best is not None) else None
+    clock = time.perf_counter()
+    limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s"
+    with step(f"solving the exact optimum with restart cost {restart_cost:g} ({solve.solver}, {limit})"):
+        from primaldual.offline.solver_choice import resolve_solver
+
+        opt = exact_restart_opt(instance, restart_cost, solver=resolve_solver(instance, solve)[0],
+                                time_limit=solve.time_limit,
+                                threads=solve.threads, start=start,
+                                start_utility=best.utility if start is not None else 0.0,
+                                start_source=f"online:{best.name}" if start is not None else "")
+    seconds["restart_opt"] = time.perf_counter() - clock
+    return opt
 
 
 __all__ = ["TIME_LIMITED_STATUSES", "Evaluation", "OffersUpperBounds", "SchedulerOutcome", "certified_ratio",

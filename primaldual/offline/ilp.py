@@ -22,7 +22,8 @@ from primaldual.offline.trace import thin
 
 
 def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> RawSolve:
-    """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline.matrix`),
+    """The strong per-server model as numpy sparse arrays solved by highspy (:mod:`primaldual.offline.matrix`)
+    or by SCIP through pyscipopt (:mod:`primaldual.backends.scip`),
     with the task's start as the MIP start and each improving incumbent sent through ``notify``."""
     from primaldual.offline.matrix import build_matrix_model, matrix_assignments, solve_matrix_model, start_vector
 
@@ -40,10 +41,17 @@ def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> R
 
     gap = task.mip_gap if task.mip_gap is not None else (None if task.relax else DEFAULT_HIGHS_GAP)
     trace = [] if task.origin() is not None and not task.relax else None
-    outcome, values = solve_matrix_model(
-        model, relax=task.relax, time_limit=task.time_left(), mip_gap=gap, threads=task.threads,
-        on_incumbent=on_incumbent, trace=trace, trace_origin=task.origin() or 0.0,
-        start=None if task.start is None or task.relax else start_vector(model, instance, task.start))
+    start = None if task.start is None or task.relax else start_vector(model, instance, task.start)
+    if task.solver == "scip":
+        from primaldual.backends.scip import solve_arrays_scip
+
+        trace = None  # SCIP's event handler reports incumbents only; the time trace is HiGHS's
+        outcome, values = solve_arrays_scip(model, relax=task.relax, time_limit=task.time_left(), mip_gap=gap,
+                                            threads=task.threads, on_incumbent=on_incumbent, start=start)
+    else:
+        outcome, values = solve_matrix_model(
+            model, relax=task.relax, time_limit=task.time_left(), mip_gap=gap, threads=task.threads,
+            on_incumbent=on_incumbent, trace=trace, trace_origin=task.origin() or 0.0, start=start)
     assignments = None if task.relax or values is None else matrix_assignments(model, values, instance)
     details = {} if trace is None else {"trace": thin(trace)}
     return RawSolve(built, outcome, assignments, builder="matrix", details=details)
@@ -129,6 +137,8 @@ def prepare_ilp(instance, task: IlpTask) -> None:  # runs in the spawned process
         import highspy  # noqa: F401
 
         import primaldual.offline.matrix  # noqa: F401
+    if task.builder == "matrix" and task.solver == "scip":
+        import primaldual.backends.scip  # noqa: F401
     if task.builder != "matrix":
         from primaldual.offline.pyomo_ilp import prepare_pyomo
 

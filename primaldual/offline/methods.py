@@ -29,6 +29,10 @@ AUTO_MATRIX_PLACEMENTS = 5_000
 #: (:mod:`primaldual.offline.pooled`); the per-server ILP gets the rest if its optimum does not pack.
 POOLED_SHARE = 0.6
 
+#: Solvers the matrix path (:mod:`primaldual.offline.matrix`) hands its arrays to: highspy, and pyscipopt
+#: (:mod:`primaldual.backends.scip`).
+MATRIX_SOLVERS = ("highs", "scip")
+
 
 def verified_start_utility(instance: Instance, start) -> float:
     """Verify the MIP start; return its utility or raise :class:`InputError` naming the violations."""
@@ -68,10 +72,12 @@ def uses_seeds(instance: Instance, options: SolveOptions, start=None) -> bool:
 
 def resolve_builder(instance: Instance, options: SolveOptions, pooled: bool) -> str:
     """``"pyomo"`` or ``"matrix"``: what ``options.builder`` (:data:`BUILDERS`) means for this solve."""
-    matrix_ok = options.solver == "highs" and not pooled and options.formulation == "strong"
+    matrix_ok = options.solver in MATRIX_SOLVERS and not pooled and options.formulation == "strong"
     if options.builder == "matrix" and not matrix_ok:
-        raise InputError("--builder: the matrix path covers the strong per-server model solved by HiGHS; use "
-                         "--builder pyomo for the others")
+        raise InputError("--builder: the matrix path covers the strong per-server model solved by HiGHS or SCIP; "
+                         "use --builder pyomo for the others")
+    if options.builder == "auto" and matrix_ok and options.solver == "scip":
+        return "matrix"  # pyscipopt built from arrays skips Pyomo's translation, the slower half of scip_direct
     if options.builder == "auto":
         return "matrix" if matrix_ok and placement_count(instance) > AUTO_MATRIX_PLACEMENTS else "pyomo"
     return options.builder
@@ -93,6 +99,6 @@ def placement_count(instance: Instance) -> int:
                    for i in sparsity.jobs))
 
 
-__all__ = ["AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "METHODS", "POOLED_SHARE",
+__all__ = ["AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "MATRIX_SOLVERS", "METHODS", "POOLED_SHARE",
            "large_ilp_plan", "placement_count", "resolve_builder", "resolve_method", "uses_seeds",
            "verified_start_utility"]

@@ -50,6 +50,7 @@ from primaldual.offline.methods import large_ilp_plan, resolve_builder, resolve_
 from primaldual.offline.options import EXACT, OnlineSeed, SolveOptions
 from primaldual.offline.outcome import ChildOutcome, ColumnGenerationRun, Notify, ProgressLine
 from primaldual.offline.result import OfflineResult, certify, certify_column_generation
+from primaldual.offline.solver_choice import resolve_solver
 from primaldual.offline.task import DEFAULT_HIGHS_GAP, IlpTask
 
 # --------------------------------------------------------------------------------------- the solve
@@ -101,6 +102,8 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
     options = EXACT if options is None else options
     if not isinstance(options, SolveOptions):
         raise InputError(f"options: must be SolveOptions, got {type(options).__name__}")
+    solver, auto_note = resolve_solver(instance, options)  # --solver auto: by size, from measured data
+    options = options.replace(solver=solver) if auto_note else options
     check_solver(options.solver)
     method = resolve_method(instance, options.method)
     relaxation = method in ("lp", "pooled")
@@ -113,7 +116,7 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
     if not jobs:
         return _nothing_to_solve(instance, relaxation, start_utility, identity)
     trivial_bound = float(sum(instance.best_utility(i) for i in jobs))
-    notes = []
+    notes = [auto_note] if auto_note else []
     in_child = options.time_limit is not None or options.memory_limit is not None
     if in_child and multiprocessing.current_process().daemon:
         notes.append("no hard wall-clock limit (nor memory limit): a daemonic process may not start the solver process")

@@ -92,6 +92,11 @@ def _job_outcomes(instance, outcome) -> dict:
 
 def _opt_entry(evaluation, timings: dict) -> dict[str, Any]:
     offline = evaluation.offline
+    if offline is None and evaluation.restart_opt is not None and evaluation.offline_entry is not None:
+        solve = evaluation.restart_opt.solve  # the exact restart solve, proven: no relaxation was solved
+        timings.update(opt_seconds=evaluation.seconds.get("restart_opt"), opt_build_seconds=solve.build_seconds,
+                       opt_solve_seconds=solve.solve_seconds)
+        return jsonable(evaluation.offline_entry)
     if offline is None:
         return {"computed": False}
     timings.update(opt_seconds=evaluation.seconds.get("opt"), opt_build_seconds=offline.build_seconds,

@@ -74,8 +74,30 @@ def test_lemma_r_every_job_completed_under_a_restart_cost_received_one_more_work
     assert check.utility == pytest.approx(result.utility, rel=1e-12, abs=1e-12)
 
 
+@pytest.fixture()
+def exact_out_of_reach(monkeypatch):
+    """The evaluation as on a model too large for the exact restart ILP: the relaxation's interval."""
+    import primaldual.evaluation.restart_opt as restart_opt
+
+    monkeypatch.setattr(restart_opt, "EXACT_RESTART_PLACEMENTS", -1)
+
+
 @pytest.mark.parametrize("seed", [2, 7, 13])
-def test_the_interval_under_a_restart_cost_is_of_the_relaxation_and_holds_every_schedule(seed):
+def test_where_the_exact_model_is_in_reach_opt_is_a_proven_point_below_the_relaxation(seed):
+    instance = generate("tiny", seed=seed)
+    names = ["oasis", "oasis-lr", "rrh", "fifo", "greedy"]
+    costly = evaluate(instance, names, solve=SolveOptions(time_limit=60), restart_cost=0.1)
+    assert costly.interval.proven and costly.interval.low == costly.interval.high
+    assert costly.offline is None and costly.offline_entry["model"] == "restart"
+    relaxed_opt = solve_offline(start_cost_relaxation(instance, 0.1)).objective
+    assert costly.interval.high <= relaxed_opt * (1 + 1e-9) + 1e-9
+    for name, outcome in costly.outcomes.items():
+        assert outcome.utility <= costly.interval.high * (1 + 1e-9) + 1e-9
+        assert costly.ratios[name].proven and costly.ratios[name].lower == costly.ratios[name].upper
+
+
+@pytest.mark.parametrize("seed", [2, 7, 13])
+def test_the_interval_under_a_restart_cost_is_of_the_relaxation_and_holds_every_schedule(seed, exact_out_of_reach):
     instance = generate("tiny", seed=seed)
     names = ["oasis", "oasis-lr", "rrh", "fifo", "greedy"]
     solve = SolveOptions(time_limit=60)
@@ -94,7 +116,7 @@ def test_the_interval_under_a_restart_cost_is_of_the_relaxation_and_holds_every_
     assert costly.interval.low_method.startswith("online:")
 
 
-def test_compare_prints_and_writes_the_relaxation(tmp_path, capsys):
+def test_compare_prints_and_writes_the_relaxation(tmp_path, capsys, exact_out_of_reach):
     path = tmp_path / "i.json"
     assert main(["generate", "--preset", "tiny", "--seed", "7", "-o", str(path)]) == 0
     capsys.readouterr()
@@ -137,3 +159,12 @@ def test_at_the_edge_of_the_ranges_the_bound_falls_back_to_the_instance_with_a_w
     assert same is instance and "start-cost relaxation was not built" in warning and "too large" in warning
     evaluation = evaluate(instance, ["fifo"], restart_cost=0.1)
     assert evaluation.relaxation is None and any("not built" in w for w in evaluation.warnings)
+
+
+def test_compare_prints_the_proven_restart_optimum(tmp_path, capsys):
+    path = tmp_path / "i.json"
+    assert main(["generate", "--preset", "tiny", "--seed", "7", "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(path), "--schedulers", "oasis-lr,rrh", "--opt", "--restart-cost", "0.1"]) == 0
+    text = capsys.readouterr().out
+    assert "proven by the exact restart model" in text and "OPT bound" not in text

@@ -13,7 +13,7 @@ from primaldual.commands._progress import add_progress_flag, with_activity
 ORDER = 90
 
 #: The benchmark modules, in the order ``bench --help`` lists them.
-BENCHMARKS = ("lbbsp", "oasis", "offline", "sigterm", "trace")
+BENCHMARKS = ("lbbsp", "oasis", "offline", "sigterm", "solvers", "trace")
 
 
 def register(subparsers) -> None:
