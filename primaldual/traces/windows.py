@@ -46,8 +46,9 @@ class Window:
 def window_loads(records, table: ThroughputTable, hours: float, step_hours: float = 24.0,
                  options: TraceOptions | None = None, source: str = "trace") -> list[Window]:
     """Every candidate window of the module docstring, in order of start."""
-    if not (math.isfinite(hours) and hours > 0) or not (math.isfinite(step_hours) and step_hours > 0):
-        raise InputError(f"--hours/--step-hours: must be positive numbers, got {hours} and {step_hours}")
+    for flag, value in (("--hours", hours), ("--step-hours", step_hours)):
+        if not (math.isfinite(value) and 0 < value <= 1e6):
+            raise InputError(f"{flag}: must be a number in (0, 1e6], got {value}")
     options = options or TraceOptions()
     timed = running_times(records, table, options.scaling_efficiency, source)
     if not timed:

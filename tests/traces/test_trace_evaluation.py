@@ -134,3 +134,15 @@ def test_a_bad_line_in_a_shipped_trace_is_refused_by_its_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"primaldual") and f"{trace}:5: arrival_seconds" in err[0]
     assert not (tmp_path / "i.json").exists()
+
+
+def test_trace_busiest_prints_the_window_flag_and_refuses_a_bad_length(capsys):
+    import json
+
+    assert main(["trace", "busiest", "philly:0/6c71a0", "--hours", "168", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    records, _ = read_records("philly:0/6c71a0")
+    assert found["window"] == busiest_window(records, TABLE, 168.0).flag
+    assert main(["trace", "busiest", "philly:0/6c71a0", "--hours", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--hours: must be a number in (0, 1e6], got 0.0" in err[0]
