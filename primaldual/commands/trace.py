@@ -63,6 +63,19 @@ def register(subparsers) -> None:
     add_progress_flag(convert)
     convert.set_defaults(handler=with_activity("trace import", run_import))
 
+    busiest = commands.add_parser(
+        "busiest", help="the window of a trace whose own arrivals bring the most GPU-hours",
+        description="Scan the windows of --hours starting every --step-hours (default: each midnight of the trace's "
+                    "clock) and print the one whose own arrivals bring the most GPU-hours into it "
+                    "(primaldual/traces/windows.py), as the --window value of trace import.")
+    busiest.add_argument("source", metavar="SOURCE", help="trace file or packaged name (primaldual trace list)")
+    busiest.add_argument("--format", choices=("gavel", "csv"), help="default: csv for *.csv, else gavel")
+    busiest.add_argument("--hours", type=float, default=168.0, help="window length in hours (default 168)")
+    busiest.add_argument("--step-hours", type=float, default=24.0, help="start every this many hours (default 24)")
+    busiest.add_argument("--seed", type=int, help="Gavel's preparation seed for philly:VC (default 0)")
+    add_json_flag(busiest)
+    busiest.set_defaults(handler=run_busiest)
+
     listing = commands.add_parser("list", help="list the packaged Philly VCs with job counts and spans")
     add_json_flag(listing)
     listing.set_defaults(handler=run_list)
@@ -92,6 +105,24 @@ def run_import(args) -> int:
         print(f"wrote {args.output}: {instance.n_jobs} jobs, {instance.horizon} slots of "
               f"{trace['slot_hours']:g} h, {trace['cluster']['gpus']} GPUs on {instance.cluster.n_worker_servers} "
               f"worker + {instance.cluster.n_ps_servers} PS servers (from {trace['source']})")
+    return 0
+
+
+def run_busiest(args) -> int:
+    from primaldual.traces import TraceOptions, read_records
+    from primaldual.traces.throughput import packaged_table
+    from primaldual.traces.windows import busiest_window
+
+    options = TraceOptions(format=args.format, seed=args.seed)
+    records, found = read_records(args.source, options)
+    window = busiest_window(records, packaged_table(), args.hours, args.step_hours, options, found.name)
+    if args.json:
+        print_json({"source": found.name, "window": window.flag, "start_hour": window.start_hour,
+                    "hours": window.hours, "arrivals": window.arrivals, "gpu_hours": window.gpu_hours,
+                    "mean_gpus": window.mean_gpus})
+    else:
+        print(f"{window.flag}  ({found.name}: {window.arrivals} arrivals, {window.gpu_hours:.1f} GPU-hours inside, "
+              f"{window.mean_gpus:.1f} GPUs on average)")
     return 0
 
 

@@ -140,6 +140,9 @@ def reproduce(
         outcomes += expectation_checks(settings.lbbsp_training)
     lbbsp_seconds = time.perf_counter() - clock
 
+    clock = time.perf_counter()
+    trace_records = _traces(settings, out, restart_cost, log, figures, captions, outcomes)
+    traces_seconds = time.perf_counter() - clock
     headline = write_index(out, settings, outcomes, figures)
     seconds = time.perf_counter() - started
     reproduction = Reproduction(
@@ -147,6 +150,7 @@ def reproduce(
         computed=result.computed,
         extra={
             "settings": settings.name, "headline": headline, "sweep_seconds": sweep_seconds, "lbbsp_seconds": lbbsp_seconds,
+            "traces_seconds": traces_seconds, "traces": trace_records,
             "captions": {str(path): text for path, text in captions.items()},
             "summaries": {label: summarize(groups[label]) for label in labels if base_label(label)[0] in SET_NAMES},
             "utility": {label: relative_utilities(groups[label], KNOB_OF[base_label(label)[0]])
@@ -155,6 +159,24 @@ def reproduce(
     )
     write_summary(reproduction, settings)
     return reproduction
+
+
+def _traces(settings: Settings, out: Path, restart_cost: float, log, figures: list, captions: dict,
+            outcomes: list) -> list[dict]:
+    """The trace section (:mod:`primaldual.reproduce.traces`): its records, figures and checks."""
+    if settings.traces is None:
+        return []
+    from primaldual.reproduce.trace_report import trace_checks, trace_figures
+    from primaldual.reproduce.traces import run_traces
+
+    log("reproduce: real arrivals (Philly traces)")
+    costs = (0.0, restart_cost) if restart_cost else (0.0,)
+    records = run_traces(settings.traces, out / "traces.jsonl", costs, log)
+    drawn = trace_figures(records, out / "figures")
+    figures += drawn
+    captions.update(drawn)
+    outcomes += trace_checks(records)
+    return records
 
 
 #: The order of the experiments in summary.md (restart cost 0 first).

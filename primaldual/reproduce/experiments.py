@@ -23,6 +23,54 @@ SCHEDULERS = OASIS_FAMILY + BASELINES
 CLAIMANT = "oasis-lr"
 
 
+#: The VCs the full run cuts week windows from: the five with the most mean busy GPUs in seed 0 (trace list),
+#: in the order they run (the 1,763-job week of 6214e9 last).
+BUSIEST_VCS = ("b436b2", "7f04ca", "ee9e8c", "6c71a0", "6214e9")
+#: The VCs small enough to simulate whole with every scheduler today (dense schedules).
+SMALL_WHOLE_VCS = ("795a4c", "925e2b", "23dbec", "51b7ef")
+
+
+@dataclass(frozen=True)
+class TraceCase:
+    """A packaged VC, whole (``window`` None) or the window ``(start_hour, hours)``; ``hours`` alone (with
+    ``busiest``) asks for the busiest window of that length."""
+
+    source: str
+    window: tuple[float, float] | None = None
+    busiest: float | None = None
+
+    @property
+    def name(self) -> str:
+        if self.busiest is not None:
+            return f"{self.source} busiest {self.busiest:g} h"
+        return self.source + ("" if self.window is None else f" {self.window[0]:g}:{self.window[1]:g}")
+
+
+@dataclass(frozen=True)
+class TraceSettings:
+    """What the trace section runs: the windows (OPT by column generation), the whole VCs (bound only)."""
+
+    windows: tuple[TraceCase, ...]
+    whole: tuple[TraceCase, ...]
+    schedulers: tuple[str, ...] = SCHEDULERS
+    cg_time_limit: float = 120.0
+    pooled_lp_time_limit: float = 60.0
+    threads: int = 1
+
+
+QUICK_TRACES = TraceSettings(
+    windows=(TraceCase("philly:0/b436b2", busiest=12.0),),
+    whole=(TraceCase("philly:0/925e2b"), TraceCase("philly:0/23dbec")),
+    cg_time_limit=10.0, pooled_lp_time_limit=10.0)
+#: Dorm re-solves a MILP at every event (tens of seconds on an 88-job week, hours on the 1,763-job one), so the
+#: full run's week windows go without it; the whole small VCs and the quick run include it.
+FULL_TRACES = TraceSettings(
+    windows=tuple(TraceCase(f"philly:0/{vc}", busiest=168.0) for vc in BUSIEST_VCS),
+    whole=tuple(TraceCase(f"philly:0/{vc}") for vc in SMALL_WHOLE_VCS),
+    schedulers=tuple(name for name in SCHEDULERS if name != "dorm"))
+
+
+
 @dataclass(frozen=True)
 class Settings:
     """How much to run. ``QUICK`` takes a few minutes on two cores; ``FULL`` is the complete artifact."""
@@ -56,6 +104,8 @@ class Settings:
     #: smaller job counts reach the contention that 300 jobs reach at full capacity (an uncontended point, where
     #: every scheduler earns the same, says nothing about who schedules better).
     paper_capacity_scale: float = 1.0
+    #: The trace section (:mod:`primaldual.reproduce.traces`); None: no trace section.
+    traces: TraceSettings | None = None
 
 
 #: The two settings side by side, one row per :class:`Settings` field: (quick, full).
@@ -82,6 +132,7 @@ _SIZES: dict[str, tuple] = {
     "paper_time_limit": (600.0, 600.0),
     "lbbsp_training": (False, True),
     "paper_dorm": (False, True),
+    "traces": (QUICK_TRACES, FULL_TRACES),
 }
 QUICK, FULL = (Settings(name=name, **{key: row[column] for key, row in _SIZES.items()})
                for column, name in enumerate(("quick", "full")))

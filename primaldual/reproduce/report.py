@@ -8,6 +8,7 @@ from pathlib import Path
 
 from primaldual.core.output import write_text
 from primaldual.core.provenance import describe, provenance
+from primaldual.reproduce.trace_report import trace_lines
 from primaldual.reproduce.experiments import BASELINES, CLAIMANT, RATIO_SETS, SCHEDULERS, Settings, base_label
 
 
@@ -43,7 +44,8 @@ def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
     """Write ``summary.md`` (verdicts, mean OPT/ALG per set, utility tables, figures) and ``summary.json``."""
     summaries = reproduction.extra.get("summaries", {})
     lines = (_header(reproduction, settings) + _verdicts(reproduction) + _ratio_sections(summaries)
-             + _utility_sections(reproduction.extra.get("utility", {})) + _figures(reproduction))
+             + _utility_sections(reproduction.extra.get("utility", {}))
+             + trace_lines(reproduction.extra.get("traces", [])) + _figures(reproduction))
     path = reproduction.out / "summary.md"
     write_text(path, "\n".join(lines) + "\n", "--out")
     _write_json(reproduction, settings, summaries)
@@ -68,7 +70,8 @@ def _header(reproduction: Reproduction, settings: Settings) -> list[str]:
         "",
         f"Settings: **{settings.name}**. {reproduction.records} sweep records ({reproduction.computed} computed in "
         f"this run, the rest reused from `results.jsonl`); wall time {reproduction.seconds:.0f} s "
-        f"(sweeps {extra.get('sweep_seconds', 0):.0f} s, LB-BSP {extra.get('lbbsp_seconds', 0):.0f} s).",
+        f"(sweeps {extra.get('sweep_seconds', 0):.0f} s, LB-BSP {extra.get('lbbsp_seconds', 0):.0f} s, "
+        f"traces {extra.get('traces_seconds', 0):.0f} s).",
         "Schedulers: " + ", ".join(SCHEDULERS) + " (`rrh-full-reward`: RRH with the source's full reward, "
         "risk_weight 0.8; `rrh-nonpreemptive`: RRH that never preempts a started job; `rrh`: present value, "
         "preemptive, the reading most favourable to RRH; primaldual/baselines/rrh.py).",
@@ -201,6 +204,10 @@ def _write_json(reproduction, settings: Settings, summaries: dict[str, dict]) ->
         "distributions": {label: s["distributions"] for label, s in summaries.items()},
         "utility": {label: [{"value": v, CLAIMANT: mine, **others} for v, mine, others in rows]
                     for label, rows in extra.get("utility", {}).items()},
+        # per-job lists stay in traces.jsonl
+        "traces": [{**record, "schedulers": {name: {k: v for k, v in row.items() if k not in ("jct", "slowdown")}
+                                             for name, row in record["schedulers"].items()}}
+                   for record in extra.get("traces", [])],
         "figures": [{"path": str(p.relative_to(reproduction.out)), "caption": extra.get("captions", {}).get(str(p), "")}
                     for p in reproduction.figures],
     }
