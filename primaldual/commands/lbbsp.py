@@ -157,8 +157,11 @@ def _replay(args) -> int:
     if output is not None:
         import json
 
+        from primaldual.core.provenance import provenance
+
         output.write_text(json.dumps({"summary": summary, "iteration_times": {
-            m: v.tolist() for m, v in result.iteration_times.items()}}) + "\n", encoding="utf-8")
+            m: v.tolist() for m, v in result.iteration_times.items()}, "provenance": provenance()}) + "\n",
+            encoding="utf-8")
     if args.json:
         print_json(summary)
         return 0
