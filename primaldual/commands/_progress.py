@@ -44,7 +44,9 @@ def activity(description: str, enabled: bool, after: float = ANNOUNCE_AFTER,
     """
     latest = [""]
     if not enabled:
-        yield lambda text: None
+        quiet = lambda text: None  # noqa: E731
+        quiet.finish = lambda: None  # type: ignore[attr-defined]
+        yield quiet
         return
     from tqdm import tqdm
 
@@ -69,16 +71,35 @@ def activity(description: str, enabled: bool, after: float = ANNOUNCE_AFTER,
                 if not stop.is_set():
                     bar[0].set_postfix_str(latest[0], refresh=True)
 
-    thread = threading.Thread(target=draw, daemon=True)
-    thread.start()
-    try:
-        yield lambda text: latest.__setitem__(0, text)
-    finally:
+    def finish() -> None:
         with lock:
             stop.set()
             if bar:
-                bar[0].close()
+                bar[0].close()  # idempotent: wipes the line once
+
+    thread = threading.Thread(target=draw, daemon=True)
+    thread.start()
+    news = lambda text: latest.__setitem__(0, text)  # noqa: E731
+    news.finish = finish  # type: ignore[attr-defined]
+    try:
+        yield news
+    finally:
+        finish()
         thread.join()
+
+
+class _FinishFirst:
+    """``stdout`` that ends the progress line before its first write (the terminal shares the line)."""
+
+    def __init__(self, stream, finish: Callable[[], None]):
+        self._stream, self._finish = stream, finish
+
+    def write(self, text: str) -> int:
+        self._finish()
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def with_activity(description: str, handler: Callable) -> Callable:
@@ -86,8 +107,15 @@ def with_activity(description: str, handler: Callable) -> Callable:
     ``--no-progress``; for commands whose work has no count to show."""
 
     def run(args):
-        with activity(description, progress_enabled(args)):
-            return handler(args)
+        enabled = progress_enabled(args)
+        with activity(description, enabled) as news:
+            if not enabled:
+                return handler(args)
+            stdout, sys.stdout = sys.stdout, _FinishFirst(sys.stdout, news.finish)
+            try:
+                return handler(args)
+            finally:
+                sys.stdout = stdout
 
     return run
 

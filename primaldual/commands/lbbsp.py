@@ -164,9 +164,11 @@ def _replay(args) -> int:
         import json
 
         from primaldual.core.output import write_text
+        from primaldual.core.provenance import provenance
 
         write_text(output, json.dumps({"summary": summary, "iteration_times": {
-            m: v.tolist() for m, v in result.iteration_times.items()}}) + "\n", "--output")
+            m: v.tolist() for m, v in result.iteration_times.items()}, "provenance": provenance()}) + "\n",
+            "--output")
     if args.json:
         print_json(summary)
         return 0

@@ -37,6 +37,7 @@ def test_wheel_installs_models_as_a_subpackage(tmp_path):
     (wheel,) = tmp_path.glob("primaldual-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "primaldual/models/__init__.py" in names
+    assert "primaldual/py.typed" in names  # PEP 561: type checkers read the package's own hints
     assert not [n for n in names if n.startswith("models/")], "a generic top-level 'models' package is installed"
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
@@ -47,3 +48,11 @@ def test_wheel_installs_models_as_a_subpackage(tmp_path):
     )
     assert probe.returncode == 0, probe.stderr
     assert probe.stdout.strip().startswith(str(site))
+
+
+def test_python_dash_m_primaldual_is_the_command_line():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "primaldual", "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("usage: primaldual ") and done.stderr == ""
