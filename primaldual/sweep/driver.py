@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from primaldual.backends.processes import sigterm_held
 from primaldual.core.errors import InputError
 from primaldual.sweep.records import ResultsFile, read_records
 from primaldual.sweep.executors import local_executor
@@ -116,7 +117,11 @@ def sweep(
     finished = False
     try:
         with ResultsFile(path) as results:
-            futures = {executor.submit(task, spec): key for key, spec in pending}
+            # A local pool spawns its workers inside submit(); a SIGTERM between a spawn and the hand-over of
+            # its start-up data would leave a worker that is in no table to stop, reading an empty pipe (an
+            # EOFError traceback, an orphan): the signal waits until the submits are done.
+            with sigterm_held():
+                futures = {executor.submit(task, spec): key for key, spec in pending}
             for future in as_completed(futures):
                 key = futures[future]
                 record = future.result()
