@@ -111,7 +111,8 @@ def sweep(
     new: dict[str, dict] = {}
     own_executor = executor is None and bool(pending)
     if own_executor:
-        executor = local_executor(workers)
+        with sigterm_held():  # its queues' semaphores are registered and given their cleanup in one piece
+            executor = local_executor(workers)
     bar = _progress_bar(len(unique), skipped, progress, f"sweep -> {path.name}")
     futures = {}
     finished = False
