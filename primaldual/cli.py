@@ -146,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        if _is_the_command():
+            from primaldual.backends.processes import reap_resource_tracker
+
+            reap_resource_tracker()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -99,3 +99,36 @@ def terminate_like_interrupt():
     if threading.current_thread() is threading.main_thread():
         return signal.signal(signal.SIGTERM, handler)
     return None
+
+
+def reap_resource_tracker(wait: float = 2.0) -> None:
+    """End multiprocessing's resource tracker with this process and reap it, so it is not left behind.
+
+    The tracker is a helper process Python starts with the first spawned pool; it exits when the process that
+    started it closes its pipe, which normally happens only as that process dies, so the tracker outlives it
+    as an orphan (a zombie under an init that does not reap). Called as a command ends: first the finalizers
+    interpreter exit would run anyway (they unlink this process's semaphores and tell the tracker, so it has
+    no "leaked semaphore" to warn about), then the pipe is closed and the tracker waited for, at most ``wait``
+    seconds. Only for the command's own process: a library caller's pools stay usable.
+    """
+    import time
+
+    tracker_module = sys.modules.get("multiprocessing.resource_tracker")
+    tracker = getattr(tracker_module, "_resource_tracker", None)
+    pid, fd = getattr(tracker, "_pid", None), getattr(tracker, "_fd", None)
+    if pid is None or fd is None:
+        return
+    from multiprocessing import util
+
+    util._run_finalizers(0)
+    with contextlib.suppress(OSError):
+        os.close(fd)
+    tracker._fd = None
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                time.sleep(0.02)
+                continue
+        tracker._pid = None
+        return

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from primaldual.backends.processes import sigterm_held
 from primaldual.core.errors import InputError
 from primaldual.core.provenance import KEY as PROVENANCE, command_line, provenance
 from primaldual.sweep.records import ResultsFile, read_records
@@ -63,19 +64,15 @@ def _stop_workers(executor) -> None:
     if terminate is not None:
         terminate()
         return
-    # The pool's manager thread fails every pending task when it sees its workers gone; a task the caller has
-    # cancelled cannot take an exception, and Python < 3.14 prints that InvalidStateError's traceback from the
-    # thread. Cancelled tasks are nobody's business any more: take them out of its table first.
-    pending = getattr(executor, "_pending_work_items", None) or {}
-    for work_id, item in list(pending.items()):
-        if item.future.cancelled():
-            pending.pop(work_id, None)
     processes = list((getattr(executor, "_processes", None) or {}).values())
+    # The pool's own thread cancels the tasks that have not started (shutdown), and fails the running ones
+    # when it sees their workers gone. Tasks cancelled from outside instead could not take that failure, and
+    # Python < 3.14 prints the InvalidStateError from its thread: so the caller cancels nothing of its own.
+    executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.terminate()
     for process in processes:
         process.join(timeout=5.0)  # gone before the command exits, not left to their watchdogs
-    executor.shutdown(wait=False, cancel_futures=True)
 
 
 def sweep(
@@ -111,13 +108,18 @@ def sweep(
     new: dict[str, dict] = {}
     own_executor = executor is None and bool(pending)
     if own_executor:
-        executor = local_executor(workers)
+        with sigterm_held():  # its queues' semaphores are registered and given their cleanup in one piece
+            executor = local_executor(workers)
     bar = _progress_bar(len(unique), skipped, progress, f"sweep -> {path.name}")
     futures = {}
     finished = False
     try:
         with ResultsFile(path) as results:
-            futures = {executor.submit(task, spec): key for key, spec in pending}
+            # A local pool spawns its workers inside submit(); a SIGTERM between a spawn and the hand-over of
+            # its start-up data would leave a worker that is in no table to stop, reading an empty pipe (an
+            # EOFError traceback, an orphan): the signal waits until the submits are done.
+            with sigterm_held():
+                futures = {executor.submit(task, spec): key for key, spec in pending}
             for future in as_completed(futures):
                 key = futures[future]
                 record = future.result()
@@ -134,8 +136,9 @@ def sweep(
                     on_record(record)
         finished = True
     finally:
-        for future in futures:
-            future.cancel()
+        if not own_executor:  # a pool of the caller's: its tasks of this sweep are cancelled (ours: see above)
+            for future in futures:
+                future.cancel()
         if not finished:
             bar.leave = False  # interrupted: the bar is cleared, so the command's own message is the one line
         bar.close()

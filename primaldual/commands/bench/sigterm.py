@@ -67,8 +67,8 @@ def _descendants(root: int) -> set[int]:
             fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if fields[0] != "Z":
-            parents[int(entry)], sessions[int(entry)] = int(fields[1]), int(fields[3])
+        # Zombies count: an orphan nobody reaps (an init that does not) is a process left behind too.
+        parents[int(entry)], sessions[int(entry)] = int(fields[1]), int(fields[3])
     found = {pid for pid, session in sessions.items() if session == root and pid != root}
     for pid in parents:
         chain = pid
