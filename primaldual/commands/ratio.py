@@ -127,8 +127,10 @@ def run(args) -> int:
     result = run_sweep(specs, out, args)
     summary = summarize(result.records)
     if args.json:
-        print_json({"out": str(out), "config": str(config), "computed": result.computed, "skipped": result.skipped,
-                    **summary})
+        from primaldual.core.jsonable import jsonable  # an infinite worst (ALG = 0 < OPT) becomes null
+
+        print_json(jsonable({"out": str(out), "config": str(config), "computed": result.computed,
+                             "skipped": result.skipped, **summary}))
     else:
         print(f"{out}: {result.computed} computed, {result.skipped} already there; settings in {config}")
         print(format_summary(summary))

@@ -78,7 +78,8 @@ def summarize(records: Iterable[Record | Mapping]) -> dict[str, Any]:
     """Per scheduler: how many instances, OPT/ALG mean, median and worst, and the certified intervals.
 
     Means run over instances where ALG > 0 or OPT = 0 (the ratio is finite); ``unbounded`` counts the others
-    (ALG = 0 < OPT), which make ``worst`` (and both ends of ``worst_interval``) infinite.
+    (ALG = 0 < OPT), which make ``worst`` (and both ends of ``worst_interval``) infinite (``null`` in JSON, with
+    ``unbounded`` > 0 saying why).
     ``mean_interval``/``worst_interval`` bracket the mean and worst ratio with the OPT intervals, so they hold
     even where the solver stopped at its time limit. ``certificate_mean``/``certificate_worst`` summarise what a
     scheduler's own certificate proves about its ratio (for schedulers that offer upper bounds).

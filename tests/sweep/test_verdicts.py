@@ -95,3 +95,26 @@ def test_the_t_quantile_beyond_the_table_continues_it():
 
     assert t_quantile(31) == 2.042272 and t_quantile(32) == pytest.approx(2.039513, abs=1e-6)
     assert t_quantile(101) == pytest.approx(1.983972, abs=1e-6) and t_quantile(10**6) == pytest.approx(1.959964, abs=1e-5)
+
+
+def test_an_infinite_worst_prints_as_json(tmp_path, capsys, monkeypatch):
+    # A sweep where a scheduler earns nothing on some instance: worst is inf, printed as null beside the count.
+    import json
+
+    from primaldual.commands import ratio
+    from primaldual.sweep.summary import summarize
+
+    record = {"opt": {"status": "optimal"}, "schedulers": {"fifo": {"utility": 0.0}},
+              "ratios": {"fifo": {"point": None, "lower": None, "upper": None}}}
+
+    class Result:
+        records, computed, skipped = [record], 1, 0
+
+    monkeypatch.setattr(ratio, "run_sweep", lambda specs, out, args: Result())
+    assert summarize([record])["schedulers"]["fifo"]["worst"] == math.inf
+    from primaldual.cli import main
+
+    assert main(["ratio", "--preset", "tiny", "--instances", "1", "--no-opt", "--out", str(tmp_path / "r.jsonl"),
+                 "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["schedulers"]["fifo"]
+    assert row["worst"] is None and row["unbounded"] == 1
