@@ -51,6 +51,7 @@ import json, resource, sys, time
 from primaldual.core.files import load_instance
 from primaldual.core.verify import verify
 from primaldual.simulation.simulator import simulate
+import primaldual.reproduce.readings  # registers rrh-full-reward and rrh-nonpreemptive, as the command line does
 instance = load_instance(sys.argv[1])
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 began = time.perf_counter()
