@@ -30,8 +30,10 @@ MAX_JOBS = 100_000
 MAX_NAME_LENGTH = 1_000
 #: slots x (worker + PS servers) x resources: each per-slot load or price array (80 MB of float64 at most).
 MAX_SLOT_CELLS = 10**7
-#: jobs x slots x (worker + PS servers): the counts of a schedule that admits every job.
-MAX_SCHEDULE_CELLS = 10**9
+#: jobs x slots x (worker + PS servers): once the dense counts of a schedule that admits every job (1e9);
+#: schedules keep each job's window now (core/schedule.py), so this bounds the loops that still visit every job in
+#: every slot. 1e10 admits a whole seed of the Philly trace (15,255 jobs x 3,005 slots x 126 servers = 5.8e9).
+MAX_SCHEDULE_CELLS = 10**10
 #: (slots from arrival to horizon) x work units, and work units x most workers: OASiS's tables per job.
 MAX_WORK_CELLS = 10**8
 

@@ -40,7 +40,7 @@ def _instance():
                          ps_capacity=((0.0, 2.0), (0.0, 3.0)))
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(dense_counts())
 def test_a_window_holds_the_dense_counts_and_no_more(counts):
     y, z = counts
@@ -55,7 +55,7 @@ def test_a_window_holds_the_dense_counts_and_no_more(counts):
     assert np.array_equal(sparse.workers_per_slot, y.sum(axis=1))
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.lists(dense_counts(), min_size=1, max_size=4))
 def test_a_sparse_schedule_round_trips_through_the_file_format(per_job):
     instance = _instance()
@@ -68,7 +68,7 @@ def test_a_sparse_schedule_round_trips_through_the_file_format(per_job):
         assert again[i].window_workers.shape[0] <= HORIZON
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(st.lists(dense_counts(), min_size=1, max_size=4))
 def test_the_verifier_and_the_metrics_answer_alike_on_sparse_and_dense(per_job):
     instance = _instance()

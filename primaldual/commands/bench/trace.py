@@ -51,6 +51,7 @@ import json, resource, sys, time
 from primaldual.core.files import load_instance
 from primaldual.core.verify import verify
 from primaldual.simulation.simulator import simulate
+import primaldual.reproduce.readings  # registers rrh-full-reward and rrh-nonpreemptive, as the command line does
 instance = load_instance(sys.argv[1])
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 began = time.perf_counter()
@@ -70,6 +71,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--growth-vc", default=GROWTH_VC, help=f"VC of the growth table (default {GROWTH_VC})")
     parser.add_argument("--schedulers", default=",".join(DEFAULT_SCHEDULERS),
                         help="comma-separated schedulers (default every registered one but dorm)")
+    parser.add_argument("--growth-schedulers", metavar="LIST",
+                        help="comma-separated schedulers of the growth table (default: --schedulers)")
     parser.add_argument("--cluster", action="store_true",
                         help=f"also the whole cluster: all 15 VCs of the seed merged, {CLUSTER_GPUS} GPUs")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per child run (default 900)")
@@ -93,6 +96,8 @@ def _measure(instance, scheduler: str, folder: Path, timeout: float) -> dict:
     if done.returncode != 0:
         return {"scheduler": scheduler, "error": (done.stderr.strip().splitlines() or ["failed"])[-1]}
     row = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"bench trace: {instance.n_jobs} jobs x {instance.horizon} slots, {scheduler}: {row['seconds']:.1f} s, "
+          f"{row['rss_kib'] / 1024:.0f} MiB", file=sys.stderr, flush=True)  # progress of a long run
     return {"scheduler": scheduler, "seconds": row["seconds"], "peak_mib": row["rss_kib"] / 1024,
             "run_mib": (row["rss_kib"] - row["rss_base_kib"]) / 1024, "utility": row["utility"],
             "feasible": row["feasible"], "completed": row["completed"]}
@@ -153,7 +158,8 @@ def run(args) -> int:
     from primaldual.traces import TraceOptions, import_trace, packaged_vcs
 
     schedulers = [s for s in args.schedulers.split(",") if s]
-    unknown = [s for s in schedulers if s not in available_schedulers()]
+    growing = [s for s in (args.growth_schedulers or args.schedulers).split(",") if s]
+    unknown = [s for s in schedulers + growing if s not in available_schedulers()]
     vcs = [v for v in args.vcs.split(",") if v]
     missing = [v for v in vcs + [args.growth_vc] if v not in packaged_vcs(args.seed)]
     if unknown or missing or "rrh" not in schedulers or not args.timeout > 0:
@@ -173,7 +179,7 @@ def run(args) -> int:
             rows = _against_rrh([_measure(instance, s, Path(folder), args.timeout) for s in schedulers])
             result["whole"].append({"instance": _describe(f"philly:{args.seed}/* merged", instance), "rows": rows})
         for dimension, sized in _growth_instances(f"philly:{args.seed}/{growth_vc}", options).items():
-            runs = {s: [_measure(i, s, Path(folder), args.timeout) for _, i in sized] for s in schedulers}
+            runs = {s: [_measure(i, s, Path(folder), args.timeout) for _, i in sized] for s in growing}
             sizes = [size for size, _ in sized]
             result["growth"][dimension] = {"sizes": sizes, "exponents": {
                 s: {"seconds": _slope(sizes, [r.get("seconds") for r in rows]),

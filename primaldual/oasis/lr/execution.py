@@ -179,8 +179,9 @@ def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int,
               free: FreeCapacity, out: dict[int, Allocation], stable: bool) -> dict[int, Allocation]:
     """The stable or the fresh plan (module docstring): ``order``'s jobs grown one after another into ``free``
     (taken from it), added to ``out`` (the blocks) and returned."""
+    no_room: set[tuple] = set()  # demand profiles with not one worker's room left (free only shrinks here)
     for i in order:
-        _grow(restart_cost, tables, state, slot, i, free, out, stable)
+        _grow(restart_cost, tables, state, slot, i, free, out, stable, no_room)
     return out
 
 
@@ -191,7 +192,7 @@ def _most(restart_cost: float, tables: JobTables, state: LrState, i: int, restar
 
 
 def _grow(restart_cost: float, tables: JobTables, state: LrState, slot: int, i: int, free: FreeCapacity,
-          out: dict[int, Allocation], stable: bool) -> None:
+          out: dict[int, Allocation], stable: bool, no_room: set[tuple]) -> None:
     job = tables.instance.jobs[i]
     most = _most(restart_cost, tables, state, i, restart=restart_cost > 0)
     if most < 1:
@@ -219,9 +220,15 @@ def _grow(restart_cost: float, tables: JobTables, state: LrState, slot: int, i: 
             free.take(job, allocation)
             out[i] = allocation
             return
+    # place_most finds nothing iff one worker with its Z(1) PSs does not fit, which only the job's demand
+    # profile decides (placement.demand_profiles): a profile that found nothing in this plan is not searched again.
+    if tables.profiles[i] in no_room:
+        return
     allocation = place_most(free, job, most, tables.ps_needed[i])
     if allocation is not None:
         out[i] = allocation
+    else:
+        no_room.add(tables.profiles[i])
 
 
 def place_most(free: FreeCapacity, job, limit: int, needed: list[int]) -> Allocation | None:

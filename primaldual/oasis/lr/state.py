@@ -22,7 +22,7 @@ from primaldual.oasis.learned_floor import PriceFloor, zero_floor
 from primaldual.oasis.ledger import WORK_EPSILON, Ledger, PriceCache
 from primaldual.oasis.lr.settings import Policy
 from primaldual.core.standalone import standalone_utilities
-from primaldual.simulation.placement import dominant_share_unit, widest
+from primaldual.simulation.placement import demand_profiles, dominant_share_unit, widest
 from primaldual.simulation.scheduler import Allocation
 
 
@@ -42,6 +42,8 @@ class JobTables:
     unit: np.ndarray
     #: Per job, ``Z(D)`` for ``D = 0..N_i`` (eq. (6)): read many times per slot, computed once.
     ps_needed: tuple[list[int], ...]
+    #: Per job, what decides whether one of its workers fits (:func:`primaldual.simulation.placement.demand_profiles`).
+    profiles: tuple[tuple, ...] = ()
 
     @classmethod
     def of(cls, instance: Instance, constants: PriceConstants) -> "JobTables":
@@ -52,7 +54,8 @@ class JobTables:
                    chunks=np.array([job.chunks for job in instance.jobs], dtype=np.int64),
                    unit=np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs]),
                    ps_needed=tuple(job.min_parameter_servers(np.arange(job.chunks + 1)).tolist()
-                                   for job in instance.jobs))
+                                   for job in instance.jobs),
+                   profiles=tuple(demand_profiles(instance)))
 
 
 @dataclass
