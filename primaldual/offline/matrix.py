@@ -251,14 +251,15 @@ def _capacity_rows(model: _Triplets, instance: Instance, x: dict, fit: np.ndarra
 
 def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, threads, start=None,
                        on_incumbent=None, with_duals: bool = False, trace: list | None = None,
-                       trace_origin: float = 0.0) -> tuple:
+                       trace_origin: float = 0.0, highs_options: dict | None = None) -> tuple:
     """Solve with highspy; return (:class:`~primaldual.backends.solvers.SolveOutcome`, column values or None), and
     with ``with_duals`` the row duals of a relaxation solved to optimality (None otherwise) third.
 
     ``start`` (column values, :func:`start_vector`) is handed to HiGHS as a MIP start with ``setSolution``.
     ``on_incumbent(values, objective, bound)``, if given, is called with each improving MIP solution.
     ``trace``, if given, receives ``(time.time() - trace_origin, incumbent, bound)`` each time HiGHS's incumbent
-    or bound changes (:func:`primaldual.offline.trace.record_progress`)."""
+    or bound changes (:func:`primaldual.offline.trace.record_progress`); ``highs_options`` are further HiGHS
+    options by name (for measurements)."""
     from primaldual.backends.highs import quiet_highs
 
     highs = quiet_highs()
@@ -276,6 +277,8 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
     for option, value in (("time_limit", time_limit), ("mip_rel_gap", mip_gap), ("threads", threads)):
         if value is not None:
             highs.setOptionValue(option, int(value) if option == "threads" else float(value))
+    for option, value in (highs_options or {}).items():
+        highs.setOptionValue(option, value)
     if start is not None and not relax:
         solution = highspy.HighsSolution()
         solution.col_value = np.asarray(start, dtype=float).tolist()

@@ -8,7 +8,7 @@ import pyomo.environ as pyo
 import pytest
 from offline_helpers import make_instance, make_job, require_solver
 
-import primaldual.offline.solve as offline
+import primaldual.offline.pyomo_ilp as pyomo_ilp
 from primaldual.core.generate import generate
 from primaldual.models.offline import build_offline_model, schedulable_jobs
 from primaldual.offline.result import OPTIMALITY_TOLERANCE
@@ -104,7 +104,7 @@ def test_a_time_limited_incumbent_is_never_called_optimal(small, monkeypatch):
         # The solver finds the optimum and even a matching bound, but says it stopped at its time limit.
         return dataclasses.replace(solve_model(*args, **kwargs), status="time_limit", termination="maxTimeLimit")
 
-    monkeypatch.setattr(offline, "solve_model", stopped_at_the_limit)
+    monkeypatch.setattr(pyomo_ilp, "solve_model", stopped_at_the_limit)
     result = solve_offline(instance)
     assert result.status == "feasible"
     assert result.objective == pytest.approx(exact.objective)
@@ -129,7 +129,7 @@ def test_a_solver_bound_below_a_verified_schedule_is_discarded(small, monkeypatc
         outcome = solve_model(*args, **kwargs)
         return dataclasses.replace(outcome, bound=outcome.objective / 2)
 
-    monkeypatch.setattr(offline, "solve_model", wrong_bound)
+    monkeypatch.setattr(pyomo_ilp, "solve_model", wrong_bound)
     result = solve_offline(instance)
     assert result.status == "feasible"
     assert result.bound == pytest.approx(trivial_bound(instance))
@@ -181,7 +181,7 @@ def test_mip_start_is_never_worsened(small, monkeypatch):
         outcome = solve_model(*args, **kwargs)
         return dataclasses.replace(outcome, has_solution=False, objective=None, status="time_limit", bound=None)
 
-    monkeypatch.setattr(offline, "solve_model", nothing)
+    monkeypatch.setattr(pyomo_ilp, "solve_model", nothing)
     result = solve_offline(instance, start=start)
     assert result.incumbent_source == "start" and result.status == "feasible"
     assert result.objective == pytest.approx(start_utility)
@@ -191,7 +191,7 @@ def test_mip_start_is_never_worsened(small, monkeypatch):
     monkeypatch.undo()
 
     # The solver returns something worse than the start (here: an empty schedule).
-    monkeypatch.setattr(offline, "_extract", lambda model, instance: {})
+    monkeypatch.setattr(pyomo_ilp, "_extract", lambda model, instance: {})
     worse = solve_offline(instance, start=start)
     assert worse.incumbent_source == "start" and worse.objective == pytest.approx(start_utility)
     assert "worse than the start" in worse.message
@@ -214,7 +214,7 @@ def test_the_start_reaches_the_backend(roomy, solver):
     require_solver(solver)
     instance, exact = roomy
     model = build_offline_model(instance)
-    offline._seed(model, instance, exact.schedule)
+    pyomo_ilp._seed(model, instance, exact.schedule)
     # At a 99% gap the backend may stop at its first incumbent; seeded with the optimum, that is the optimum.
     outcome = solve_model(model, solver=solver, mip_gap=0.99, warmstart=True)
     assert outcome.warmstart_used
@@ -224,7 +224,7 @@ def test_the_start_reaches_the_backend(roomy, solver):
 def test_seeding_sets_a_feasible_point_of_the_model(small):
     instance, exact = small
     model = build_offline_model(instance)
-    offline._seed(model, instance, exact.schedule)
+    pyomo_ilp._seed(model, instance, exact.schedule)
     for constraint in model.component_data_objects(pyo.Constraint, active=True):
         body = pyo.value(constraint.body)
         assert constraint.lower is None or body >= pyo.value(constraint.lower) - 1e-9, constraint.name

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+import primaldual.offline.pyomo_ilp as pyomo_ilp
 import primaldual.offline.solve as offline
 from offline_helpers import run
 from primaldual.core.files import load_instance, load_schedule, save_instance, save_schedule
@@ -113,7 +114,7 @@ def test_solver_finding_nothing_exits_1(capsys, tmp_path, instance_file, monkeyp
 
 
 def test_write_mps_exports_without_solving(capsys, tmp_path, instance_file, monkeypatch):
-    monkeypatch.setattr(offline, "solve_model", lambda *a, **k: pytest.fail("--write-mps must not solve"))
+    monkeypatch.setattr(pyomo_ilp, "solve_model", lambda *a, **k: pytest.fail("--write-mps must not solve"))
     for name in ("model.mps", "model.lp"):
         path = tmp_path / name
         code, out, _ = run(capsys, "solve", instance_file, "--write-mps", path, "--json")

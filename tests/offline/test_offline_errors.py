@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from offline_helpers import make_instance, make_job
 
-import primaldual.offline.solve as offline
+import primaldual.offline.pyomo_ilp as pyomo_ilp
 from primaldual.core.errors import InputError
 from primaldual.core.generate import generate
 from primaldual.offline.solve import solve_offline
@@ -62,7 +62,7 @@ def test_bad_arguments_name_the_field(tiny, kwargs, field):
 
 
 def test_empty_instance_is_optimal_with_zero_and_calls_no_solver(monkeypatch):
-    monkeypatch.setattr(offline, "solve_model", no_solver)
+    monkeypatch.setattr(pyomo_ilp, "solve_model", no_solver)
     empty = make_instance([], horizon=3, worker_capacity=[[1.0]], ps_capacity=[[1.0]])
     result = solve_offline(empty)
     assert (result.status, result.objective, result.bound, result.gap) == ("optimal", 0.0, 0.0, 0.0)
@@ -74,7 +74,7 @@ def test_empty_instance_is_optimal_with_zero_and_calls_no_solver(monkeypatch):
 
 
 def test_instance_where_no_job_can_finish(monkeypatch):
-    monkeypatch.setattr(offline, "solve_model", no_solver)
+    monkeypatch.setattr(pyomo_ilp, "solve_model", no_solver)
     # Work 3 with one worker per slot, 2 slots; a second job fits on no server.
     hopeless = make_instance([make_job(work=3), make_job(work=1, worker_demand=(9.0,))], horizon=2,
                              worker_capacity=[[1.0]], ps_capacity=[[1.0]])
@@ -104,7 +104,7 @@ def test_solver_reported_infeasibility_is_a_status(tiny, monkeypatch):
         outcome = solve_model(*args, **kwargs)
         return dataclasses.replace(outcome, status="infeasible", has_solution=False, objective=None, bound=None)
 
-    monkeypatch.setattr(offline, "solve_model", infeasible)
+    monkeypatch.setattr(pyomo_ilp, "solve_model", infeasible)
     result = solve_offline(tiny)
     assert result.status == "infeasible" and result.objective is None and result.schedule is None
     assert not result.success
@@ -116,13 +116,13 @@ def test_solver_error_is_a_status_not_a_crash(tiny, monkeypatch):
         return dataclasses.replace(outcome, status="error", has_solution=False, objective=None, bound=None,
                                    message="RuntimeError: the executable died")
 
-    monkeypatch.setattr(offline, "solve_model", crashed)
+    monkeypatch.setattr(pyomo_ilp, "solve_model", crashed)
     result = solve_offline(tiny)
     assert result.status == "error" and "executable died" in result.message
 
 
 def test_an_answer_that_fails_verification_is_discarded(tiny, monkeypatch):
-    real = offline._extract
+    real = pyomo_ilp._extract
 
     def corrupt(model, instance):
         out = real(model, instance)
@@ -130,7 +130,7 @@ def test_an_answer_that_fails_verification_is_discarded(tiny, monkeypatch):
             workers[:] = 0  # admitted jobs without workers violate eq. (2)
         return out
 
-    monkeypatch.setattr(offline, "_extract", corrupt)
+    monkeypatch.setattr(pyomo_ilp, "_extract", corrupt)
     result = solve_offline(tiny)
     assert result.status == "error" and result.schedule is None
     assert "failed verification" in result.message and "eq. (2)" in result.message

@@ -11,6 +11,10 @@ Per row too: the build seconds of the Pyomo model and of the direct matrix path 
 in this process, and their ratio; and column generation with price-and-branch (``--method cg``) within the same
 budget: its certified bound, its schedule's utility, its gap and its bound over the strong LP relaxation. The
 ``paper`` size runs only when named with ``--sizes`` (its ILP does not finish; column generation does).
+
+``--against-raw`` instead compares, per instance and in the same run, the package's solve with plain highspy on
+the model ``solve --write-mps`` exports (:mod:`primaldual.commands.bench._offline_raw`): the seconds each takes
+to reach each gap, and the gap each has at fractions of the budget.
 """
 
 from __future__ import annotations
