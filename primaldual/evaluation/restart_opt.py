@@ -84,12 +84,13 @@ class RestartOpt:
 def exact_restart_opt(instance: Instance, restart_cost: float, *, solver: str = "highs",
                       time_limit: float | None = 60.0, threads: int | None = 1,
                       start: Schedule | None = None, start_utility: float = 0.0, start_source: str = "",
-                      relaxation_high: float | None = None) -> RestartOpt:
+                      relaxation_high: float | None = None, known_bound: float | None = None) -> RestartOpt:
     """OPT at ``restart_cost`` (module docstring). ``start`` is the best online schedule (it completes under
     ``restart_cost``, ``start_utility`` is the simulator's utility of it, ``start_source`` its name);
-    ``relaxation_high`` an upper bound known already (the start-cost relaxation's)."""
+    ``relaxation_high`` an upper bound known already (the start-cost relaxation's); ``known_bound`` one that
+    also caps the model's objective (:func:`primaldual.offline.restart.solve_restart_offline`)."""
     solve = solve_restart_offline(instance, restart_cost, solver=solver, time_limit=time_limit, threads=threads,
-                                  start=start)
+                                  start=start, known_bound=known_bound)
     low, source, schedule, notes = float(start_utility), start_source, start, []
     if solve.schedule is not None:
         utility, replayed = replay_utility(instance, solve.schedule, restart_cost)

@@ -104,13 +104,20 @@ def _schedule(model, instance: Instance, restart_cost: float, status: str) -> Sc
 
 def solve_restart_offline(instance: Instance, restart_cost: float, *, solver: str = "highs",
                           time_limit: float | None = None, mip_gap: float | None = 1e-7, threads: int | None = 1,
-                          start: Schedule | None = None) -> RestartSolve:
+                          start: Schedule | None = None, known_bound: float | None = None) -> RestartSolve:
     """Solve the restart model of ``instance`` at ``restart_cost`` (module docstring). ``start``, if given, is
-    a schedule that completes under ``restart_cost`` (an online scheduler's), handed in as a MIP start."""
+    a schedule that completes under ``restart_cost`` (an online scheduler's), handed in as a MIP start.
+    ``known_bound``, if given, is an upper bound on the optimum proven elsewhere (the start-cost relaxation's,
+    Lemma R); it caps the objective (a valid row: the model's floored objective is at most the utility of its
+    schedule, which is at most OPT), so a start that meets it is proven optimal at the root."""
     restart_cost = check_restart_cost(restart_cost)
     check_solver(solver)
     started = time.perf_counter()
     model = build_restart_model(instance, restart_cost)
+    if known_bound is not None:
+        # A hair of slack: a bound computed in floating point may sit 1e-9 under the optimum it bounds.
+        model.known_bound = pyo.Constraint(expr=model.total_utility <= float(known_bound) * (1 + 1e-9) + 1e-9,
+                                           doc="an upper bound on OPT proven elsewhere")
     build_seconds = time.perf_counter() - started
     if start is not None:
         seed_restart_model(model, instance, start)
