@@ -171,6 +171,10 @@ def _options(name: str, time_limit: float | None, mip_gap: float | None, threads
         for key, value in zip(keys, (time_limit, mip_gap, threads)):
             if value is not None:
                 options[key] = value
+        if name == "scip":
+            from primaldual.backends.scip import SAFE_PARAMETERS
+
+            options.update(SAFE_PARAMETERS)
     return options
 
 
