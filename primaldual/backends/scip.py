@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from primaldual.backends.solvers import SCIP_SAFE_PARAMETERS as SAFE_PARAMETERS
 from primaldual.backends.solvers import SolveOutcome, solver_version
 
 #: SCIP statuses read as the package's :data:`primaldual.backends.solvers.STATUSES`.
@@ -86,11 +87,6 @@ def build_scip(model, relax: bool):
     return scip, variables
 
 
-#: SCIP parameters set on every solve. Dual sparsification (a presolver that adds multiples of one column to
-#: another) returned optima with fractional binaries here (completion indicators of 1/3 and 2/3 on a 5-job
-#: ``small`` instance, seed 1000, SCIP 10.0 from pyscipopt 6.3), a schedule worth less than the objective
-#: claimed; with it off the same solve is integral and equal to HiGHS's optimum.
-SAFE_PARAMETERS = {"presolving/dualsparsify/maxrounds": 0}
 
 
 def _options(scip, time_limit, mip_gap, threads) -> None:
@@ -163,4 +159,4 @@ def solve_arrays_scip(model, *, relax: bool, time_limit, mip_gap, threads, start
     return outcome, values
 
 
-__all__ = ["SAFE_PARAMETERS", "build_scip", "scip_available", "solve_arrays_scip"]
+__all__ = ["build_scip", "scip_available", "solve_arrays_scip"]
