@@ -24,10 +24,11 @@ standalone bound and OPT/ALG are computed on the instance with one more worker-s
 schedulers' own bounds, such as OASiS's ``D``, still bound). The solver's incumbent is then not a lower bound
 (its restarts are not counted) and the relaxation's optimum is not OPT itself, so ``low`` comes from the online
 schedules only. Where the per-server model is small enough (:func:`primaldual.evaluation.restart_opt.within_reach`)
-the exact model of the restart rule (:mod:`primaldual.models.restart`) is solved first, from the best online
-schedule, and its schedule replayed through the simulator; when the solver proves it, OPT is that point
-(``proven``, ``low == high``, candidates ``restart_solver``) and the relaxation is not solved; otherwise its
-ends join the relaxation's interval.
+the exact model of the restart rule (:mod:`primaldual.models.restart`) is solved after the relaxation, from the
+better of the best online schedule and the relaxation's schedule replayed at the restart cost, its objective
+capped by the relaxation's bound, and its schedule replayed through the simulator; when it is proven, OPT is
+that point (``proven``, ``low == high``, candidates ``restart_solver``); otherwise its ends join the
+relaxation's interval.
 """
 
 from __future__ import annotations

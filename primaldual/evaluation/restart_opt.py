@@ -9,7 +9,7 @@ the replay earns is the verified lower bound ``low``; the solver's bound is ``hi
 ``proven`` when the solver proved optimality and the replay earns the model's objective (so ``low`` meets
 ``high`` within :data:`OPTIMALITY_TOLERANCE`): the optimum with restart costs, checked by the simulator itself, not
 only by the model that found it. When the solver stops at its time limit, another proven bound that meets the
-replayed utility (the start-cost relaxation's optimum, solved next by the pipeline) proves it as well
+replayed utility (the start-cost relaxation's optimum, which the pipeline solves first) proves it as well
 (:func:`restart_interval`).
 
 Why the replay can only earn more than the model says (so a replay below it is a bug, reported as such): a
