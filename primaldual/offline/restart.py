@@ -11,8 +11,9 @@ What it does not do: say what the schedule earns. The model's objective is what 
 charges, but only the simulator is the reference; this layer may not run it, so the evaluation layer replays
 the schedule (:mod:`primaldual.evaluation.restart_opt`) and only then calls the interval proven.
 
-Cost: the base ILP plus one binary per job and slot; HiGHS solves 10-job ``small`` instances at ``F = 0.1``
-in seconds to a minute (``docs/measurements.md``, Exact OPT with restart costs).
+Cost: the base ILP plus one binary per job and slot and two rows per placement variable; on 10-job ``small``
+instances at ``F = 0.1`` HiGHS proves some in seconds and leaves others at a 60 s limit on a loaded machine
+(``docs/measurements.md``, Exact OPT with restart costs).
 """
 
 from __future__ import annotations
