@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from primaldual.backends.solvers import SCIP_SAFE_PARAMETERS as SAFE_PARAMETERS
 from primaldual.backends.solvers import SolveOutcome, solver_version
 
 #: SCIP statuses read as the package's :data:`primaldual.backends.solvers.STATUSES`.
@@ -86,7 +87,11 @@ def build_scip(model, relax: bool):
     return scip, variables
 
 
+
+
 def _options(scip, time_limit, mip_gap, threads) -> None:
+    for key, value in SAFE_PARAMETERS.items():
+        scip.setParam(key, value)
     if time_limit is not None:
         scip.setParam("limits/time", max(float(time_limit), 0.01))
     if mip_gap is not None:

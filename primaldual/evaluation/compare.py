@@ -63,7 +63,7 @@ def _row(evaluation: Evaluation, name: str) -> dict:
 
 def _opt_summary(evaluation: Evaluation) -> dict | None:
     out = None if evaluation.offline_entry is None else dict(evaluation.offline_entry)
-    if out is not None and evaluation.offline is not None:
+    if out is not None and evaluation.offline is not None and out.get("model") != "restart":
         out.update(build_seconds=evaluation.offline.build_seconds, solve_seconds=evaluation.offline.solve_seconds,
                    message=evaluation.offline.message)
     elif out is not None:  # the exact restart solve, proven (primaldual.evaluation.restart_opt)

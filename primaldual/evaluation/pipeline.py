@@ -24,10 +24,11 @@ standalone bound and OPT/ALG are computed on the instance with one more worker-s
 schedulers' own bounds, such as OASiS's ``D``, still bound). The solver's incumbent is then not a lower bound
 (its restarts are not counted) and the relaxation's optimum is not OPT itself, so ``low`` comes from the online
 schedules only. Where the per-server model is small enough (:func:`primaldual.evaluation.restart_opt.within_reach`)
-the exact model of the restart rule (:mod:`primaldual.models.restart`) is solved first, from the best online
-schedule, and its schedule replayed through the simulator; when the solver proves it, OPT is that point
-(``proven``, ``low == high``, candidates ``restart_solver``) and the relaxation is not solved; otherwise its
-ends join the relaxation's interval.
+the exact model of the restart rule (:mod:`primaldual.models.restart`) is solved after the relaxation, from the
+better of the best online schedule and the relaxation's schedule replayed at the restart cost, its objective
+capped by the relaxation's bound, and its schedule replayed through the simulator; when it is proven, OPT is
+that point (``proven``, ``low == high``, candidates ``restart_solver``); otherwise its ends join the
+relaxation's interval.
 """
 
 from __future__ import annotations
@@ -208,8 +209,7 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     bound_instance, warning = relaxation_or_instance(instance, restart_cost)
     extra_warnings = [warning] if warning else []
     offline = offline_verification = start_name = None
-    restart = _exact_restart(instance, solve, restart_cost, best, step, seconds)
-    if solve is not None and not (restart is not None and restart.proven):
+    if solve is not None:
         from primaldual.evaluation.seeds import solve_seeds
         from primaldual.offline.options import OnlineSeed
         from primaldual.offline.solve import solve_offline  # without an OPT solve no model code is loaded
@@ -235,6 +235,7 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
         seconds["opt"] = time.perf_counter() - clock
         if offline.schedule is not None:
             offline_verification = verify(bound_instance, offline.schedule)
+    restart = _exact_restart(instance, solve, restart_cost, best, step, seconds, offline)
     interval, warnings = opt_interval(
         bound_instance, outcomes.values(), offline, offline_verification, count_incumbent=not restart_cost)
     if restart is not None:
@@ -260,22 +261,31 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
 
 
 def _exact_restart(instance, solve: SolveOptions | None, restart_cost: float, best, step: Step,
-                   seconds: dict) -> "RestartOpt | None":
-    """The exact OPT with restart costs (:mod:`primaldual.evaluation.restart_opt`) where it is within reach,
-    started from the best online schedule; None at restart cost 0, without a solve, or out of reach."""
+                   seconds: dict, relaxed: "OfflineResult | None") -> "RestartOpt | None":
+    """The exact OPT with restart costs (:mod:`primaldual.evaluation.restart_opt`) where it is within reach; None
+    at restart cost 0, without a solve, or out of reach. Its MIP start is the better of the best online schedule
+    and the start-cost relaxation's schedule replayed at the restart cost, and the relaxation's bound (an upper
+    bound on OPT, Lemma R) caps its objective, so that a relaxation schedule that loses nothing to its
+    restarts proves OPT at once."""
     if solve is None or not restart_cost or not within_reach(instance, solve.method):
         return None
-    start = best.result.schedule if (solve.mip_start and best is not None) else None
+    from primaldual.evaluation.restart_opt import replay_utility
+    from primaldual.offline.solver_choice import resolve_solver
+
+    starts = [(best.utility, f"online:{best.name}", best.result.schedule)] if (
+        solve.mip_start and best is not None) else []
+    if relaxed is not None and relaxed.schedule is not None:
+        utility, replayed = replay_utility(instance, relaxed.schedule, restart_cost)
+        starts.append((utility, "relaxation-replayed", replayed))
+    utility, source, start = max(starts, key=lambda entry: entry[0], default=(0.0, "", None))
+    known_bound = None if relaxed is None else relaxed.bound
     clock = time.perf_counter()
     limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s"
     with step(f"solving the exact optimum with restart cost {restart_cost:g} ({solve.solver}, {limit})"):
-        from primaldual.offline.solver_choice import resolve_solver
-
         opt = exact_restart_opt(instance, restart_cost, solver=resolve_solver(instance, solve)[0],
-                                time_limit=solve.time_limit,
-                                threads=solve.threads, start=start,
-                                start_utility=best.utility if start is not None else 0.0,
-                                start_source=f"online:{best.name}" if start is not None else "")
+                                time_limit=solve.time_limit, threads=solve.threads, start=start,
+                                start_utility=utility, start_source=source, relaxation_high=known_bound,
+                                known_bound=known_bound)
     seconds["restart_opt"] = time.perf_counter() - clock
     return opt
 

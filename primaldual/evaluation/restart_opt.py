@@ -7,8 +7,10 @@ solver's schedule through :func:`primaldual.simulation.simulator.simulate` at th
 (:class:`ReplayScheduler`: each job gets its counts slot by slot until the simulator says it completed). What
 the replay earns is the verified lower bound ``low``; the solver's bound is ``high``. The answer is
 ``proven`` when the solver proved optimality and the replay earns the model's objective (so ``low`` meets
-``high`` within :data:`PROVEN_TOLERANCE`): the optimum with restart costs, checked by the simulator itself, not
-only by the model that found it.
+``high`` within :data:`OPTIMALITY_TOLERANCE`): the optimum with restart costs, checked by the simulator itself, not
+only by the model that found it. When the solver stops at its time limit, another proven bound that meets the
+replayed utility (the start-cost relaxation's optimum, which the pipeline solves first) proves it as well
+(:func:`restart_interval`).
 
 Why the replay can only earn more than the model says (so a replay below it is a bug, reported as such): a
 slot the model does not charge repeats the previous slot's counts, so the simulator does not charge it either,
@@ -29,9 +31,9 @@ from primaldual.offline.restart import RestartSolve, solve_restart_offline
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler
 from primaldual.simulation.simulator import simulate
 
-#: Relative width at which the replayed utility meets the solver's bound: the package's
-#: ``TIGHT_INTERVAL`` (HiGHS's default gap); the model is solved to a 1e-7 gap.
-PROVEN_TOLERANCE = 1e-4
+#: Relative width at which a verified utility meets a proven upper bound: the offline solve's own test
+#: (``primaldual.offline.result.OPTIMALITY_TOLERANCE``).
+OPTIMALITY_TOLERANCE = 1e-6
 
 
 class ReplayScheduler(OnlineScheduler):
@@ -82,12 +84,13 @@ class RestartOpt:
 def exact_restart_opt(instance: Instance, restart_cost: float, *, solver: str = "highs",
                       time_limit: float | None = 60.0, threads: int | None = 1,
                       start: Schedule | None = None, start_utility: float = 0.0, start_source: str = "",
-                      relaxation_high: float | None = None) -> RestartOpt:
+                      relaxation_high: float | None = None, known_bound: float | None = None) -> RestartOpt:
     """OPT at ``restart_cost`` (module docstring). ``start`` is the best online schedule (it completes under
     ``restart_cost``, ``start_utility`` is the simulator's utility of it, ``start_source`` its name);
-    ``relaxation_high`` an upper bound known already (the start-cost relaxation's)."""
+    ``relaxation_high`` an upper bound known already (the start-cost relaxation's); ``known_bound`` one that
+    also caps the model's objective (:func:`primaldual.offline.restart.solve_restart_offline`)."""
     solve = solve_restart_offline(instance, restart_cost, solver=solver, time_limit=time_limit, threads=threads,
-                                  start=start)
+                                  start=start, known_bound=known_bound)
     low, source, schedule, notes = float(start_utility), start_source, start, []
     if solve.schedule is not None:
         utility, replayed = replay_utility(instance, solve.schedule, restart_cost)
@@ -100,14 +103,15 @@ def exact_restart_opt(instance: Instance, restart_cost: float, *, solver: str = 
                 low, source, schedule = utility, "solver", replayed
     candidates = [b for b in (solve.bound, relaxation_high) if b is not None]
     high = max(min(candidates), low) if candidates else float("inf")
-    proven = solve.status == "optimal" and solve.bound is not None and high - low <= PROVEN_TOLERANCE * max(1.0, abs(high))
+    proven = solve.status == "optimal" and solve.bound is not None and \
+        high - low <= OPTIMALITY_TOLERANCE * max(1.0, abs(high))
     if proven:
         high = max(low, min(high, solve.bound))
     return RestartOpt(low=low, high=high, low_source=source, proven=proven, solve=solve, schedule=schedule,
                       message="; ".join(notes))
 
 
-__all__ = ["PROVEN_TOLERANCE", "ReplayScheduler", "RestartOpt", "exact_restart_opt", "replay_utility"]
+__all__ = ["OPTIMALITY_TOLERANCE", "ReplayScheduler", "RestartOpt", "exact_restart_opt", "replay_utility"]
 
 
 #: The restart ILP is tried where the per-server model has at most this many placement variables
@@ -141,6 +145,11 @@ def restart_interval(interval, opt: RestartOpt):
         return OptInterval(low=low, high=low, low_method=low_method, high_method="restart_solver", proven=True,
                            lower_candidates=lower, upper_candidates=upper)
     high_method = min(upper, key=upper.get)
+    if upper[high_method] - low <= OPTIMALITY_TOLERANCE * max(1.0, abs(upper[high_method])):
+        # Another proven bound (the start-cost relaxation's optimum, the standalone bound) meets the replayed
+        # utility: that proves OPT as well as the restart solver would have.
+        return OptInterval(low=low, high=low, low_method=low_method, high_method=high_method, proven=True,
+                           lower_candidates=lower, upper_candidates=upper)
     return OptInterval(low=low, high=max(low, upper[high_method]), low_method=low_method, high_method=high_method,
                        proven=False, lower_candidates=lower, upper_candidates=upper)
 

@@ -11,8 +11,9 @@ What it does not do: say what the schedule earns. The model's objective is what 
 charges, but only the simulator is the reference; this layer may not run it, so the evaluation layer replays
 the schedule (:mod:`primaldual.evaluation.restart_opt`) and only then calls the interval proven.
 
-Cost: the base ILP plus one binary per job and slot; HiGHS solves 10-job ``small`` instances at ``F = 0.1``
-in seconds to a minute (``docs/measurements.md``, Exact OPT with restart costs).
+Cost: the base ILP plus one binary per job and slot and two rows per placement variable; on 10-job ``small``
+instances at ``F = 0.1`` HiGHS proves some in seconds and leaves others at a 60 s limit on a loaded machine
+(``docs/measurements.md``, Exact OPT with restart costs).
 """
 
 from __future__ import annotations
@@ -104,13 +105,20 @@ def _schedule(model, instance: Instance, restart_cost: float, status: str) -> Sc
 
 def solve_restart_offline(instance: Instance, restart_cost: float, *, solver: str = "highs",
                           time_limit: float | None = None, mip_gap: float | None = 1e-7, threads: int | None = 1,
-                          start: Schedule | None = None) -> RestartSolve:
+                          start: Schedule | None = None, known_bound: float | None = None) -> RestartSolve:
     """Solve the restart model of ``instance`` at ``restart_cost`` (module docstring). ``start``, if given, is
-    a schedule that completes under ``restart_cost`` (an online scheduler's), handed in as a MIP start."""
+    a schedule that completes under ``restart_cost`` (an online scheduler's), handed in as a MIP start.
+    ``known_bound``, if given, is an upper bound on the optimum proven elsewhere (the start-cost relaxation's,
+    Lemma R); it caps the objective (a valid row: the model's floored objective is at most the utility of its
+    schedule, which is at most OPT), so a start that meets it is proven optimal at the root."""
     restart_cost = check_restart_cost(restart_cost)
     check_solver(solver)
     started = time.perf_counter()
     model = build_restart_model(instance, restart_cost)
+    if known_bound is not None:
+        # A hair of slack: a bound computed in floating point may sit 1e-9 under the optimum it bounds.
+        model.known_bound = pyo.Constraint(expr=model.total_utility <= float(known_bound) * (1 + 1e-9) + 1e-9,
+                                           doc="an upper bound on OPT proven elsewhere")
     build_seconds = time.perf_counter() - started
     if start is not None:
         seed_restart_model(model, instance, start)

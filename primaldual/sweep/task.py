@@ -92,8 +92,8 @@ def _job_outcomes(instance, outcome) -> dict:
 
 def _opt_entry(evaluation, timings: dict) -> dict[str, Any]:
     offline = evaluation.offline
-    if offline is None and evaluation.restart_opt is not None and evaluation.offline_entry is not None:
-        solve = evaluation.restart_opt.solve  # the exact restart solve, proven: no relaxation was solved
+    if evaluation.restart_opt is not None and (evaluation.offline_entry or {}).get("model") == "restart":
+        solve = evaluation.restart_opt.solve  # the exact restart solve, proven
         timings.update(opt_seconds=evaluation.seconds.get("restart_opt"), opt_build_seconds=solve.build_seconds,
                        opt_solve_seconds=solve.solve_seconds)
         return jsonable(evaluation.offline_entry)

@@ -99,3 +99,18 @@ def test_solve_with_a_restart_cost_on_the_command_line(capsys, tmp_path):
     assert data["utility"] == pytest.approx(restart_brute_force(generate("tiny", 1), 0.1)[0], rel=1e-7)
     code, _, err = run(capsys, "solve", path, "--restart-cost", "1.5")
     assert code == 2 and "--restart-cost" in err and "Traceback" not in err
+
+
+def test_a_relaxation_bound_that_meets_the_replayed_utility_proves_opt_and_a_looser_one_does_not():
+    from primaldual.evaluation.bounds import OptInterval
+    from primaldual.evaluation.restart_opt import RestartOpt, restart_interval
+    from primaldual.offline.restart import RestartSolve
+
+    solve = RestartSolve(0.1, None, 10.0, 12.0, "time_limit", "highs", "x", 1, 1, 0.0, 0.0)
+    opt = RestartOpt(low=10.0, high=12.0, low_source="solver", proven=False, solve=solve, schedule=None)
+    for relaxation_high, proven in ((10.0 + 1e-9, True), (10.5, False)):
+        interval = OptInterval(9.0, relaxation_high, "online:fifo", "solver", False, {"online:fifo": 9.0},
+                               {"standalone": 20.0, "solver": relaxation_high})
+        merged = restart_interval(interval, opt)
+        assert merged.low == 10.0 and merged.low_method == "restart_solver" and merged.proven is proven
+        assert (merged.high == merged.low) if proven else merged.high == relaxation_high

@@ -88,7 +88,7 @@ def test_where_the_exact_model_is_in_reach_opt_is_a_proven_point_below_the_relax
     names = ["oasis", "oasis-lr", "rrh", "fifo", "greedy"]
     costly = evaluate(instance, names, solve=SolveOptions(time_limit=60), restart_cost=0.1)
     assert costly.interval.proven and costly.interval.low == costly.interval.high
-    assert costly.offline is None and costly.offline_entry["model"] == "restart"
+    assert costly.offline_entry["model"] == "restart" and costly.offline_entry["status"] == "optimal"
     relaxed_opt = solve_offline(start_cost_relaxation(instance, 0.1)).objective
     assert costly.interval.high <= relaxed_opt * (1 + 1e-9) + 1e-9
     for name, outcome in costly.outcomes.items():
