@@ -63,6 +63,8 @@ def test_summary_lines_figures_and_the_reading_against_rrh(traced, tmp_path):
     assert "## Real arrivals (Philly traces)" in text and "philly:0/23dbec" in text and "Jain" in text
     tally = versus_rrh(records)["oasis-lr"]
     assert len(tally["wins"]) + len(tally["ties"]) + len(tally["losses"]) == len(records)
+    best = versus_rrh(records, "best-baseline")["oasis-lr"]  # rrh and fifo are the baselines here
+    assert len(best["wins"]) <= len(tally["wins"]) and "Against the best baseline" in text
     figures = trace_figures(records, tmp_path)
     assert sorted(p.name for p in figures) == ["traces-cdf-restart-0.1.png", "traces-cdf-restart-0.png"]
     assert all(p.read_bytes()[:4] == b"\x89PNG" for p in figures)
