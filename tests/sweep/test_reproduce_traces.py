@@ -78,3 +78,18 @@ def test_a_rerun_reuses_the_proven_cases(traced):
     assert all(r["opt"]["time_limited"] for r in records if any(r["case"] in m for m in recomputed))
     assert [json.dumps(r["schedulers"]["rrh"]["utility"]) for r in again] == \
         [json.dumps(r["schedulers"]["rrh"]["utility"]) for r in records]
+
+
+def test_skip_tight_solve_solves_only_an_open_interval(traced):
+    from dataclasses import replace
+
+    from primaldual.reproduce.traces import run_case
+
+    _, records = traced
+    solved = records[0]  # the same window at cost 0, solved by column generation
+    quick = run_case(MINI.windows[0], replace(MINI, skip_tight_solve=True), 0.0)
+    assert quick["opt"]["low"] == pytest.approx(solved["opt"]["low"])
+    if solved["opt"]["width"] <= 1e-4 and solved["opt"]["high_method"] == "standalone":
+        assert quick["opt"]["status"] == "proven by the standalone bound" and quick["opt"]["seconds"] is None
+    else:
+        assert quick["opt"]["status"] in ("optimal", "feasible")
