@@ -22,7 +22,9 @@ def register(subparsers) -> None:
             "the competitive-ratio sets (tiny, small, 20-job small) and on the paper preset (total utility vs "
             "number of jobs and vs capacity), each at restart cost 0 and --restart-cost; without --quick also "
             "OPT's certified interval on the paper preset by column generation; then LB-BSP's benchmark and "
-            "expectations. Writes figures/, results.jsonl (resumable: a rerun computes only what is missing), "
+            "expectations; then real arrivals: every scheduler on packaged Philly VCs (the busiest weeks of the "
+            "five busiest VCs with OPT by column generation, small VCs whole; --quick: a 12-hour window and two "
+            "tiny VCs). Writes figures/, results.jsonl and traces.jsonl (resumable: a rerun computes only what is missing), "
             "lbbsp.json, summary.json and summary.md into --out. --quick takes minutes on two cores; the full "
             "run takes hours (Dorm re-solves a MILP at every event on 300-job instances)."
         ),

@@ -13,6 +13,10 @@ readings, Dorm), each experiment at restart cost 0 and 0.1 (``--restart-cost``):
    (``method="cg"``), drawn as a band;
 3. LB-BSP: the benchmark's speedups over BSP and the named expectations of :func:`primaldual.lbbsp.expectations`
    (real training outside ``--quick``).
+4. real arrivals (:mod:`primaldual.reproduce.traces`): every scheduler on packaged Philly VCs, whole and their
+   busiest windows, with OPT's interval (column generation on windows, standalone and pooled LP on whole VCs),
+   JCT and slowdown CDFs and Jain's index of slowdowns (``traces.jsonl``, resumable; ``--quick``: one 12-hour
+   window and two tiny VCs).
 
 It writes the figures (each a PNG, a PDF and the CSV of its numbers, :mod:`primaldual.views.figure_data`),
 ``figures.md`` (the headline figures mapped to the papers, :mod:`primaldual.reproduce.index`), the raw records (``results.jsonl``, resumable: a rerun only computes what is missing),

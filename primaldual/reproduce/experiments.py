@@ -56,12 +56,15 @@ class TraceSettings:
     cg_time_limit: float = 120.0
     pooled_lp_time_limit: float = 60.0
     threads: int = 1
+    #: Run the schedulers first and solve only if their best utility does not already meet the standalone bound
+    #: (then OPT is proven without a solver); an open interval runs the schedulers again, with the solve.
+    skip_tight_solve: bool = False
 
 
 QUICK_TRACES = TraceSettings(
     windows=(TraceCase("philly:0/b436b2", busiest=12.0),),
     whole=(TraceCase("philly:0/925e2b"), TraceCase("philly:0/23dbec")),
-    cg_time_limit=10.0, pooled_lp_time_limit=10.0)
+    cg_time_limit=10.0, pooled_lp_time_limit=10.0, skip_tight_solve=True)
 #: Dorm re-solves a MILP at every event (tens of seconds on an 88-job week, hours on the 1,763-job one), so the
 #: full run's week windows go without it; the whole small VCs and the quick run include it.
 FULL_TRACES = TraceSettings(

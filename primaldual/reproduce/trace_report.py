@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from primaldual.reproduce.checks import Outcome
+from primaldual.reproduce.experiments import BASELINES
 
 #: The widest OPT interval (relative to its high end) the windows' column generation is expected to certify.
 WIDTH_TARGET = 0.02
@@ -58,22 +59,30 @@ def trace_checks(records: list[dict]) -> list[Outcome]:
     return outcomes
 
 
-def versus_rrh(records: list[dict]) -> dict[str, dict]:
-    """Per challenger: the cases (and restart costs) where it beats, ties or loses to RRH, and the relative
-    differences ``utility / RRH's - 1`` where RRH earns something."""
+def _reference(record: dict, reference: str) -> float | None:
+    """RRH's utility (``reference="rrh"``) or the best baseline's (``"best-baseline"``: every scheduler of
+    :data:`primaldual.reproduce.experiments.BASELINES` that ran), None if none ran."""
+    names = ("rrh",) if reference == "rrh" else BASELINES
+    values = [record["schedulers"][n]["utility"] for n in names
+              if n in record["schedulers"] and record["schedulers"][n]["ran"]]
+    return max(values) if values else None
+
+
+def versus_rrh(records: list[dict], reference: str = "rrh") -> dict[str, dict]:
+    """Per challenger: the cases (and restart costs) where it beats, ties or loses to the reference (RRH, or
+    the best baseline), and the relative differences ``utility / reference's - 1`` where the reference earns."""
     out = {}
     for name in CHALLENGERS:
         tally = {"wins": [], "ties": [], "losses": [], "relative": []}
         for record in records:
-            mine, rrh = record["schedulers"].get(name), record["schedulers"].get("rrh")
-            if not (mine and rrh and mine["ran"] and rrh["ran"]):
+            mine, other = record["schedulers"].get(name), _reference(record, reference)
+            if not (mine and mine["ran"]) or other is None:
                 continue
-            difference = mine["utility"] - rrh["utility"]
-            scale = max(abs(rrh["utility"]), 1.0)
-            key = "ties" if abs(difference) <= TIE * scale else ("wins" if difference > 0 else "losses")
+            difference = mine["utility"] - other
+            key = "ties" if abs(difference) <= TIE * max(abs(other), 1.0) else ("wins" if difference > 0 else "losses")
             tally[key].append(_where(record))
-            if rrh["utility"] > 0:
-                tally["relative"].append(mine["utility"] / rrh["utility"] - 1)
+            if other > 0:
+                tally["relative"].append(mine["utility"] / other - 1)
         out[name] = tally
     return out
 
@@ -124,14 +133,15 @@ def trace_lines(records: list[dict]) -> list[str]:
             jain = "-" if row["jain_slowdown"] is None else f"{row['jain_slowdown']:.3f}"
             cells.append(f"{jain} / {np.median(row['slowdown']):.2f}")
         lines.append(f"| {r['case']} | {r['restart_cost']:g} | " + " | ".join(cells) + " |")
-    lines += ["", "Against RRH (ties within a relative 1e-6):", ""]
-    for name, tally in versus_rrh(records).items():
-        relative = tally["relative"]
-        spread = (f"; utility / RRH's - 1 from {min(relative):+.2%} to {max(relative):+.2%}, "
-                  f"median {np.median(relative):+.2%}") if relative else ""
-        lines.append(f"- `{name}`: beats RRH on {len(tally['wins'])}, ties on {len(tally['ties'])}, loses on "
-                     f"{len(tally['losses'])} of {sum(len(tally[k]) for k in ('wins', 'ties', 'losses'))} cases"
-                     + spread + ".")
+    for reference, title in (("rrh", "RRH"), ("best-baseline", "the best baseline of each case")):
+        lines += ["", f"Against {title} (ties within a relative 1e-6):", ""]
+        for name, tally in versus_rrh(records, reference).items():
+            relative = tally["relative"]
+            spread = (f"; utility / reference - 1 from {min(relative):+.2%} to {max(relative):+.2%}, "
+                      f"median {np.median(relative):+.2%}") if relative else ""
+            lines.append(f"- `{name}`: beats it on {len(tally['wins'])}, ties on {len(tally['ties'])}, loses on "
+                         f"{len(tally['losses'])} of {sum(len(tally[k]) for k in ('wins', 'ties', 'losses'))} cases"
+                         + spread + ".")
     return lines
 
 

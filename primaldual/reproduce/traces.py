@@ -7,7 +7,8 @@ cost 0 and at the reproduction's ``--restart-cost``.
 
 **Bounds.** On a window, OPT is bracketed by column generation (``method="cg"``, :mod:`primaldual.offline.price_and_branch`)
 under a time limit: the interval's low end is the best verified schedule, its high end the smallest certified
-bound (:mod:`primaldual.evaluation.bounds`). On a whole VC no ILP is built: the high end is the smaller of the
+bound (:mod:`primaldual.evaluation.bounds`). With ``skip_tight_solve`` (the quick settings) the schedulers run first and the
+solve is skipped when their best verified utility already meets the standalone bound (OPT is then proven). On a whole VC no ILP is built: the high end is the smaller of the
 standalone bound (every job alone) and the pooled LP relaxation (:func:`primaldual.offline.pooled.pooled_lp_prices`,
 a sparse LP, skipped when it does not finish within its time limit). At a restart cost both bound the optimum of
 the start-cost relaxation (:mod:`primaldual.evaluation.restart_bound`), which bounds the optimum with restart costs.
@@ -93,6 +94,7 @@ def whole_bound(instance, time_limit: float, threads: int) -> tuple[float | None
 
 def run_case(case: TraceCase, settings: TraceSettings, restart_cost: float) -> dict:
     """One case at one restart cost (module docstring): a JSON-able record."""
+    from primaldual.evaluation.bounds import tight
     from primaldual.evaluation.pipeline import evaluate
     from primaldual.offline.options import SolveOptions
     from primaldual.traces import TraceOptions, import_trace
@@ -102,7 +104,13 @@ def run_case(case: TraceCase, settings: TraceSettings, restart_cost: float) -> d
     solve = SolveOptions(method="cg", time_limit=settings.cg_time_limit, threads=settings.threads) \
         if window is not None else None
     clock = time.perf_counter()
-    evaluation = evaluate(instance, settings.schedulers, solve=solve, restart_cost=restart_cost)
+    evaluation = None
+    if settings.skip_tight_solve and solve is not None:
+        evaluation = evaluate(instance, settings.schedulers, restart_cost=restart_cost)
+        if not tight(evaluation.interval.low, evaluation.interval.high):
+            evaluation = None
+    if evaluation is None:
+        evaluation = evaluate(instance, settings.schedulers, solve=solve, restart_cost=restart_cost)
     interval = evaluation.interval
     high, high_method, pooled_seconds = interval.high, interval.high_method, None
     if window is None:
@@ -119,7 +127,8 @@ def run_case(case: TraceCase, settings: TraceSettings, restart_cost: float) -> d
         "jobs": instance.n_jobs, "slots": instance.horizon, "gpus": instance.meta["trace"]["cluster"]["gpus"],
         "opt": {"low": low, "high": high, "low_method": interval.low_method, "high_method": high_method,
                 "width": None if high is None or high <= 0 else (high - low) / high,
-                "status": offline.get("status"), "time_limited": bool(offline.get("time_limited")),
+                "status": offline.get("status", "proven by the standalone bound" if window is not None and
+                                     tight(low, high) else None), "time_limited": bool(offline.get("time_limited")),
                 "seconds": evaluation.seconds.get("opt"), "pooled_lp_seconds": pooled_seconds},
         "schedulers": rows, "warnings": list(evaluation.warnings), "seconds": time.perf_counter() - clock,
     }
