@@ -28,7 +28,7 @@ FILE_KEYS: dict[str, tuple[str, ...]] = {
     "instance": ("format", "version", "horizon", "slot_seconds", "meta", "cluster", "jobs"),
     "instance.cluster": ("resources", "worker_servers", "ps_servers"),
     "instance.jobs[]": (*JOB_FIELDS, "name", "worker_demand", "ps_demand", "utility"),
-    "schedule": ("format", "version", "meta", "jobs"),
+    "schedule": ("format", "version", "meta", "jobs", "instance", "provenance"),
     "schedule.jobs[]": ("job", "workers", "parameter_servers"),
 }
 
