@@ -19,7 +19,7 @@ import numpy as np
 from primaldual.core.domains import DEMAND, INSTANCE_FIELDS, JOB_FIELDS, MAX_JOBS, MAX_RESOURCES, MAX_SERVERS, \
     SCHEDULE_COUNT, show
 from primaldual.core.errors import InputError
-from primaldual.core.fingerprint import check_pair, stamp
+from primaldual.core.fingerprint import check_pair, check_unstamped, stamp
 from primaldual.core.instance import Cluster, Instance, Job
 from primaldual.core.provenance import provenance
 from primaldual.core.schedule import JobSchedule, Schedule
@@ -341,12 +341,14 @@ def schedule_from_dict(data: Any, instance: Instance) -> Schedule:
 
 def load_schedule(path: str | Path, instance: Instance) -> Schedule:
     """Read a schedule of ``instance``; one of another instance is refused first (:mod:`primaldual.core.fingerprint`)."""
-    data = _read_json(path, "schedule")
-    check_pair(data, instance_to_dict(instance), str(path))
+    data, instance_data = _read_json(path, "schedule"), instance_to_dict(instance)
+    check_pair(data, instance_data, str(path))
     try:
-        return schedule_from_dict(data, instance)
+        schedule = schedule_from_dict(data, instance)
     except InputError as error:
         raise InputError(error.problems, source=str(path)) from None
+    check_unstamped(data, instance_data, str(path))
+    return schedule
 
 
 def save_schedule(schedule: Schedule, path: str | Path, instance: Instance | None = None) -> None:

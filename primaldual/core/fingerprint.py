@@ -9,11 +9,12 @@ bits make an accidental collision between two instances of one user negligible (
 instances); the fingerprint guards against mistakes, not against an adversary.
 
 **A schedule file** written with its instance carries ``"instance": {"fingerprint": F, "jobs": I,
-"horizon": T}`` (:func:`stamp`). Loading it against an instance (:func:`check_pair`) refuses a different
-fingerprint with one line naming both. A file without a fingerprint (written before fingerprints, or by hand)
-still loads, with a one-line :class:`UnstampedScheduleWarning`, after a check that it can belong to the
-instance at all: every job index is one of the instance's jobs, every slot is inside its horizon, every server
-exists, and no job has a worker or parameter server before its arrival slot. A schedule that fails these is
+"horizon": T}`` (:func:`stamp`). Loading it against an instance (:func:`check_pair`, before the file is parsed)
+refuses a different fingerprint with one line naming both. A file without a fingerprint (written before
+fingerprints, or by hand) still loads, with a one-line :class:`UnstampedScheduleWarning`, after a check that it
+can belong to the instance at all: every job index is one of the instance's jobs, every slot is inside its
+horizon, every server exists (before parsing), and, once its fields parse (:func:`check_unstamped`), no job has a
+worker or parameter server before its arrival slot. A schedule that fails these is
 named as a schedule of another instance (:class:`~primaldual.core.errors.InputError`, exit 2) instead of
 becoming a list of constraint violations. The check reads the file's triples once: linear in the file's size.
 """
@@ -53,10 +54,11 @@ def stamp(schedule_data: dict, instance_data: dict) -> dict:
 
 
 def check_pair(schedule_data: Any, instance_data: dict, source: str | None = None) -> None:
-    """Refuse a schedule file of another instance (:class:`InputError`, one line); warn on one without a fingerprint.
+    """Before parsing: refuse a schedule file of another instance (:class:`InputError`, one line).
 
-    ``schedule_data`` is the parsed file (anything: a malformed file is left to the schedule parser, which names
-    its fields), ``instance_data`` the instance's file object.
+    A stamped file must carry ``instance_data``'s fingerprint; an unstamped one must name only the instance's
+    jobs, slots and servers. ``schedule_data`` is the parsed file (anything: what is malformed is left to the
+    schedule parser, which names its fields), ``instance_data`` the instance's file object.
     """
     if not isinstance(schedule_data, dict):
         return
@@ -70,20 +72,29 @@ def check_pair(schedule_data: Any, instance_data: dict, source: str | None = Non
             raise InputError(f"a schedule of another instance: written for instance {found}, but INSTANCE is "
                              f"{expected}", source=source)
         return
-    problem = _misfit(schedule_data, instance_data)
+    problem = _misfit(schedule_data, instance_data, arrivals=False)
     if problem is not None:
         raise InputError(f"a schedule of another instance: {problem} (the file carries no instance fingerprint; "
                          f"INSTANCE is {expected})", source=source)
+
+
+def check_unstamped(schedule_data: dict, instance_data: dict, source: str | None = None) -> None:
+    """After a successful parse of a file without a fingerprint: a job that runs before its arrival names the
+    file as a schedule of another instance; otherwise one :class:`UnstampedScheduleWarning`."""
+    if INSTANCE_KEY in schedule_data:
+        return
+    problem = _misfit(schedule_data, instance_data, arrivals=True)
+    if problem is not None:
+        raise InputError(f"a schedule of another instance: {problem} (the file carries no instance fingerprint; "
+                         f"INSTANCE is {fingerprint_of(instance_data)})", source=source)
     where = f"{source}: " if source else ""
     warnings.warn(f"{where}no instance fingerprint (an older or hand-written schedule file): checked only that its "
                   "jobs, slots, servers and arrivals fit INSTANCE", UnstampedScheduleWarning, stacklevel=3)
 
 
-def _misfit(schedule_data: dict, instance_data: dict) -> str | None:
-    """Why the schedule cannot be one of this instance (job count, horizon, servers, arrivals), or None.
-
-    Only well-formed entries are read; a malformed one is the schedule parser's to report.
-    """
+def _misfit(schedule_data: dict, instance_data: dict, arrivals: bool) -> str | None:
+    """Why the schedule cannot be one of this instance (job count, horizon, servers; with ``arrivals``, a job
+    with workers or PSs before its arrival slot), or None. Only well-formed entries are read."""
     jobs, horizon = instance_data["jobs"], instance_data["horizon"]
     cluster = instance_data["cluster"]
     sizes = {"workers": len(cluster["worker_servers"]), "parameter_servers": len(cluster["ps_servers"])}
@@ -105,10 +116,10 @@ def _misfit(schedule_data: dict, instance_data: dict) -> str | None:
                     return f"job {job} runs in slot {slot}, but INSTANCE has {horizon} slots"
                 if server >= size:
                     return f"job {job} uses {key} server {server}, but INSTANCE has {size}"
-                if count and slot < jobs[job]["arrival"]:
+                if arrivals and count and slot < jobs[job]["arrival"]:
                     return (f"job {job} has {key} in slot {slot}, before its arrival slot {jobs[job]['arrival']} "
                             "in INSTANCE")
     return None
 
 
-__all__ = ["INSTANCE_KEY", "UnstampedScheduleWarning", "check_pair", "fingerprint_of", "stamp"]
+__all__ = ["INSTANCE_KEY", "UnstampedScheduleWarning", "check_pair", "check_unstamped", "fingerprint_of", "stamp"]

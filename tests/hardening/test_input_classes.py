@@ -146,7 +146,7 @@ def test_a_schedule_for_an_empty_instance_says_it_has_no_jobs(tmp_path, capsys, 
     instance = _write(tmp_path / "i.json", _text(empty))
     schedule = _write(tmp_path / "s.json", _with_count("1"))
     _assert_refused(capsys, ["verify", instance, schedule],
-                    "jobs[0].job: must be a job index (the instance has no jobs), got 0")
+                    "a schedule of another instance: it schedules job 0, but INSTANCE has 0 jobs")
 
 
 def test_a_folder_given_as_the_instance_is_refused(tmp_path, capsys):

@@ -88,7 +88,7 @@ def test_bad_input_exits_2_with_a_message(capsys, tmp_path, instance_file, argv,
     instance = load_instance(instance_file)
     bad = Schedule({0: JobSchedule([[5] * instance.cluster.n_worker_servers] * instance.horizon,
                                    [[0] * instance.cluster.n_ps_servers] * instance.horizon)})
-    save_schedule(bad, tmp_path / "bad_start.json")
+    save_schedule(bad, tmp_path / "bad_start.json", instance)  # of this instance, and infeasible
     argv = [a.format(instance=instance_file, tmp=tmp_path) for a in argv]
     code, _, err = run(capsys, *argv)
     assert code == 2
