@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("primaldual", "models")
 MAX_LINES = 450
 #: Markdown files the code writes at run time (``reproduce``'s report), not documents of the repository.
-GENERATED = {"summary.md"}
+GENERATED = {"summary.md", "figures.md"}
 MD_NAME = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.md)\b")
 PY_NAME = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w-]+\.py)\b")
 #: A numbered section after a document's name: ``proofs/oasis.md section 7``, ``oasis.md §4.2``.

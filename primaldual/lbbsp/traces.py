@@ -35,7 +35,7 @@ SIMPLE_HEADER = ("worker", "iteration", "time")
 
 #: Range of a trace time (any unit): a nanosecond to ~30 years in seconds. Within it the derived per-sample
 #: speeds ``x0 / (m - a)`` and costs stay finite for every global batch the flags allow, and so do the ratios
-#: the robust LPs hold (docs/lbbsp-traces.md, "Limits"); a subnormal, zero or 1e300 time is refused here.
+#: the robust LPs hold (docs/lbbsp-traces.md, "Cost"); a subnormal, zero or 1e300 time is refused here.
 MIN_TIME, MAX_TIME = 1e-9, 1e9
 #: Largest ratio of two times of one trace: the scenario LPs (HiGHS) keep coefficients within ~1e-9..1e15 of
 #: each other after division by a median, and the proportional rule's breakpoints stay well inside a float.
