@@ -91,10 +91,8 @@ FLAGS: dict[str, dict[str, object]] = {
                     "--json": SWITCH, "--no-progress": SWITCH},
     "trace busiest": {"SOURCE": INPUT, "--format": Choice(("gavel", "csv")), "--hours": number(0, 1e6, low_open=True),
                       "--step-hours": number(0, 1e6, low_open=True), "--seed": SEED, "--json": SWITCH},
-    # Every LB-BSP command takes --no-progress (commands/_progress.py); its other flags are in its own table.
-    **{f"lbbsp {name}": table if name == "generate" else {**table, "--no-progress": SWITCH}
-       for name, table in lbbsp_flags.FLAGS.items() if name != "bench lbbsp"},
-    "bench lbbsp": {**lbbsp_flags.FLAGS["bench lbbsp"], "--no-progress": SWITCH},
+    **{f"lbbsp {name}": table for name, table in lbbsp_flags.FLAGS.items() if name != "bench lbbsp"},
+    "bench lbbsp": lbbsp_flags.FLAGS["bench lbbsp"],
 }
 
 

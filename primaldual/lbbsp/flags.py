@@ -65,6 +65,11 @@ FLAGS: dict[str, dict[str, object]] = {
               "--sample-seed": SEED, "--law-aware-target": CHOICE, "--json": SWITCH},
     "bench lbbsp": {"--seed": SEED, "--quick": SWITCH, "--json": SWITCH},
 }
+# Every command but generate shows progress on stderr when it runs long (primaldual.commands._progress).
+for _command in FLAGS:
+    if _command != "generate":
+        FLAGS[_command]["--no-progress"] = SWITCH
+
 
 
 def check_flags(command: str, args) -> None:
