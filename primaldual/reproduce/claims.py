@@ -110,7 +110,7 @@ def claim_verdict(comparisons: list[Comparison]) -> str:
 def measured_text(comparisons: list[Comparison], contended: int, uncontended: int, knob: str) -> str:
     """The measured column: wins/ties/losses, the uncontended values, and the least favourable comparison."""
     counts = {kind: sum(c.result == kind for c in comparisons) for kind in ("win", "tie", "loss")}
-    text = (f"{counts['win']} wins, {counts['tie']} ties, {counts['loss']} losses over {contended} contended "
+    text = (f"wins {counts['win']}, ties {counts['tie']}, losses {counts['loss']} over {contended} contended "
             f"value(s)" + (f"; {uncontended} uncontended (every scheduler equal, not judged)" if uncontended else ""))
     if comparisons:
         worst = min(comparisons, key=lambda c: c.advantage.mean)

@@ -75,7 +75,8 @@ def headlines(settings: Settings) -> list[Headline]:
 
 
 def _verdicts(headline: Headline, outcomes: list[Outcome]) -> str:
-    found = [o for o in outcomes if o.result.startswith(headline.verdicts)]
+    # A name, or a name with its scenario ("paper: LB-BSP gain (cpu)"); "on small" must not take "on small-20".
+    found = [o for o in outcomes if any(o.result == v or o.result.startswith(v + " (") for v in headline.verdicts)]
     return "; ".join(f"{o.result}: **{o.verdict}**" for o in found) or "-"
 
 

@@ -53,9 +53,10 @@ def draw_lbbsp(data: FigureData):
         for k, method in enumerate(methods):
             seeds = data.column("seconds", {"role": "seed", "scenario": scenario, "method": method})
             ax.scatter(np.full(len(seeds), k), seeds, s=8, color="black", zorder=3)
-        for bar, speedup in zip(bars, data.column("speedup", where)):
-            ax.annotate(f"x{speedup:.2f}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                        ha="center", va="bottom", fontsize=8)
+        for bar, speedup, high in zip(bars, data.column("speedup", where), highs):
+            # Above the interval's top, so that the label never sits on the error bar.
+            ax.annotate(f"x{speedup:.2f}", (bar.get_x() + bar.get_width() / 2, max(high, bar.get_height())),
+                        xytext=(0, 3), textcoords="offset points", ha="center", va="bottom", fontsize=8)
         seeds = int(data.column("seed", where)[0])
         workers = int(data.column("workers", where)[0])
         ax.set_ylabel("mean iteration time (s, simulated)")

@@ -109,15 +109,20 @@ def ratio_data(records: "list[Record | Mapping]", title: str | None = None) -> F
 
 
 def _log_ticks(ax, low: float, high: float) -> None:
-    """Plain-number ticks on a log axis, denser when the range is narrow (1.0-1.5 must stay readable)."""
+    """Plain-number ticks on a log axis, no two closer than a twelfth of its height: dense where the range is
+    narrow (1.0-1.5 must stay readable), sparse over decades."""
     from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter, NullLocator
 
-    for subs in ((1, 1.05, 1.1, 1.2, 1.3, 1.5, 2, 3, 5, 7), (1, 1.1, 1.2, 1.5, 2, 3, 5, 7), (1, 1.2, 1.5, 2, 3, 5),
-                 (1, 2, 5), (1,)):
-        ticks = [m * 10.0 ** e for e in range(-2, 5) for m in subs if low <= m * 10.0 ** e <= high]
-        if len(ticks) <= 12:
-            break
-    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    gap = math.log10(high / low) / 12
+    candidates = sorted(m * 10.0 ** e for e in range(-2, 5) for m in (1, 1.05, 1.1, 1.2, 1.3, 1.5, 2, 3, 5, 7)
+                        if low <= m * 10.0 ** e <= high)
+    # Round numbers first (1, 10, 2, 5, ...), each kept only if it keeps its distance from those kept.
+    rank = {1: 0, 2: 1, 5: 2, 1.5: 3, 3: 4, 1.2: 5, 7: 6, 1.1: 7, 1.3: 8, 1.05: 9}
+    ticks: list[float] = []
+    for tick in sorted(candidates, key=lambda t: rank[round(t / 10.0 ** math.floor(math.log10(t) + 1e-9), 2)]):
+        if all(abs(math.log10(tick / kept)) >= gap for kept in ticks):
+            ticks.append(tick)
+    ax.yaxis.set_major_locator(FixedLocator(sorted(ticks)))
     ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_minor_formatter(NullFormatter())
@@ -163,9 +168,9 @@ def _draw_ratios(ax, data: FigureData) -> None:
     ax.set_xlim(-0.6, len(names) - 0.4)
     ax.axhline(1.0, color="0.5", linestyle=":", linewidth=1)
     _log_ticks(ax, low, high)
+    ax.set_title(data.meta.get("title", ""), fontsize=10)
     _theory_line(ax, data, names, high)
     ax.set_ylabel("OPT / ALG  (log scale, 1 = optimal)")
-    ax.set_title(data.meta.get("title", ""), fontsize=10)
     ax.grid(axis="y", alpha=0.3)
 
 
@@ -179,9 +184,9 @@ def _theory_line(ax, data: FigureData, names: list[str], top: float) -> None:
         ax.hlines(two_alpha, index - 0.4, index + 0.4, color=colour("oasis"), linestyle="--", linewidth=1)
         ax.text(index + 0.42, two_alpha, f"2 alpha = {two_alpha:.3g}\n(OASiS theory)", va="center", ha="left",
                 fontsize=7, color=colour("oasis"))
-    else:
-        ax.text(1.0, 1.01, f"OASiS's bound 2 alpha = {two_alpha:.3g} is above the chart", transform=ax.transAxes,
-                va="bottom", ha="right", fontsize=7, color=colour("oasis"))
+    else:  # under the title, where no point can be
+        ax.set_title(ax.get_title() + f"\nOASiS's bound 2 alpha = {two_alpha:.3g} lies above the chart",
+                     fontsize=10)
 
 
 def draw_ratios(data: FigureData):
