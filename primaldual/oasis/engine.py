@@ -187,9 +187,11 @@ class _PlanningScheduler(OnlineScheduler):
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         out = {}
         for i, plan in self.engine.plans.items():
-            workers = plan.workers[slot]
+            if not plan.start <= slot < plan.stop:  # outside the plan's window: nothing (read without a dense view)
+                continue
+            workers, parameter_servers = plan.slot(slot)
             if workers.any():
-                out[i] = Allocation(workers, plan.parameter_servers[slot])
+                out[i] = Allocation(workers, parameter_servers)
         if getattr(self, "restart_cost", 0.0) > 0:
             self._overrun(slot, state, out)
         return out
@@ -205,12 +207,13 @@ class _PlanningScheduler(OnlineScheduler):
         free.worker -= engine.state.worker_used[slot]
         free.ps -= engine.state.ps_used[slot]
         for i, plan in engine.plans.items():
-            if i in out or state.completed[i] or state.remaining_work[i] <= 0 or plan.workers[slot:].any():
+            active = plan.active_slots
+            if i in out or state.completed[i] or state.remaining_work[i] <= 0 or (active.size and active[-1] >= slot):
                 continue
             job = self.instance.jobs[i]
-            last = int(np.flatnonzero(plan.workers.sum(axis=1))[-1])
+            last = int(active[-1])
             previous = self._overruns.get(i)
-            keep = previous if previous is not None else Allocation(plan.workers[last], plan.parameter_servers[last])
+            keep = previous if previous is not None else Allocation(*plan.slot(last))
             if free.fits(job, keep):
                 free.take(job, keep)
                 out[i] = keep
