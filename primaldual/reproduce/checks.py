@@ -172,20 +172,21 @@ def _mean_check(preset: str, records: list[Record], oasis: dict) -> list[Outcome
 
 
 def restart_checks(records: list[Record | dict], name: str) -> list[Outcome]:
-    """A ratio set run with restart costs: every schedule verifies, and OPT's upper end (the start-cost
-    relaxation's, Lemma R) stays above every utility net of restarts."""
+    """A ratio set run with restart costs: every schedule verifies, and OPT's upper end (the exact restart
+    model's where it proved OPT, else the start-cost relaxation's, Lemma R) stays above every utility net of
+    restarts."""
     if not records:
         return []
     records = typed(records)
     below = sum(1 for r in records for e in r.schedulers.values() if e.utility > r.opt_interval.high * (1 + 1e-6))
     total = sum(len(r.schedulers) for r in records)
     return [feasibility_check(name, records), Outcome(
-        f"The start-cost relaxation bounds {name}",
-        "every utility net of restarts <= the upper end of the OPT interval (the relaxation's: V_i + 1 "
-        "worker-slots per job)",
+        f"OPT's upper end bounds {name}",
+        "every utility net of restarts <= the upper end of the OPT interval (the exact restart model's where "
+        "proven, else the start-cost relaxation's: V_i + 1 worker-slots per job)",
         f"{total - below}/{total} hold", below == 0,
-        "a job completed under a restart cost received at least V_i + 1 worker-slots (Lemma R), so every "
-        "such schedule is one of the relaxation's",
+        "every schedule under a restart cost is one of the restart model's, and a job completed under a restart "
+        "cost received at least V_i + 1 worker-slots (Lemma R), so it is also one of the relaxation's",
     )]
 
 

@@ -49,7 +49,7 @@ def test_plot_schedule_writes_png_and_svg(files, tmp_path, capsys):
     (["{f}/i.json", "{f}/s.json", "--out", "{t}/folder.png"], "--out: "),
     (["{f}/i.json", "{f}/s.json"], "--out: required"),
     (["{f}/i.json", "--out", "{t}/g.png"], "expected INSTANCE SCHEDULE"),
-    (["{f}/i.json", "{f}/s.json", "--out", "{t}/g.png", "--max-rows", "0"], "--max-rows: must be >= 1"),
+    (["{f}/i.json", "{f}/s.json", "--out", "{t}/g.png", "--max-rows", "0"], "--max-rows: must be an integer in 1..10000, got 0"),
 ])
 def test_plot_schedule_bad_input_exits_2(files, tmp_path, capsys, arguments, message):
     (tmp_path / "folder.png").mkdir()
