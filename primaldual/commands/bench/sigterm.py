@@ -80,6 +80,10 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
+#: Seconds a child may take to end after the command: its watchdog's period plus a solver process's start-up.
+GRACE_SECONDS = 5.0
+
+
 def kill_once(delay: float, instances: int, folder: Path) -> Kill:
     """One run of ``ratio`` killed with SIGTERM after ``delay`` seconds (the process is its own session)."""
     script = Path(sys.executable).with_name("primaldual")  # the installed command, as a user runs it
@@ -96,9 +100,12 @@ def kill_once(delay: float, instances: int, folder: Path) -> Kill:
         os.killpg(process.pid, signal.SIGKILL)
         _, stderr = process.communicate()
         return Kill(delay, -9, stderr + "\n(did not end within 60 s of SIGTERM)", ())
-    left = _descendants(process.pid)
-    time.sleep(1.0)  # a child may take up to its watchdog's period to notice its parent is gone
-    left = tuple(sorted(left & _descendants(process.pid) | _descendants(process.pid)))
+    # A child notices its parent is gone within its watchdog's period, but one still starting (a solver process
+    # importing its modules) only once its start-up ends: what is alive after GRACE_SECONDS is left behind.
+    deadline = time.monotonic() + GRACE_SECONDS
+    while _descendants(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = tuple(sorted(_descendants(process.pid)))
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     return Kill(delay, process.returncode, stderr, left)
