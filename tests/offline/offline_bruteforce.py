@@ -102,9 +102,14 @@ def job_schedules(instance, i):
 
 def brute_force_optimum(instance):
     """``(value, {job: (workers, PSs)})`` of an optimal schedule, by exhaustive search with bounding."""
+    return best_packing(instance, [job_schedules(instance, i) for i in range(instance.n_jobs)])
+
+
+def best_packing(instance, candidates):
+    """``(value, {job: (workers, PSs)})``: the best choice of at most one of ``candidates[i]`` (``(utility, y, z)``
+    sorted by utility, best first) per job that fits the cluster in every slot, by search with bounding."""
     cluster = instance.cluster
     horizon = instance.horizon
-    candidates = [job_schedules(instance, i) for i in range(instance.n_jobs)]
     best_left = np.zeros(instance.n_jobs + 1)
     for i in reversed(range(instance.n_jobs)):
         best_left[i] = best_left[i + 1] + (candidates[i][0][0] if candidates[i] else 0.0)

@@ -14,7 +14,7 @@ placement", so fewer PSs is not obviously as good.
 from __future__ import annotations
 
 import numpy as np
-from offline_bruteforce import TOLERANCE, _fits_alone, _splits
+from offline_bruteforce import TOLERANCE, _fits_alone, _splits, best_packing
 
 WORK_TOLERANCE = 1e-9
 
@@ -61,40 +61,6 @@ def restart_job_schedules(instance, i, restart_cost):
 
 
 def restart_brute_force(instance, restart_cost):
-    """``(value, {job: (workers, PSs)})`` of an optimal schedule under ``restart_cost``."""
-    cluster = instance.cluster
-    candidates = [restart_job_schedules(instance, i, restart_cost) for i in range(instance.n_jobs)]
-    best_left = np.zeros(instance.n_jobs + 1)
-    for i in reversed(range(instance.n_jobs)):
-        best_left[i] = best_left[i + 1] + (candidates[i][0][0] if candidates[i] else 0.0)
-    worker_load = np.zeros((instance.horizon, cluster.n_worker_servers, cluster.n_resources))
-    ps_load = np.zeros((instance.horizon, cluster.n_ps_servers, cluster.n_resources))
-    best = {"value": -1.0, "choice": {}}
-    chosen = {}
-
-    def search(i, value):
-        if value + best_left[i] <= best["value"] + TOLERANCE:
-            return
-        if i == instance.n_jobs:
-            best["value"], best["choice"] = value, dict(chosen)
-            return
-        job = instance.jobs[i]
-        for utility, y, z in candidates[i]:
-            if value + utility + best_left[i + 1] <= best["value"] + TOLERANCE:
-                break
-            add_w = y[:, :, None] * job.worker_demand[None, None, :]
-            add_p = z[:, :, None] * job.ps_demand[None, None, :]
-            if np.any(worker_load + add_w > cluster.worker_capacity[None] + TOLERANCE) or \
-                    np.any(ps_load + add_p > cluster.ps_capacity[None] + TOLERANCE):
-                continue
-            worker_load[...] += add_w
-            ps_load[...] += add_p
-            chosen[i] = (y, z)
-            search(i + 1, value + utility)
-            del chosen[i]
-            worker_load[...] -= add_w
-            ps_load[...] -= add_p
-        search(i + 1, value)
-
-    search(0, 0.0)
-    return max(best["value"], 0.0), best["choice"]
+    """``(value, {job: (workers, PSs)})`` of an optimal schedule under ``restart_cost``: the offline brute force's
+    packing search over each job's schedules valued under the restart rule."""
+    return best_packing(instance, [restart_job_schedules(instance, i, restart_cost) for i in range(instance.n_jobs)])
