@@ -2,7 +2,8 @@
 
 A spawned solver child or sweep worker must not outlive the command that started it: not after Ctrl-C,
 not after SIGTERM, not after SIGKILL of the parent (which runs no Python code at all, so the child has to
-notice by itself). :func:`exit_with_parent` is the initializer every child of the package calls first.
+notice by itself), and its death must leave nothing registered with the resource tracker it shares with the
+command. :func:`exit_with_parent` is the initializer every child of the package calls first.
 """
 
 from __future__ import annotations
@@ -51,9 +52,39 @@ def exit_with_parent(parent: int | None = None) -> None:
         # (terminate_like_interrupt) would otherwise make it raise KeyboardInterrupt mid-task.
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _ask_kernel_for_death_signal()
+    import_pyomo_lock_unregistered()
     if os.getppid() != parent:
         os._exit(1)
     threading.Thread(target=_watch, args=(parent,), name="exit-with-parent", daemon=True).start()
+
+
+def import_pyomo_lock_unregistered() -> None:
+    """Import ``pyomo.common.dependencies`` so that the lock it makes at import is not a named semaphore.
+
+    Pyomo makes ``capture_output_lock`` a ``multiprocessing.Lock()`` as soon as it is imported in a process
+    that has imported ``multiprocessing`` (every spawned child has). Under the spawn start method that lock is
+    a named POSIX semaphore registered with the resource tracker the child shares with the command; a child
+    that dies without running its exit handlers (the watchdog's ``os._exit``, SIGKILL, a pool torn down by a
+    SIGTERM of the command) leaves it registered, and the tracker then prints "There appear to be N leaked
+    semaphore objects" on the command's stderr after its one line. Made while the default start method is
+    ``fork``, the lock is unlinked at creation (``SemLock``'s ``unlink_now``) and never registered, so no death
+    can leak it; it still locks within this process, which is all Pyomo uses it for (it is never handed to
+    another process). The previous start method is restored at once, so nothing else of the child changes.
+    Costs the import of ``pyomo.common`` (about 50 ms), which every solver child makes anyway. A process that
+    already imported it (a forked child, a second call) is left as it is.
+    """
+    if "pyomo.common.dependencies" in sys.modules:
+        return
+    import multiprocessing
+
+    previous = multiprocessing.get_start_method(allow_none=True)
+    multiprocessing.set_start_method("fork", force=True)
+    try:
+        import pyomo.common.dependencies  # noqa: F401  (made here for its import-time lock)
+    except ImportError:  # pragma: no cover - Pyomo is a dependency
+        pass
+    finally:
+        multiprocessing.set_start_method(previous, force=True)
 
 
 @contextlib.contextmanager

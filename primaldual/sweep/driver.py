@@ -68,11 +68,19 @@ def _stop_workers(executor) -> None:
     # The pool's own thread cancels the tasks that have not started (shutdown), and fails the running ones
     # when it sees their workers gone. Tasks cancelled from outside instead could not take that failure, and
     # Python < 3.14 prints the InvalidStateError from its thread: so the caller cancels nothing of its own.
+    manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.terminate()
     for process in processes:
         process.join(timeout=5.0)  # gone before the command exits, not left to their watchdogs
+    if manager is not None:
+        # The pool's thread drops the last reference to its queues as it ends, and their semaphores' cleanup
+        # (unlink, then unregister with the resource tracker) runs in that thread then. Joined here, that
+        # happens before the command ends the tracker (backends.processes.reap_resource_tracker); not
+        # joined, a late unregister would start a second tracker, which prints a KeyError traceback while the
+        # first warns of a "leaked semaphore" it can no longer find.
+        manager.join(timeout=5.0)
 
 
 def sweep(
