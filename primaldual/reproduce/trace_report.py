@@ -7,6 +7,8 @@ on the windows, the OPT interval is at most :data:`WIDTH_TARGET` wide (INCONCLUS
 solve was stopped by its time limit: the width then measures the machine as much as the method).
 The comparison of OASiS-LR and OASiS with RRH is a reading, not a check: per case and restart cost, who earns
 more and by how much, ties (within :data:`TIE`) counted as ties.
+The figures: this module only pools the numbers (:func:`trace_samples`); :mod:`primaldual.views.trace_figures`
+draws them, and :func:`~primaldual.views.figure_data.save_figure` writes each as PNG, PDF and CSV.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import numpy as np
 
 from primaldual.reproduce.checks import Outcome
 from primaldual.reproduce.experiments import BASELINES
+from primaldual.views.figure_data import save_figure
+from primaldual.views.trace_figures import TraceSamples, draw_trace_cdf, stem, trace_cdf_data
 
 #: The widest OPT interval (relative to its high end) the windows' column generation is expected to certify.
 WIDTH_TARGET = 0.02
@@ -145,39 +149,29 @@ def trace_lines(records: list[dict]) -> list[str]:
     return lines
 
 
-def trace_figures(records: list[dict], folder: Path) -> dict[Path, str]:
-    """Per restart cost, the CDFs of JCT and of slowdown per scheduler, pooled over the cases; path -> caption."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from primaldual.views.style import colour
-
-    folder.mkdir(parents=True, exist_ok=True)
-    out = {}
+def trace_samples(records: list[dict]) -> list[TraceSamples]:
+    """Per restart cost (ascending): every scheduler's completed jobs' JCTs and slowdowns, pooled over the cases
+    run at that cost (a scheduler that did not run on a case adds nothing from it)."""
+    out = []
     for cost in sorted({r["restart_cost"] for r in records}):
         chosen = [r for r in records if r["restart_cost"] == cost]
         names = list(dict.fromkeys(n for r in chosen for n in r["schedulers"]))
-        figure, axes = plt.subplots(1, 2, figsize=(11, 4))
-        for axis, field, label in ((axes[0], "jct", "JCT (slots)"), (axes[1], "slowdown", "slowdown (JCT / alone)")):
-            for name in names:
-                values = np.sort(np.concatenate([np.asarray(r["schedulers"][name].get(field) or [], dtype=float)
-                                                 for r in chosen if name in r["schedulers"]] or [np.zeros(0)]))
-                if values.size:
-                    axis.step(values, np.arange(1, values.size + 1) / values.size, where="post", label=name,
-                              color=colour(name), linewidth=1.2)
-            axis.set_xscale("log")
-            axis.set_xlabel(label)
-            axis.set_ylabel("fraction of completed jobs")
-            axis.grid(alpha=0.3)
-        axes[1].legend(fontsize=7)
-        figure.suptitle(f"Philly traces, restart cost {cost:g}: {len(chosen)} cases")
-        figure.tight_layout()
-        path = folder / f"traces-cdf-restart-{cost:g}.png"
-        figure.savefig(path, dpi=110)
-        plt.close(figure)
-        out[path] = (f"Philly traces at restart cost {cost:g}: CDFs of the completed jobs' JCT (left) and slowdown "
-                     "(JCT over the job's standalone JCT, right) per scheduler, jobs pooled over the cases of the "
-                     "trace table.")
+
+        def pooled(name: str, key: str) -> np.ndarray:
+            parts = [np.asarray(r["schedulers"][name].get(key) or [], dtype=float)
+                     for r in chosen if name in r["schedulers"]]
+            return np.concatenate(parts) if parts else np.zeros(0)
+
+        out.append(TraceSamples(float(cost), len(chosen), {n: pooled(n, "jct") for n in names},
+                                {n: pooled(n, "slowdown") for n in names}))
+    return out
+
+
+def trace_figures(records: list[dict], folder: Path) -> dict[Path, str]:
+    """Per restart cost, the CDFs of JCT and of slowdown per scheduler, pooled over the cases
+    (:mod:`primaldual.views.trace_figures`), each as PNG, PDF and the CSV of its numbers; PNG path -> caption."""
+    out = {}
+    for samples in trace_samples(records):
+        data = trace_cdf_data(samples)
+        out[save_figure(data, Path(folder) / stem(samples.restart_cost), draw_trace_cdf)] = data.meta["caption"]
     return out

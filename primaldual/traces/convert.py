@@ -30,6 +30,7 @@ The conversion draws no random numbers: the same trace and options give the same
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -176,29 +177,32 @@ def _job(t: Timed, arrival: int, chunks: int, slot_seconds: float, rule: Utility
     return job, units
 
 
+#: One note per nonzero count, in this order: (count key, message). ``[plural|singular]`` picks the word by the
+#: count, so that 1 job reads "1 job arrives", not "1 jobs arrive"; ``{gpus}`` and ``{efficiency}`` are filled in.
+NOTES = (
+    ("outside_window", "[jobs arrive|job arrives] outside the window and [are|is] left out"),
+    ("capped", "[jobs ask|job asks] for more than the cluster's {gpus} GPUs: workers capped to {gpus} (same work, "
+               "longer running time)"),
+    ("dropped_oversize", "[jobs ask|job asks] for more than the cluster's {gpus} GPUs: dropped (--oversize drop)"),
+    ("dropped_outlasting", "[jobs|job] cannot finish by the horizon even alone: dropped (--outlasting keep keeps "
+                           "[them|it]; add --tail-hours to give [them|it] time)"),
+    ("kept_outlasting", "[jobs|job] cannot finish by the horizon even alone: kept ([they earn|it earns] nothing)"),
+    ("dropped_too_large", "[jobs have|job has] more work than the package's ranges allow (docs/input-ranges.md): "
+                          "dropped"),
+    ("extrapolated", "[jobs run|job runs] at a GPU count not measured: throughput extrapolated with efficiency "
+                     "{efficiency}"),
+)
+_CHOICE = re.compile(r"\[([^|\]]*)\|([^\]]*)\]")
+
+
 def _counts_and_notes(counts: dict, options: TraceOptions, cluster_gpus: int) -> list[str]:
-    """One line per cap or drop (never silent), for meta and stderr."""
+    """One line per cap or drop (never silent), for meta and stderr: :data:`NOTES` for every nonzero count."""
     notes = []
-    if counts["outside_window"]:
-        notes.append(f"{counts['outside_window']} jobs arrive outside the window and are left out")
-    if counts["capped"]:
-        notes.append(f"{counts['capped']} jobs ask for more than the cluster's {cluster_gpus} GPUs: workers capped "
-                     f"to {cluster_gpus} (same work, longer running time)")
-    if counts["dropped_oversize"]:
-        notes.append(f"{counts['dropped_oversize']} jobs ask for more than the cluster's {cluster_gpus} GPUs: "
-                     "dropped (--oversize drop)")
-    if counts["dropped_outlasting"]:
-        notes.append(f"{counts['dropped_outlasting']} jobs cannot finish by the horizon even alone: dropped "
-                     "(--outlasting keep keeps them; add --tail-hours to give them time)")
-    if counts["kept_outlasting"]:
-        notes.append(f"{counts['kept_outlasting']} jobs cannot finish by the horizon even alone: kept "
-                     "(they earn nothing)")
-    if counts["dropped_too_large"]:
-        notes.append(f"{counts['dropped_too_large']} jobs have more work than the package's ranges allow "
-                     "(docs/input-ranges.md): dropped")
-    if counts["extrapolated"]:
-        notes.append(f"{counts['extrapolated']} jobs run at a GPU count not measured: throughput extrapolated "
-                     f"with efficiency {options.scaling_efficiency:g}")
+    for key, message in NOTES:
+        count = counts[key]
+        if count:
+            text = _CHOICE.sub(lambda m: m.group(1 if count != 1 else 2), message)
+            notes.append(f"{count} " + text.format(gpus=cluster_gpus, efficiency=f"{options.scaling_efficiency:g}"))
     return notes
 
 

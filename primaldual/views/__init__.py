@@ -4,7 +4,9 @@
 - :mod:`primaldual.views.gantt`: ``primaldual plot schedule``, a Gantt chart of one schedule;
 - :mod:`primaldual.views.sweep_figures`: ratio distributions and utility-versus-knob curves from sweep records;
 - :mod:`primaldual.views.distribution_figures`: JCT, fairness, utility and utilisation distributions from
-  records that carry per-job outcomes.
+  records that carry per-job outcomes;
+- :mod:`primaldual.views.lbbsp_figures` and :mod:`primaldual.views.trace_figures`: ``reproduce``'s LB-BSP figure
+  and its JCT and slowdown CDFs on real arrivals.
 
 Views only draw: the numbers come from lower layers (:mod:`primaldual.evaluation.outcomes` per job,
 :mod:`primaldual.sweep.summary` and :mod:`primaldual.sweep.distributions` over records), and nothing below

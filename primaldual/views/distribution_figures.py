@@ -37,7 +37,7 @@ CAPTIONS = {
 CDF_COLUMNS = ("scheduler", "label", "x", "y")
 
 
-def _steps(values: np.ndarray, total: int, end: float) -> tuple[list[float], list[float]]:
+def step_vertices(values: np.ndarray, total: int, end: float) -> tuple[list[float], list[float]]:
     """The vertices of the step CDF of the finite ``values`` as a share of ``total``, flat up to ``end`` so that
     every curve's final level can be read against the others'; no vertex when nothing is finite."""
     finite = np.sort(values[np.isfinite(values)])
@@ -67,11 +67,11 @@ def cdf_data(outcomes: dict[str, list[JobOutcomes]], which: str, title: str = ""
         finite = values[np.isfinite(values)]
         if which == "jct-cdf":
             label = f"{name}: {finite.size}/{values.size} completed, {seeds_note([len(runs)])}"
-            xs, ys = _steps(values, values.size, end)
+            xs, ys = step_vertices(values, values.size, end)
         else:
             median = f", median {np.median(finite):.2f}" if finite.size else ""
             label = f"{name}: {finite.size} jobs{median}, {seeds_note([len(runs)])}"
-            xs, ys = _steps(values, finite.size, end)
+            xs, ys = step_vertices(values, finite.size, end)
         rows += [(name, label, x, y) for x, y in zip(xs, ys)] or [(name, label, math.nan, math.nan)]
     meta = {"which": which, "title": title, "caption": CAPTIONS[which]}
     return FigureData("cdf", CDF_COLUMNS, tuple(rows), meta)
@@ -263,6 +263,6 @@ def plot_distributions(records: "list[Record | Mapping]", out_dir: str | Path, s
 
 __all__ = [
     "CAPTIONS", "DRAWERS", "cdf_data", "draw_cdf", "draw_standalone", "draw_utilisation", "plot_distributions",
-    "standalone_data", "utilisation_data", "plot_fairness", "plot_jct_cdf", "plot_utilisation",
+    "standalone_data", "step_vertices", "utilisation_data", "plot_fairness", "plot_jct_cdf", "plot_utilisation",
     "plot_utility_vs_standalone",
 ]

@@ -10,9 +10,10 @@ from primaldual.views.distribution_figures import DRAWERS as DISTRIBUTION_DRAWER
 from primaldual.views.figure_data import ALL_FORMATS, FORMATS, FigureData, write_figure, read_csv
 from primaldual.views.lbbsp_figures import DRAWERS as LBBSP_DRAWERS
 from primaldual.views.sweep_figures import DRAWERS as SWEEP_DRAWERS
+from primaldual.views.trace_figures import DRAWERS as TRACE_DRAWERS
 
 #: kind -> ``draw(data) -> matplotlib Figure``, over every figure module.
-DRAWERS = {**SWEEP_DRAWERS, **DISTRIBUTION_DRAWERS, **LBBSP_DRAWERS}
+DRAWERS = {**SWEEP_DRAWERS, **DISTRIBUTION_DRAWERS, **LBBSP_DRAWERS, **TRACE_DRAWERS}
 
 
 def draw(data: FigureData):

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+import re
 
 import pytest
 
 from primaldual.reproduce.experiments import TraceCase, TraceSettings
 from primaldual.reproduce.trace_report import trace_checks, trace_figures, trace_lines, versus_rrh
 from primaldual.reproduce.traces import jain_index, run_traces
+from primaldual.views.figure_data import read_csv
 
 MINI = TraceSettings(windows=(TraceCase("philly:0/b436b2", busiest=6.0),), whole=(TraceCase("philly:0/23dbec"),),
                      schedulers=("oasis-lr", "rrh", "fifo"), cg_time_limit=10.0, pooled_lp_time_limit=10.0)
@@ -65,9 +68,47 @@ def test_summary_lines_figures_and_the_reading_against_rrh(traced, tmp_path):
     assert len(tally["wins"]) + len(tally["ties"]) + len(tally["losses"]) == len(records)
     best = versus_rrh(records, "best-baseline")["oasis-lr"]  # rrh and fifo are the baselines here
     assert len(best["wins"]) <= len(tally["wins"]) and "Against the best baseline" in text
-    figures = trace_figures(records, tmp_path)
+    figures = trace_figures(records, tmp_path / "figures")
     assert sorted(p.name for p in figures) == ["traces-cdf-restart-0.1.png", "traces-cdf-restart-0.png"]
     assert all(p.read_bytes()[:4] == b"\x89PNG" for p in figures)
+    # Drawn by the view from a CSV of exactly its numbers, beside a PDF; the CSV holds every completed job.
+    for path, caption in figures.items():
+        assert path.with_suffix(".pdf").read_bytes()[:4] == b"%PDF"
+        data = read_csv(path.with_suffix(".csv"))
+        assert data.kind == "trace-cdf" and data.meta["caption"] == caption and "Philly traces" in caption
+        chosen = [r for r in records if f"restart-{r['restart_cost']:g}.png" in path.name]
+        for name in MINI.schedulers:
+            jct = sorted(j for r in chosen for j in r["schedulers"][name]["jct"])
+            xs = data.column("x", {"panel": "jct", "scheduler": name})
+            assert xs[1:len(jct) + 1] == jct and (xs[0] == jct[0] if jct else math.isnan(xs[0]))
+    # The trace figure at restart cost 0 is a headline figure: embedded in summary.md and figures.md with its
+    # caption, PDF and CSV, like the others; the one at 0.1 is linked with its PDF and CSV.
+    from dataclasses import replace
+
+    from primaldual.reproduce import QUICK, Reproduction, write_summary
+    from primaldual.reproduce.index import write_index
+
+    settings = replace(QUICK, name="mini", traces=MINI)
+    outcomes = trace_checks(records)
+    headline = write_index(tmp_path, settings, outcomes, list(figures))
+    assert [p.name for p in headline] == ["traces-cdf-restart-0.png"]
+    index = (tmp_path / "figures.md").read_text()
+    assert "![traces-cdf-restart-0](figures/traces-cdf-restart-0.png)" in index
+    assert "[figures/traces-cdf-restart-0.csv](figures/traces-cdf-restart-0.csv)" in index
+    assert "feasibility (traces): **PASS**" in index
+    reproduction = Reproduction(tmp_path, outcomes, list(figures), 0.0, 0, 0,
+                                extra={"headline": headline, "traces": records,
+                                       "captions": {str(p): c for p, c in figures.items()}})
+    summary = write_summary(reproduction, settings).read_text()
+    embedded = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", summary)
+    assert embedded == ["figures/traces-cdf-restart-0.png"]
+    assert f"*{figures[tmp_path / 'figures' / 'traces-cdf-restart-0.png']}*" in summary
+    linked = re.findall(r"\]\((figures/[^)]+)\)", summary)
+    assert "figures/traces-cdf-restart-0.1.png" in linked
+    for png in {p for p in linked if p.endswith(".png")}:
+        # Every figure summary.md embeds or links has its PDF and CSV beside it, and summary.md links both.
+        for suffix in (".pdf", ".csv"):
+            assert (tmp_path / png).with_suffix(suffix).is_file() and png[:-4] + suffix in linked
 
 
 def test_a_rerun_reuses_the_proven_cases(traced):

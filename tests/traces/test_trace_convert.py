@@ -178,3 +178,39 @@ def test_bad_options_are_refused_by_flag():
             build([job(0)], **options)
     with pytest.raises(InputError, match="--utility"):
         parse_rule("step:slack=0.5")
+
+
+def test_the_notes_say_1_job_and_keep_their_plural_texts():
+    from primaldual.traces.convert import NOTES, _counts_and_notes
+
+    plural = [
+        "2 jobs arrive outside the window and are left out",
+        "2 jobs ask for more than the cluster's 16 GPUs: workers capped to 16 (same work, longer running time)",
+        "2 jobs ask for more than the cluster's 16 GPUs: dropped (--oversize drop)",
+        "2 jobs cannot finish by the horizon even alone: dropped (--outlasting keep keeps them; add --tail-hours to "
+        "give them time)",
+        "2 jobs cannot finish by the horizon even alone: kept (they earn nothing)",
+        "2 jobs have more work than the package's ranges allow (docs/input-ranges.md): dropped",
+        "2 jobs run at a GPU count not measured: throughput extrapolated with efficiency 0.9",
+    ]
+    singular = [
+        "1 job arrives outside the window and is left out",
+        "1 job asks for more than the cluster's 16 GPUs: workers capped to 16 (same work, longer running time)",
+        "1 job asks for more than the cluster's 16 GPUs: dropped (--oversize drop)",
+        "1 job cannot finish by the horizon even alone: dropped (--outlasting keep keeps it; add --tail-hours to "
+        "give it time)",
+        "1 job cannot finish by the horizon even alone: kept (it earns nothing)",
+        "1 job has more work than the package's ranges allow (docs/input-ranges.md): dropped",
+        "1 job runs at a GPU count not measured: throughput extrapolated with efficiency 0.9",
+    ]
+    options = TraceOptions(scaling_efficiency=0.9)
+    keys = [key for key, _ in NOTES]
+    assert _counts_and_notes(dict.fromkeys(keys, 2), options, 16) == plural
+    assert _counts_and_notes(dict.fromkeys(keys, 1), options, 16) == singular
+    assert _counts_and_notes(dict.fromkeys(keys, 0), options, 16) == []
+    only = _counts_and_notes({**dict.fromkeys(keys, 0), "capped": 3}, options, 8)
+    assert only == ["3 jobs ask for more than the cluster's 8 GPUs: workers capped to 8 (same work, longer running time)"]
+    # Through a conversion: one extrapolated job says so in the singular.
+    one = build([job(0, 16, 10**6)], scaling_efficiency=0.5, gpus=64, outlasting="keep", tail_hours=10**4)
+    assert one.meta["trace"]["notes"] == ["1 job runs at a GPU count not measured: throughput extrapolated with "
+                                          "efficiency 0.5"]

@@ -102,7 +102,7 @@ def test_utility_points_sit_at_their_true_x_with_t_intervals():
     assert "95%" in data.meta["caption"] and "3 seeds per point" in data.meta["title"]
 
 
-@pytest.mark.parametrize("kind", ["cdf", "standalone", "utilisation", "lbbsp", "utility"])
+@pytest.mark.parametrize("kind", ["cdf", "standalone", "utilisation", "lbbsp", "utility", "trace-cdf"])
 def test_every_kind_has_a_drawer(kind):
     from primaldual.views.redraw import DRAWERS
 
