@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from primaldual.baselines import parameter_specs
 import heapq
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,51 +59,131 @@ def _share(job, workers: int, parameter_servers: int, worker_total: np.ndarray, 
     return share
 
 
+def fill_tables(instance, jobs=None) -> "FillTables":
+    """The per-job facts progressive filling reads at every pop, computed once (for ``jobs``, default all)."""
+    jobs = range(instance.n_jobs) if jobs is None else jobs
+    tables = instance.jobs
+    return FillTables(
+        # Z(D) for D = 0..N_i in one vector call: the same IEEE operations per element as the scalar calls
+        # the filling made before (primaldual.oasis.lr.state.JobTables.ps_needed relies on it too).
+        ps_needed={i: tables[i].min_parameter_servers(np.arange(tables[i].chunks + 1)).tolist() for i in jobs},
+        worker_key={i: tables[i].worker_demand.tobytes() for i in jobs},
+        ps_key={i: tables[i].ps_demand.tobytes() for i in jobs},
+    )
+
+
+@dataclass(frozen=True)
+class FillTables:
+    """Per job: ``Z(D)`` for ``D = 0..N_i`` (eq. (6)) and the bytes of its worker and PS demands."""
+
+    ps_needed: dict[int, list[int]]
+    worker_key: dict[int, bytes]
+    ps_key: dict[int, bytes]
+
+
 def progressive_filling(
     instance,
     jobs,
     limits: dict[int, int],
     free: FreeCapacity,
     placement: str = "first_fit",
+    tables: FillTables | None = None,
 ) -> dict[int, Allocation]:
     """DRF's progressive filling of worker+PS bundles among ``jobs`` into ``free`` (taken from in place).
 
-    ``limits[i]`` caps job i's workers. Returns the allocation of each job that got at least one worker.
+    ``limits[i]`` caps job i's workers; ``tables`` (:func:`fill_tables`, built for ``jobs`` if not given).
+    Returns the allocation of each job that got at least one worker.
+
+    **Failed bundles are remembered** (exact, :func:`_try_bundle`): with ~1,000 waiting jobs and a handful of
+    PS slots, nearly every pop is a job whose worker fits and whose PSs do not (the worker is then given
+    back). Such an attempt is a deterministic function of the free capacity (bit for bit), the two demand
+    vectors and the number of PSs the bundle adds, and when giving the worker back restores ``free.worker``
+    bit for bit (checked, not assumed) it leaves the state as it found it. So until the next change of
+    ``free`` an attempt with the same (worker demand, PS demand, added PSs) would fail the same way and leave
+    the same state: it is skipped. Any change of ``free`` (a bundle placed, or a give-back that did not
+    restore the floats exactly) forgets every remembered failure. The pops, their order and every
+    placement are those of the one-attempt-per-pop loop (the reference copy in
+    ``tests/simulate/test_drf_filling.py``, which a test compares on random instances).
+    Cost per slot: one heap pop per job and bundle, and one placement search per distinct failing key
+    between two changes of ``free`` instead of one per pop.
     """
+    tables = fill_tables(instance, jobs) if tables is None else tables
     cluster = instance.cluster
     worker_total = cluster.worker_capacity.sum(axis=0)
     ps_total = cluster.ps_capacity.sum(axis=0)
-    n_worker_servers, n_ps_servers = cluster.n_worker_servers, cluster.n_ps_servers
-    y: dict[int, np.ndarray] = {}  # only the jobs that get a unit: most of a long queue gets none
-    z: dict[int, np.ndarray] = {}
-    count = {i: 0 for i in jobs}
+    held = _Held(cluster.n_worker_servers, cluster.n_ps_servers, jobs)
     heap = [(0.0, i) for i in jobs if limits.get(i, 0) > 0]
     heapq.heapify(heap)
     # Free worker capacity never grows here (a PS failure gives back only the worker it just took), so a
     # worker demand that found no server stays without one: its later jobs are skipped unsearched.
     no_room: set[bytes] = set()
+    failed: set[tuple] = set()  # (worker key, PS key, added PSs) that failed at the current free capacity
     while heap:
         _, i = heapq.heappop(heap)
         job = instance.jobs[i]
-        key = job.worker_demand.tobytes()
-        if key in no_room:
+        if tables.worker_key[i] in no_room:
             continue
-        worker = place_units(free.worker, job.worker_demand, 1, placement)
-        if worker is None:
-            no_room.add(key)
+        extra = _added_ps(tables.ps_needed[i], job, held.count[i])
+        key = (tables.worker_key[i], tables.ps_key[i], extra)
+        if key in failed:
             continue
-        extra = int(job.min_parameter_servers(count[i] + 1)) - int(job.min_parameter_servers(count[i]))
-        ps = place_units(free.ps, job.ps_demand, extra, placement)
-        if ps is None:
-            free.worker += worker[:, None] * job.worker_demand[None, :]
+        outcome = _try_bundle(free, job, extra, placement)
+        if outcome is None:
+            no_room.add(tables.worker_key[i])
             continue
-        y[i] = y.get(i, np.zeros(n_worker_servers, dtype=np.int64)) + worker
-        z[i] = z.get(i, np.zeros(n_ps_servers, dtype=np.int64)) + ps
-        count[i] += 1
-        if count[i] < limits[i]:
-            share = _share(job, count[i], int(z[i].sum()), worker_total, ps_total)
+        if outcome is _UNCHANGED:
+            failed.add(key)
+            continue
+        failed.clear()
+        if outcome is _CHANGED:
+            continue
+        held.add(i, *outcome)
+        if held.count[i] < limits[i]:
+            share = _share(job, held.count[i], int(held.z[i].sum()), worker_total, ps_total)
             heapq.heappush(heap, (share, i))
-    return {i: Allocation(y[i], z[i]) for i in jobs if count[i] > 0}
+    return {i: Allocation(held.y[i], held.z[i]) for i in jobs if held.count[i] > 0}
+
+
+def _added_ps(needed: list[int], job, count: int) -> int:
+    """``Z(count + 1) - Z(count)``: the PSs one more worker adds (eq. (6)), from the table where it reaches."""
+    if count + 1 < len(needed):
+        return needed[count + 1] - needed[count]
+    return int(job.min_parameter_servers(count + 1)) - int(job.min_parameter_servers(count))
+
+
+#: Outcomes of :func:`_try_bundle` when the worker fitted and the PSs did not: ``free`` restored bit for bit,
+#: or not (floating-point rounding of the give-back).
+_UNCHANGED, _CHANGED = object(), object()
+
+
+def _try_bundle(free: FreeCapacity, job, extra: int, placement: str):
+    """One pop's attempt: one worker of ``job`` and its ``extra`` added PSs. Returns the placed ``(worker,
+    ps)`` counts; None if the worker fits nowhere (``free`` untouched); :data:`_UNCHANGED` or :data:`_CHANGED`
+    if the worker fitted and the PSs did not (the worker is given back, as the one-attempt loop does)."""
+    before = free.worker.copy()
+    worker = place_units(free.worker, job.worker_demand, 1, placement)
+    if worker is None:
+        return None
+    ps = place_units(free.ps, job.ps_demand, extra, placement)
+    if ps is None:
+        free.worker += worker[:, None] * job.worker_demand[None, :]
+        return _UNCHANGED if np.array_equal(free.worker, before) else _CHANGED
+    return worker, ps
+
+
+class _Held:
+    """What each job holds so far in one filling: workers ``y``, PSs ``z`` (only jobs with a unit) and counts."""
+
+    def __init__(self, n_worker_servers: int, n_ps_servers: int, jobs):
+        self.shape = (n_worker_servers, n_ps_servers)
+        self.y: dict[int, np.ndarray] = {}  # only the jobs that get a unit: most of a long queue gets none
+        self.z: dict[int, np.ndarray] = {}
+        self.count = {i: 0 for i in jobs}
+
+    def add(self, i: int, worker: np.ndarray, ps: np.ndarray) -> None:
+        self.y[i] = self.y.get(i, np.zeros(self.shape[0], dtype=np.int64)) + worker
+        self.z[i] = self.z.get(i, np.zeros(self.shape[1], dtype=np.int64)) + ps
+        self.count[i] += 1
 
 
 class DrfScheduler(OnlineScheduler):
@@ -119,6 +200,7 @@ class DrfScheduler(OnlineScheduler):
         self.instance = instance
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
         self.widest = widest(instance)
+        self.tables = fill_tables(instance)
         self.skipped: set[int] = set()
 
     def parameters(self) -> dict:
@@ -138,5 +220,6 @@ class DrfScheduler(OnlineScheduler):
             active, remaining = active[finishable], remaining[finishable]
         limits = {int(i): int(min(n, r)) for i, n, r in zip(active, self.chunks[active], remaining)}
         return progressive_filling(
-            self.instance, [int(i) for i in active], limits, FreeCapacity(self.instance.cluster), self.placement
+            self.instance, [int(i) for i in active], limits, FreeCapacity(self.instance.cluster), self.placement,
+            self.tables,
         )

@@ -228,6 +228,9 @@ class PriceCache:
                 self.floor = floor  # the same values: nothing to recompute
             else:
                 self._set_floor(floor, slot)
+        if self.seen == len(ledger.changes):  # no change since the last update: no row to recompute
+            self.slot = slot
+            return self.prices, self.free
         if self.seen is None:
             rows = np.arange(slot, ledger.worker_used.shape[0])
         else:

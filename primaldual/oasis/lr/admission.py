@@ -44,6 +44,7 @@ from typing import Callable
 
 import numpy as np
 
+from primaldual.dual.cost_floor import cannot_pay
 from primaldual.dual.subroutine import best_schedule, unit_prices
 from primaldual.oasis.ledger import Reservation, block_length, latest_deadline
 from primaldual.oasis.lr.order import present_values
@@ -67,9 +68,12 @@ def offer_pending(settings: LrSettings, tables: JobTables, state: LrState, slot:
         density = present_values(tables, state, slot, state.pending)[1]
         pending = state.pending
         state.pending = [pending[m] for m in sorted(range(len(pending)), key=lambda m: (-density[m], pending[m]))]
-    horizon = tables.instance.horizon
-    for i in state.pending:
-        if not can_finish(slot, int(state.remaining[i]), int(tables.fastest_workers[i]), horizon):
+    # Remaining work does not change during the offers, so one vector call decides every job (the same
+    # integer arithmetic as one call per job).
+    jobs = np.array(state.pending, dtype=np.int64)
+    finishable = can_finish(slot, state.remaining[jobs], tables.fastest_workers[jobs], tables.instance.horizon)
+    for i, alive in zip(state.pending, finishable.tolist()):
+        if not alive:
             continue  # can no longer finish: it earns nothing, so it stops competing
         last = state.offered.get(i)
         due = last is None or slot - last[0] >= settings.reoffer_every or state.remaining[i] <= 0.75 * last[1]
@@ -85,10 +89,14 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
     """One offer of job ``i`` in ``slot`` (module docstring): True if it was promised a block."""
     instance, constants = tables.instance, tables.constants
     worker_prices, ps_prices = state.prices(constants, slot)
-    worker_free, ps_free = state.free(constants, slot)
     remaining = int(state.remaining[i])
+    least = state.price_cache.least_prices()
+    if cannot_pay(instance.jobs[i], remaining, slot, instance.horizon, least):
+        record.see_offer(i, 0.0)  # the subroutine's own answer without its call (cost_floor.cannot_pay)
+        return False
+    worker_free, ps_free = state.free(constants, slot)
     result = best_schedule(instance, i, worker_prices, ps_prices, worker_free, ps_free, work=remaining,
-                           start=slot, cost_floor=state.price_cache.least_prices(), plan=False)
+                           start=slot, cost_floor=least, plan=False)
     record.see_offer(i, result.mu)
     if not result.admit:
         return False

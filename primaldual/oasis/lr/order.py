@@ -56,8 +56,8 @@ def present_values(tables: JobTables, state: LrState, slot: int, candidates: lis
         jobs = np.array(missing, dtype=np.int64)
         remaining = np.maximum(work_left[jobs], 1e-9)
         needed = np.maximum(-(-np.ceil(remaining - WORK_EPSILON) // tables.chunks[jobs]), 1)
-        value = np.array([float(instance.jobs[i].utility(slot + n - 1 - instance.jobs[i].arrival))
-                          for i, n in zip(missing, needed.tolist())])
+        # One vector call per utility family: the values of the jobs' own calls, bit for bit (UtilityTable).
+        value = tables.utilities.at(jobs, slot + needed - 1 - instance.arrivals[jobs])
         value = value / (1.0 + state.policy.discount_rate * needed)
         density = value / (np.maximum(remaining, 1.0) * np.maximum(tables.unit[jobs], 1e-12))
         for i, v, d in zip(missing, value.tolist(), density.tolist()):

@@ -22,6 +22,7 @@ from primaldual.oasis.learned_floor import PriceFloor, zero_floor
 from primaldual.oasis.ledger import WORK_EPSILON, Ledger, PriceCache
 from primaldual.oasis.lr.settings import Policy
 from primaldual.core.standalone import standalone_utilities
+from primaldual.core.utility import UtilityTable
 from primaldual.simulation.placement import demand_profiles, dominant_share_unit, widest
 from primaldual.simulation.scheduler import Allocation
 
@@ -44,6 +45,9 @@ class JobTables:
     ps_needed: tuple[list[int], ...]
     #: Per job, what decides whether one of its workers fits (:func:`primaldual.simulation.placement.demand_profiles`).
     profiles: tuple[tuple, ...] = ()
+    #: Every job's utility in one table (:class:`primaldual.core.utility.UtilityTable`: the same values as the
+    #: jobs' own calls, bit for bit), for ranking a long pending tier in a few vector calls.
+    utilities: UtilityTable | None = None
 
     @classmethod
     def of(cls, instance: Instance, constants: PriceConstants) -> "JobTables":
@@ -55,7 +59,8 @@ class JobTables:
                    unit=np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs]),
                    ps_needed=tuple(job.min_parameter_servers(np.arange(job.chunks + 1)).tolist()
                                    for job in instance.jobs),
-                   profiles=tuple(demand_profiles(instance)))
+                   profiles=tuple(demand_profiles(instance)),
+                   utilities=UtilityTable([job.utility for job in instance.jobs]))
 
 
 @dataclass
