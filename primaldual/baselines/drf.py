@@ -59,6 +59,12 @@ def _share(job, workers: int, parameter_servers: int, worker_total: np.ndarray, 
     return share
 
 
+#: ``Z(D)`` is tabulated for ``D`` up to this many workers: a job's count grows one worker per pop, so a table
+#: of ``N_i + 1`` entries would be as large as ``N_i`` (10^9 at the edges of the domain) for counts a slot never
+#: reaches; beyond it, :func:`_added_ps` makes the same scalar calls as before.
+TABLE_WORKERS = 4096
+
+
 def fill_tables(instance, jobs=None) -> "FillTables":
     """The per-job facts progressive filling reads at every pop, computed once (for ``jobs``, default all)."""
     jobs = range(instance.n_jobs) if jobs is None else jobs
@@ -66,7 +72,8 @@ def fill_tables(instance, jobs=None) -> "FillTables":
     return FillTables(
         # Z(D) for D = 0..N_i in one vector call: the same IEEE operations per element as the scalar calls
         # the filling made before (primaldual.oasis.lr.state.JobTables.ps_needed relies on it too).
-        ps_needed={i: tables[i].min_parameter_servers(np.arange(tables[i].chunks + 1)).tolist() for i in jobs},
+        ps_needed={i: tables[i].min_parameter_servers(np.arange(min(tables[i].chunks, TABLE_WORKERS) + 1)).tolist()
+                   for i in jobs},
         worker_key={i: tables[i].worker_demand.tobytes() for i in jobs},
         ps_key={i: tables[i].ps_demand.tobytes() for i in jobs},
     )
