@@ -50,6 +50,17 @@ def reference_filling(instance, jobs, limits, free, placement="first_fit"):
     return {i: Allocation(y[i], z[i]) for i in jobs if count[i] > 0}
 
 
+def assert_same_filling(got, expected, free, expected_free) -> None:
+    """The same jobs, workers and PSs on the same servers, and the same free capacity, bit for bit (give-backs
+    included)."""
+    assert got.keys() == expected.keys()
+    for i in expected:
+        assert np.array_equal(got[i].workers, expected[i].workers)
+        assert np.array_equal(got[i].parameter_servers, expected[i].parameter_servers)
+    assert np.array_equal(free.worker, expected_free.worker)
+    assert np.array_equal(free.ps, expected_free.ps)
+
+
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 100_000),
@@ -70,13 +81,8 @@ def test_remembered_failures_change_no_pop_and_no_placement(seed, jobs, servers,
     free.ps *= 1.0 - used * rng.random(free.ps.shape)
     expected_free = free.copy()
     expected = reference_filling(instance, chosen, limits, expected_free, placement)
-    got = progressive_filling(instance, chosen, limits, free, placement)
-    assert got.keys() == expected.keys()
-    for i in expected:
-        assert np.array_equal(got[i].workers, expected[i].workers)
-        assert np.array_equal(got[i].parameter_servers, expected[i].parameter_servers)
-    assert np.array_equal(free.worker, expected_free.worker)  # bit for bit, give-backs included
-    assert np.array_equal(free.ps, expected_free.ps)
+    assert_same_filling(progressive_filling(instance, chosen, limits, free, placement), expected, free,
+                        expected_free)
 
 
 @settings(derandomize=True, max_examples=60, deadline=None)
@@ -101,9 +107,5 @@ def test_many_alike_jobs_short_of_parameter_servers(seed, jobs, ps_room, ratio, 
     limits = {i: instance.jobs[i].chunks for i in chosen}
     expected_free, free = FreeCapacity(instance.cluster), FreeCapacity(instance.cluster)
     expected = reference_filling(instance, chosen, limits, expected_free, placement)
-    got = progressive_filling(instance, chosen, limits, free, placement)
-    assert got.keys() == expected.keys()
-    for i in expected:
-        assert np.array_equal(got[i].workers, expected[i].workers)
-        assert np.array_equal(got[i].parameter_servers, expected[i].parameter_servers)
-    assert np.array_equal(free.worker, expected_free.worker) and np.array_equal(free.ps, expected_free.ps)
+    assert_same_filling(progressive_filling(instance, chosen, limits, free, placement), expected, free,
+                        expected_free)
