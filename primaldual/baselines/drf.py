@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, place_units, widest
+from primaldual.simulation.placement import (FreeCapacity, can_finish, check_placement, place_units,
+                                           ps_needed_at, ps_needed_table, widest)
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
 
 
@@ -59,21 +60,14 @@ def _share(job, workers: int, parameter_servers: int, worker_total: np.ndarray, 
     return share
 
 
-#: ``Z(D)`` is tabulated for ``D`` up to this many workers: a job's count grows one worker per pop, so a table
-#: of ``N_i + 1`` entries would be as large as ``N_i`` (10^9 at the edges of the domain) for counts a slot never
-#: reaches; beyond it, :func:`_added_ps` makes the same scalar calls as before.
-TABLE_WORKERS = 4096
-
-
 def fill_tables(instance, jobs=None) -> "FillTables":
     """The per-job facts progressive filling reads at every pop, computed once (for ``jobs``, default all)."""
     jobs = range(instance.n_jobs) if jobs is None else jobs
     tables = instance.jobs
     return FillTables(
-        # Z(D) for D = 0..N_i in one vector call: the same IEEE operations per element as the scalar calls
-        # the filling made before (primaldual.oasis.lr.state.JobTables.ps_needed relies on it too).
-        ps_needed={i: tables[i].min_parameter_servers(np.arange(min(tables[i].chunks, TABLE_WORKERS) + 1)).tolist()
-                   for i in jobs},
+        # Z(D) up to a cap (placement.ps_needed_table: a job's count grows one worker per pop, and N_i + 1
+        # entries would be 10^9 at the edges of the domain); _added_ps reads beyond it with scalar calls.
+        ps_needed={i: ps_needed_table(tables[i]) for i in jobs},
         worker_key={i: tables[i].worker_demand.tobytes() for i in jobs},
         ps_key={i: tables[i].ps_demand.tobytes() for i in jobs},
     )
@@ -81,7 +75,8 @@ def fill_tables(instance, jobs=None) -> "FillTables":
 
 @dataclass(frozen=True)
 class FillTables:
-    """Per job: ``Z(D)`` for ``D = 0..N_i`` (eq. (6)) and the bytes of its worker and PS demands."""
+    """Per job: ``Z(D)`` for ``D = 0..min(N_i, PS_TABLE_WORKERS)`` (eq. (6), :func:`ps_needed_table`) and the
+    bytes of its worker and PS demands."""
 
     ps_needed: dict[int, list[int]]
     worker_key: dict[int, bytes]
@@ -153,9 +148,9 @@ def progressive_filling(
 
 def _added_ps(needed: list[int], job, count: int) -> int:
     """``Z(count + 1) - Z(count)``: the PSs one more worker adds (eq. (6)), from the table where it reaches."""
-    if count + 1 < len(needed):
+    if count + 1 < len(needed):  # the common case, inline: this runs at every pop
         return needed[count + 1] - needed[count]
-    return int(job.min_parameter_servers(count + 1)) - int(job.min_parameter_servers(count))
+    return ps_needed_at(needed, job, count + 1) - ps_needed_at(needed, job, count)
 
 
 #: Outcomes of :func:`_try_bundle` when the worker fitted and the PSs did not: ``free`` restored bit for bit,

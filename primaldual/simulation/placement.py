@@ -66,6 +66,29 @@ def demand_profiles(instance) -> list[tuple]:
             for job in instance.jobs]
 
 
+#: ``Z(D)`` (eq. (6)) is tabulated for ``D`` up to this many workers (:func:`ps_needed_table`). A job never holds
+#: more than ``min(N_i, V_i)`` workers, at most 10^4 by the domains (``W x min(N_i, W) <= 1e8``,
+#: docs/input-ranges.md), while a table of ``N_i + 1`` entries is as large as ``N_i`` (10^9 at the edges of the
+#: domain: a 7.45 GiB array); :func:`ps_needed_at` makes the scalar call beyond the cap.
+PS_TABLE_WORKERS = 4096
+
+
+def ps_needed_table(job) -> list[int]:
+    """``Z(D) = job.min_parameter_servers(D)`` for ``D = 0..min(N_i, PS_TABLE_WORKERS)``, in one vector call.
+
+    Exact: the vector call makes the same elementwise IEEE operations as the scalar call on the same operand
+    (ints below 2^53 convert to floats exactly), so ``table[D]`` is the scalar call's value bit for bit. Read it with :func:`ps_needed_at`, which is right for every ``D``."""
+    return job.min_parameter_servers(np.arange(min(job.chunks, PS_TABLE_WORKERS) + 1)).tolist()
+
+
+def ps_needed_at(table: list[int], job, workers: int) -> int:
+    """``Z(workers)`` for any ``workers >= 0``: from ``table`` (:func:`ps_needed_table` of ``job``) where it
+    reaches, else the scalar call, which is the value the table would have held."""
+    if workers < len(table):
+        return table[workers]
+    return int(job.min_parameter_servers(workers))
+
+
 def units_that_fit(free: np.ndarray, demand: np.ndarray) -> np.ndarray:
     """Per server, how many units of ``demand`` (shape (R,)) fit in ``free`` (shape (S, R))."""
     positive = demand > 0

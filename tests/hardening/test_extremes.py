@@ -47,7 +47,7 @@ def edge_instances(draw) -> Instance:
 
 
 @settings(max_examples=25)
-@given(edge_instances(), st.sampled_from(["oasis", "greedy", "fifo", "drf", "rrh"]))
+@given(edge_instances(), st.sampled_from(["oasis", "greedy", "fifo", "drf", "rrh", "dorm", "oasis-lr", "oasis-p"]))
 def test_every_scheduler_is_right_at_the_edges_of_the_domains(instance, name):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no inf or NaN on the way either

@@ -13,7 +13,9 @@ import copy
 import numpy as np
 import pytest
 
-from primaldual.simulation.placement import FreeCapacity
+from primaldual.core.instance import Cluster, job_with_work
+from primaldual.core.utility import Constant
+from primaldual.simulation.placement import PS_TABLE_WORKERS, FreeCapacity, ps_needed_table
 from primaldual.dual.subroutine import best_schedule, least_prices
 from primaldual.core.generate import generate
 from primaldual.oasis.ledger import PriceCache
@@ -115,6 +117,36 @@ def test_place_most_is_max_workers_then_first_fit():
             assert np.array_equal(free.worker, reference.worker) and np.array_equal(free.ps, reference.ps)
     assert compared > 100
 
+
+
+def test_place_most_reads_past_the_capped_table_as_a_full_one():
+    """With ``Z(D)`` tabulated only up to ``PS_TABLE_WORKERS`` (:func:`ps_needed_table`), limits beyond the cap
+    give the same allocation and the same free amounts as the full ``N_i + 1`` table, where the PS room stops the
+    count above, at or below the cap."""
+    rng = np.random.default_rng(1)
+    cluster = Cluster(("gpu", "cpu"), np.array([[3e3, 1e4], [2e3, 1e4]]), np.array([[1e3, 1e4], [1.5e3, 1e4]]))
+    compared = beyond = 0
+    for _ in range(40):
+        ratio = float(rng.choice([0.1, 0.5, 0.9, 1.0]))
+        job = job_with_work(6000, 6000, (0.5, 1.0), (float(rng.uniform(0.1, 1.0)), 0.5), Constant(1.0),
+                            worker_bandwidth_gbps=ratio, ps_bandwidth_gbps=1.0)
+        capped, full = ps_needed_table(job), job.min_parameter_servers(np.arange(job.chunks + 1)).tolist()
+        assert len(capped) == PS_TABLE_WORKERS + 1
+        free = FreeCapacity(cluster)
+        free.worker *= rng.uniform(0.5, 1, free.worker.shape)
+        free.ps *= rng.uniform(0.2, 1, free.ps.shape)
+        reference = free.copy()
+        limit = int(rng.integers(PS_TABLE_WORKERS - 100, job.chunks + 1))
+        expected = place_most(reference, job, limit, full)
+        got = place_most(free, job, limit, capped)
+        assert (got is None) == (expected is None)
+        if got is not None:
+            assert np.array_equal(got.workers, expected.workers)
+            assert np.array_equal(got.parameter_servers, expected.parameter_servers)
+            compared += 1
+            beyond += int(got.workers.sum()) > PS_TABLE_WORKERS
+        assert np.array_equal(free.worker, reference.worker) and np.array_equal(free.ps, reference.ps)
+    assert compared > 30 and beyond > 5
 
 @pytest.mark.benchmark
 def test_oasis_lr_against_oasis_on_a_paper_instance():

@@ -42,7 +42,7 @@ from typing import Callable
 
 import numpy as np
 
-from primaldual.simulation.placement import UNBOUNDED, FreeCapacity, grow, trim, units_that_fit
+from primaldual.simulation.placement import UNBOUNDED, FreeCapacity, grow, ps_needed_at, trim, units_that_fit
 from primaldual.oasis.ledger import WORK_EPSILON, PromiseBroken, Reservation, block_length
 from primaldual.oasis.lr.order import growth_order
 from primaldual.oasis.lr.settings import PLANS, LrSettings, check_plan  # noqa: F401 - re-exported
@@ -234,19 +234,22 @@ def _grow(restart_cost: float, tables: JobTables, state: LrState, slot: int, i: 
 def place_most(free: FreeCapacity, job, limit: int, needed: list[int]) -> Allocation | None:
     """``free.place(job, free.max_workers(job, limit), "first_fit")`` (None if no worker fits) with the units that
     fit on each server counted once for both steps instead of twice (the same counts: ``free`` is unchanged
-    between them); ``needed[D] = Z(D)`` for ``D <= limit`` (eq. (6), :meth:`primaldual.core.instance.Job.min_parameter_servers`)."""
+    between them). ``needed`` is ``Z(D)`` (eq. (6)) tabulated up to a cap
+    (:func:`primaldual.simulation.placement.ps_needed_table`) and read with
+    :func:`~primaldual.simulation.placement.ps_needed_at`, which makes the scalar call beyond the cap: the values
+    are those of a full table, so the result is too."""
     worker_caps = units_that_fit(free.worker, job.worker_demand)
     workers = int(min(limit, worker_caps.sum()))
     if workers <= 0:
         return None  # the PS pool need not be looked at
     ps_caps = units_that_fit(free.ps, job.ps_demand)
     ps_room = int(min(ps_caps.sum(), UNBOUNDED))
-    while workers > 0 and needed[workers] > ps_room:
+    while workers > 0 and ps_needed_at(needed, job, workers) > ps_room:
         workers -= 1
     if workers <= 0:
         return None
     y = _first_fit(workers, worker_caps)
-    z = _first_fit(needed[workers], ps_caps)
+    z = _first_fit(ps_needed_at(needed, job, workers), ps_caps)
     if y is None or z is None:
         return None
     free.take(job, Allocation(y, z))

@@ -23,7 +23,7 @@ from primaldual.oasis.ledger import WORK_EPSILON, Ledger, PriceCache
 from primaldual.oasis.lr.settings import Policy
 from primaldual.core.standalone import standalone_utilities
 from primaldual.core.utility import UtilityTable
-from primaldual.simulation.placement import demand_profiles, dominant_share_unit, widest
+from primaldual.simulation.placement import demand_profiles, dominant_share_unit, ps_needed_table, widest
 from primaldual.simulation.scheduler import Allocation
 
 
@@ -41,7 +41,8 @@ class JobTables:
     chunks: np.ndarray
     #: The dominant share of one worker with its PS share (:func:`primaldual.simulation.placement.dominant_share_unit`).
     unit: np.ndarray
-    #: Per job, ``Z(D)`` for ``D = 0..N_i`` (eq. (6)): read many times per slot, computed once.
+    #: Per job, ``Z(D)`` for ``D = 0..min(N_i, PS_TABLE_WORKERS)`` (eq. (6)): read many times per slot, computed
+    #: once, capped (:func:`primaldual.simulation.placement.ps_needed_table`); read it with ``ps_needed_at``.
     ps_needed: tuple[list[int], ...]
     #: Per job, what decides whether one of its workers fits (:func:`primaldual.simulation.placement.demand_profiles`).
     profiles: tuple[tuple, ...] = ()
@@ -57,8 +58,7 @@ class JobTables:
                    fastest_workers=widest(instance),
                    chunks=np.array([job.chunks for job in instance.jobs], dtype=np.int64),
                    unit=np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs]),
-                   ps_needed=tuple(job.min_parameter_servers(np.arange(job.chunks + 1)).tolist()
-                                   for job in instance.jobs),
+                   ps_needed=tuple(ps_needed_table(job) for job in instance.jobs),
                    profiles=tuple(demand_profiles(instance)),
                    utilities=UtilityTable([job.utility for job in instance.jobs]))
 
