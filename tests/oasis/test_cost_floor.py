@@ -1,0 +1,108 @@
+"""The dual subroutine's cost floor (primaldual.dual.cost_floor): ``cannot_pay`` on hand-computed cases, and on
+tiny random instances against the subroutine it stands in for and against a brute force over every schedule."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from oasis_helpers import brute_force_best, make_instance, make_job
+from primaldual.core.utility import Constant, LinearDecay, Step
+from primaldual.dual.cost_floor import cannot_pay, least_prices
+from primaldual.dual.subroutine import best_schedule
+
+
+def _flat_prices(instance, worker_price: float, ps_price: float):
+    cluster = instance.cluster
+    return (np.full((instance.horizon,) + cluster.worker_capacity.shape, worker_price),
+            np.full((instance.horizon,) + cluster.ps_capacity.shape, ps_price))
+
+
+def _one_job(horizon: int = 4):
+    """4 worker-slots, at most 2 workers, ``Z(D) = ceil(D / 2)``, one GPU per worker and one CPU per PS, worth
+    10 whenever it completes."""
+    job = make_job(0, 4, 2, (1.0, 0.0), (0.0, 1.0), Constant(10.0), bandwidth_ratio=0.5)
+    return make_instance([job], [[4.0, 4.0]], [[0.0, 4.0]], horizon)
+
+
+def test_cannot_pay_by_hand():
+    """Floor = 4 worker-slots x the GPU price + 4 x 1/2 PS-slots x the CPU price (shrunk by 1e-6 and 1e-9).
+    GPU price 3, CPU price 0: floor 12 > 10, True, and the best schedule (2 + 2 workers) pays 10 - 12 < 0.
+    GPU price 2: floor 8 < 10, False, and the best schedule pays 10 - 8 = 2 > 0. At zero prices the window
+    decides: 2 slots at 2 workers are needed, so from slot 3 of 4 (or from the horizon on) it is True."""
+    instance = _one_job()
+    job = instance.jobs[0]
+    for price, expected, payoff in [(3.0, True, -2.0), (2.0, False, 2.0)]:
+        worker_prices, ps_prices = _flat_prices(instance, price, 0.0)
+        least = least_prices(worker_prices, ps_prices)
+        assert cannot_pay(job, 4, 0, instance.horizon, least) is expected
+        free = (instance.cluster.worker_capacity, instance.cluster.ps_capacity)
+        full = best_schedule(instance, 0, worker_prices, ps_prices, *free, early_stop=False)
+        assert math.isclose(full.payoff, payoff)
+    # The PS term counts too: CPU price 5 adds 4 x 1/2 x 5 = 10 to the floor of 8.
+    least = least_prices(*_flat_prices(instance, 2.0, 5.0))
+    assert cannot_pay(job, 4, 0, instance.horizon, least) is True
+    least = least_prices(*_flat_prices(instance, 0.0, 0.0))
+    assert cannot_pay(job, 4, 2, instance.horizon, least) is False  # slots 2 and 3: just in time
+    assert cannot_pay(job, 4, 3, instance.horizon, least) is True  # one slot left: 2 workers do 2 of 4
+    assert cannot_pay(job, 4, 4, instance.horizon, least) is True  # no slot left
+    assert cannot_pay(job, 0, 0, instance.horizon, least) is True  # no work: nothing to offer
+    assert cannot_pay(job, 2, 3, instance.horizon, least) is False  # 2 worker-slots left fit in the last slot
+
+
+@st.composite
+def tiny_offers(draw):
+    """A one-job instance (1-2 servers per pool, 1-4 slots, a few workers), random per-slot prices, and an
+    offer: a start slot and the worker-slots still to do (as OASiS-LR re-offers a pending job)."""
+    horizon = draw(st.integers(1, 4))
+    arrival = draw(st.integers(0, horizon - 1))
+    chunks = draw(st.integers(1, 2))
+    work = draw(st.integers(1, 3))
+    utility = draw(st.sampled_from([Constant(9.0), LinearDecay(12.0, 3.0), Step(15.0, 1), Constant(30.0)]))
+    job = make_job(arrival, work, chunks, (1.0, draw(st.sampled_from([0.0, 0.5]))), (0.0, 1.0), utility,
+                   bandwidth_ratio=draw(st.sampled_from([0.25, 0.5, 1.0])))
+    n_worker, n_ps = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    instance = make_instance([job], [[2.0, 2.0]] * n_worker, [[0.0, 2.0]] * n_ps, horizon)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    # Prices of at least half their scale, so that the floor (from the least prices) often decides alone.
+    scale = draw(st.sampled_from([1.0, 4.0, 10.0]))
+    worker_prices = rng.uniform(scale / 2, scale, size=(horizon, n_worker, 2))
+    ps_prices = rng.uniform(0.0, draw(st.sampled_from([1.0, 10.0])), size=(horizon, n_ps, 2))
+    if draw(st.booleans()):  # the whole job at its arrival, which the brute force can check
+        start, left = arrival, work
+    else:
+        start, left = draw(st.integers(0, horizon)), draw(st.integers(0, work))
+    return instance, worker_prices, ps_prices, start, left
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(tiny_offers())
+def test_cannot_pay_is_the_subroutine_s_answer_without_its_search(case):
+    """``cannot_pay`` is True exactly when ``best_schedule`` with the floor returns before any search (no
+    completion cost computed, ``mu = 0``); when True, the full search (no early stop, no floor) finds no
+    schedule of positive payoff; and for a whole job offered at its arrival, neither does a brute force over
+    every schedule."""
+    instance, worker_prices, ps_prices, start, left = case
+    job = instance.jobs[0]
+    least = least_prices(worker_prices, ps_prices)
+    free = (instance.cluster.worker_capacity, instance.cluster.ps_capacity)
+    said = cannot_pay(job, left, start, instance.horizon, least)
+    at_zero = cannot_pay(job, left, start, instance.horizon, least_prices(0 * worker_prices, 0 * ps_prices))
+    event("cannot_pay False" if not said else "cannot_pay True by the window" if at_zero else
+          "cannot_pay True by the floor")
+    cut = best_schedule(instance, 0, worker_prices, ps_prices, *free, work=left, start=start, cost_floor=least)
+    assert said == bool(np.isnan(cut.completion_costs).all())  # returned before searching any slot
+    if not said:
+        return
+    assert cut.mu == 0.0
+    full = best_schedule(instance, 0, worker_prices, ps_prices, *free, work=left, start=start, early_stop=False)
+    assert full.mu == 0.0 and full.payoff <= 0.0
+    if start <= job.arrival and left == instance.work_units[0]:
+        worker_free = np.broadcast_to(free[0], worker_prices.shape)
+        ps_free = np.broadcast_to(free[1], ps_prices.shape)
+        best, _ = brute_force_best(instance, 0, worker_prices, ps_prices, worker_free, ps_free)
+        event("brute force")
+        assert best <= 0.0
