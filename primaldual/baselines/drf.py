@@ -118,6 +118,7 @@ def progressive_filling(
     heapq.heapify(heap)
     # Free worker capacity never grows here (a PS failure gives back only the worker it just took), so a
     # worker demand that found no server stays without one: its later jobs are skipped unsearched.
+    # Two memos, not one: their lifetimes differ (no_room: the whole filling; failed: until free next changes).
     no_room: set[bytes] = set()
     failed: set[tuple] = set()  # (worker key, PS key, added PSs) that failed at the current free capacity
     while heap:
