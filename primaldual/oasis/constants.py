@@ -42,12 +42,21 @@ not available (docs/papers.md, OASiS); the choices below are this project's, der
   final prices dual feasible with the online ``mu_i``. When ``epsilon^r`` is larger (one job can fill most of a
   server, as on the ``paper`` preset) the headroom would make the theorem's bound vacuous
   (``alpha_discrete >= 2 (hat U^r / L - 1)``), so ``U^r = hat U^r`` (the reconstruction of the
-  paper's choice) and the run reports the assumption as violated.
+  paper's choice) and the run reports the assumption as violated. The same fallback applies where the
+  headroom's ``U^r`` would pass ``PRICE_CEILING = 1e250`` (only when a job worth about 1e-300 pushes ``L`` there
+  while ``hat U^r`` stays near 1e12; its ``U^r`` is then beyond the float range): no representable ``U^r``
+  meets (C1), and ``hat U^r`` still prices a full server out. ``ln(U^r / L)`` and the prices are computed
+  through logs where the quotient or ``exp`` alone would overflow (``price_constants.log_ratio``,
+  ``prices.exponential_price``); ordinary instances get the same floats as the direct formulas.
 * ``alpha = max(1, max_r ln(U^r / L))`` over both pools, ``two_alpha = 2 alpha`` and the online lower bound
   ``1 + max_r ln(U^r / L)`` (no online algorithm beats it in the worst case; Buchbinder-Naor / Zhou et al.).
   Allocations are discrete (a job adds ``w y`` at once, not infinitesimally), so the per-job
   allocation-price inequality holds with ``alpha_discrete = max(1, max_r (exp(theta_r eps_r) - 1) / eps_r)``,
   ``theta_r = ln(U^r/L)``, which tends to ``alpha`` as ``eps_r -> 0``; the theorem is stated with it.
+
+Every rule's ``L^r`` is raised to at least ``LEAST_LOWER_PRICE``, the smallest positive float: a utility near
+5e-324 divided by work and demands underflows to 0, though ``L^r`` is positive and ``ln(U^r / L)`` needs it so
+(no ordinary lower price is anywhere near it).
 
 A resource that no job demands keeps ``U^r = L`` (a constant price). A server with zero capacity of ``r`` is
 unusable for a job that demands ``r`` (the dual subroutine's caps are 0 there) and free for one that does not.
@@ -85,13 +94,42 @@ def _check_positive(name: str, value) -> None:
         raise InputError(f"{name}: must be a finite number > 0, got {value!r}")
 
 
+#: The largest ``U^r`` the small-demand headroom may set (module docstring). Every valid instance has
+#: ``hat U^r <= 1e12 / 1e-3 = 1e15`` (core/domains.py), so only a lower price pushed near 1e-300 by a job worth
+#: about that much reaches it; below it ``sum p c`` over at most 1e7 cells of capacity 1e9, times a
+#: ``price_scale`` of up to 1e9, stays finite.
+PRICE_CEILING = 1e250
+#: Where ``p ln(hat U / L)`` passes this, ``(hat U / L) ** p`` could overflow though ``U^r`` may not.
+_LOG_POWER_LIMIT = math.log(1e300)
+
+
+def _headroom_upper(low: float, d: float, e: float) -> float:
+    """``U = L (hat U / L) ** (1 / (1 - eps))``, or ``hat U`` where that is above :data:`PRICE_CEILING`.
+
+    Above the ceiling (only for a lower price near 1e-300, whose ``U`` is mathematically beyond the float
+    range for ``eps`` near 1/2) no representable ``U`` meets condition (C1), so ``U = hat U``, the paper's
+    choice as for ``eps > SMALL_DEMAND_LIMIT``: the price still reaches ``hat U`` at full use, the dual
+    subroutine's residual caps still keep every schedule inside the servers, and the run records (C1) as
+    violated. Below it, the power is taken in logs only where ``(hat U / L) ** p`` would overflow; every
+    ordinary instance keeps the direct formula, the same floats."""
+    power = 1.0 / (1.0 - e)
+    log_span = math.log(d) - math.log(low)
+    log_upper = math.log(low) + power * log_span
+    if log_upper > math.log(PRICE_CEILING):
+        return d
+    if power * log_span > _LOG_POWER_LIMIT:
+        return math.exp(log_upper)
+    return low * (d / low) ** power
+
+
 def _upper_from_density(lower: np.ndarray, density: np.ndarray, fraction: np.ndarray) -> np.ndarray:
+    """``U^r`` per resource of one pool from its ``L^r``, ``hat U^r`` and ``eps^r`` (module docstring)."""
     lower = np.broadcast_to(np.asarray(lower, dtype=float), density.shape)
     upper = np.array(lower)
     for r, (low, d, e) in enumerate(zip(lower, density, fraction)):
         if d <= 0:
             continue  # nobody demands r in this pool: constant price L^r
-        u = d if e > SMALL_DEMAND_LIMIT else low * (d / low) ** (1.0 / (1.0 - e))
+        u = d if e > SMALL_DEMAND_LIMIT else _headroom_upper(low, d, e)
         upper[r] = max(u, low)  # prices must not fall with use
     return upper
 
@@ -132,8 +170,22 @@ class InstanceFacts:
         return facts
 
 
+#: The least lower price: the smallest positive float (module docstring).
+LEAST_LOWER_PRICE = float(np.finfo(float).smallest_subnormal)
+
+
 def _lower_prices(instance: Instance, standalone: np.ndarray, eta: float, rule: str,
                   capacity_time: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(L_w^r, L_ps^r)`` of ``rule``, each at least :data:`LEAST_LOWER_PRICE`: a rule divides a utility
+    (possibly near 5e-324) by work and demands (up to 1e18) and eta, a quotient that can underflow to 0 though
+    it is positive; ``ln(U^r / L^r)`` needs ``L^r > 0``, and the nearest positive float is the smallest one.
+    Every ordinary instance's lower prices are far above it, so unchanged."""
+    worker, ps = _rule_lower_prices(instance, standalone, eta, rule, capacity_time)
+    return np.maximum(worker, LEAST_LOWER_PRICE), np.maximum(ps, LEAST_LOWER_PRICE)
+
+
+def _rule_lower_prices(instance: Instance, standalone: np.ndarray, eta: float, rule: str,
+                       capacity_time: float) -> tuple[np.ndarray, np.ndarray]:
     """``(L_w^r, L_ps^r)`` of ``rule`` (module docstring)."""
     n_resources = instance.cluster.n_resources
     opt_lower_bound = float(standalone.max(initial=0.0))

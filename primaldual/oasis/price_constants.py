@@ -23,6 +23,25 @@ from primaldual.core.errors import InputError
 SMALL_DEMAND_LIMIT = 0.5
 
 
+#: A quotient of two positive floats is formed only where the divisor is at least this fraction of the
+#: dividend (so it stays below 1e300); beyond that the logs of both are used instead. A lower price near
+#: 1e-300 (a job worth 1e-300 sets the least value density) under an upper price near 1e12 makes ``U^r / L^r``
+#: overflow although its log (< 1,500) is finite; every ordinary instance keeps the quotient, the same floats.
+QUOTIENT_LIMIT = 1e-300
+
+
+def log_ratio(upper: np.ndarray, lower: np.ndarray) -> np.ndarray:
+    """``ln(upper / lower)`` elementwise for positive ``upper``, ``lower``: the log of the quotient where the
+    quotient is below ``1 / QUOTIENT_LIMIT``, else ``ln upper - ln lower`` (the quotient would overflow)."""
+    upper, lower = np.broadcast_arrays(np.asarray(upper, dtype=float), np.asarray(lower, dtype=float))
+    huge = lower < upper * QUOTIENT_LIMIT  # upper * 1e-300 cannot overflow; it may underflow, harmlessly
+    if not huge.any():
+        return np.log(upper / lower)
+    out = np.log(np.divide(upper, lower, out=np.ones(upper.shape), where=~huge))
+    out[huge] = np.log(upper[huge]) - np.log(lower[huge])
+    return out
+
+
 def json_number(value: float | None) -> float | None:
     """A JSON-safe float: ``None`` for ``None``, infinities and NaN (the records of this module and of
     :mod:`primaldual.oasis.engine`)."""
@@ -77,12 +96,13 @@ class PriceConstants:
 
     @property
     def worker_log_ratio(self) -> np.ndarray:
-        """``theta_w^r = ln(U_w^r / L_w^r)`` per resource (>= 0)."""
-        return np.log(self.worker_upper / self.worker_lower)
+        """``theta_w^r = ln(U_w^r / L_w^r)`` per resource (>= 0; :func:`log_ratio`, finite where the quotient
+        is not)."""
+        return log_ratio(self.worker_upper, self.worker_lower)
 
     @property
     def ps_log_ratio(self) -> np.ndarray:
-        return np.log(self.ps_upper / self.ps_lower)
+        return log_ratio(self.ps_upper, self.ps_lower)
 
     @property
     def max_log_ratio(self) -> float:
@@ -136,8 +156,12 @@ class PriceConstants:
                 continue  # no job demands this resource in this pool
             if e >= 1:
                 return False
-            # (C1): the price at (1 - eps) utilisation is at least hat U (relative slack for rounding).
-            if low * (u / low) ** (1.0 - e) < d * (1.0 - 1e-12):
+            # (C1): the price at (1 - eps) utilisation is at least hat U (relative slack for rounding), in logs
+            # where u / low would overflow (QUOTIENT_LIMIT).
+            if low < u * QUOTIENT_LIMIT:
+                if math.log(low) + (1.0 - e) * (math.log(u) - math.log(low)) < math.log(d) + math.log1p(-1e-12):
+                    return False
+            elif low * (u / low) ** (1.0 - e) < d * (1.0 - 1e-12):
                 return False
         return True
 
@@ -211,4 +235,5 @@ def check_scale(name: str, value) -> float:
     return float(value)
 
 
-__all__ = ["SCALE_RANGE", "SMALL_DEMAND_LIMIT", "PriceConstants", "check_scale", "json_number"]
+__all__ = ["QUOTIENT_LIMIT", "SCALE_RANGE", "SMALL_DEMAND_LIMIT", "PriceConstants", "check_scale", "json_number",
+           "log_ratio"]

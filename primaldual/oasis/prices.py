@@ -34,14 +34,30 @@ from primaldual.core.standalone import (  # noqa: F401 - re-exported
 
 # ------------------------------------------------------------------------------------------- price state
 
+#: Above this exponent ``exp`` nears the float range (``exp(709.78)`` overflows): :func:`exponential_price`
+#: then adds the exponent to ``ln L^r`` instead of multiplying ``L^r`` by its exponential.
+EXPONENT_LIMIT = 700.0
+
 
 def exponential_price(lower, log_ratio: np.ndarray, used: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     """``L^r (U^r/L^r)^(used / capacity)`` elementwise (``lower`` a number or an array over the resources);
-    ``L^r`` where the capacity is 0 (unused by construction)."""
+    ``L^r`` where the capacity is 0 (unused by construction).
+
+    The price itself is at most ``U^r`` (below 1e250, :data:`primaldual.oasis.constants.PRICE_CEILING`), but
+    with ``L^r`` near 1e-300 (a job worth 1e-300) ``ln(U^r/L^r)`` exceeds 709 and ``exp`` alone would overflow
+    near full use: there, and only there, the price is ``exp(ln L^r + exponent)`` (ordinary instances keep
+    ``L^r exp(exponent)``, the same floats)."""
     positive = capacity > 0
     fraction = np.divide(used, capacity, out=np.zeros(np.broadcast_shapes(used.shape, capacity.shape)),
                          where=positive)
-    return lower * np.exp(log_ratio * fraction)
+    exponent = log_ratio * fraction
+    if not (exponent > EXPONENT_LIMIT).any():
+        return lower * np.exp(exponent)
+    huge = exponent > EXPONENT_LIMIT
+    lowers = np.broadcast_to(np.asarray(lower, dtype=float), exponent.shape)
+    prices = lowers * np.exp(np.where(huge, 0.0, exponent))
+    prices[huge] = np.exp(np.log(lowers[huge]) + exponent[huge])
+    return prices
 
 
 class PoolState:

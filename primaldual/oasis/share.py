@@ -22,6 +22,8 @@ at every ``price_scale`` below ``1 / GUARD = 2`` (``compute_constants`` multipli
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from primaldual.core.instance import Instance
@@ -31,6 +33,18 @@ from primaldual.oasis.budget import standalone_resource_slots
 SHARE_BUDGET = 2.5
 #: The most of its utility the cheapest job may pay on the empty cluster (Lemma 8').
 GUARD = 0.5
+
+
+def _cost_ratio(cost: float, utility: float) -> float:
+    """``cost / utility``, or ``inf`` where the quotient is above 1e300 (only for a utility below 1: a job worth
+    1e-300 beside one worth 1e12, whose budget sets prices near 1, would overflow the division).
+
+    Such a job is never the cheapest: the job with ``f_i^alone = LB`` holds at most all of each type's
+    capacity-time, so its ratio is at most ``SHARE_BUDGET / eta <= 2.5e9`` (``eta >= 1e-9``); ``inf`` leaves the
+    minimum, and so the guard, unchanged."""
+    if utility < 1.0 and cost > utility * 1e300:
+        return math.inf
+    return cost / utility
 
 
 def share_lower_prices(instance: Instance, standalone: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
@@ -47,9 +61,8 @@ def share_lower_prices(instance: Instance, standalone: np.ndarray, eta: float) -
     lower = np.zeros(2 * n_resources)
     lower[positive] = SHARE_BUDGET * best / (eta * int(positive.sum()) * capacity_time[positive])
     lower[~positive] = lower[positive].min()
-    costs = [float(np.concatenate(standalone_resource_slots(instance, i)) @ lower) / standalone[i]
-             for i in range(instance.n_jobs) if standalone[i] > 0]
-    cheapest = min(costs)
+    cheapest = min(_cost_ratio(float(np.concatenate(standalone_resource_slots(instance, i)) @ lower), standalone[i])
+                   for i in range(instance.n_jobs) if standalone[i] > 0)
     if cheapest > GUARD:
         lower *= GUARD / cheapest
     return lower[:n_resources].copy(), lower[n_resources:].copy()

@@ -46,7 +46,7 @@ def edge_instances(draw) -> Instance:
         assume(False)
 
 
-@settings(max_examples=25)
+@settings(max_examples=300)
 @given(edge_instances(), st.sampled_from(["oasis", "greedy", "fifo", "drf", "rrh", "dorm", "oasis-lr", "oasis-p"]))
 def test_every_scheduler_is_right_at_the_edges_of_the_domains(instance, name):
     with warnings.catch_warnings():
