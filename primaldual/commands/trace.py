@@ -12,6 +12,7 @@ import sys
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.commands._progress import add_progress_flag, with_activity
 from primaldual.core.errors import InputError
+from primaldual.core.plural import counted
 
 ORDER = 15
 
@@ -102,7 +103,7 @@ def run_import(args) -> int:
     if args.json:
         print_json(summary)
     else:
-        print(f"wrote {args.output}: {instance.n_jobs} jobs, {instance.horizon} slots of "
+        print(f"wrote {args.output}: {counted(instance.n_jobs, 'job')}, {counted(instance.horizon, 'slot')} of "
               f"{trace['slot_hours']:g} h, {trace['cluster']['gpus']} GPUs on {instance.cluster.n_worker_servers} "
               f"worker + {instance.cluster.n_ps_servers} PS servers (from {trace['source']})")
     return 0

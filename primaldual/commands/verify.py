@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from primaldual.commands._common import add_json_flag, print_json
 from primaldual.core.files import load_instance, load_schedule
+from primaldual.core.plural import counted
 from primaldual.core.verify import verify
 
 ORDER = 20
@@ -31,8 +32,8 @@ def run(args) -> int:
     if args.json:
         print_json(report.to_dict())
     else:
-        status = "feasible" if report.feasible else f"INFEASIBLE ({len(report.violations)} violations)"
-        print(f"{status}; utility {report.utility:.6g}; {len(report.job_utilities)} jobs admitted")
+        status = "feasible" if report.feasible else f"INFEASIBLE ({counted(len(report.violations), 'violation')})"
+        print(f"{status}; utility {report.utility:.6g}; {counted(len(report.job_utilities), 'job')} admitted")
         for violation in report.violations:
             print(f"  eq. {violation.equation} [{violation.kind}] {violation.message}")
     return 0 if report.feasible else 1

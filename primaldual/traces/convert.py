@@ -30,7 +30,6 @@ The conversion draws no random numbers: the same trace and options give the same
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -38,6 +37,7 @@ import numpy as np
 from primaldual.core.domains import MAX_HORIZON, MAX_SERVERS, MAX_WORK_CELLS, UTILITY_FIELDS
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Cluster, Instance, Job, ceil_tolerant
+from primaldual.core.plural import by_count
 from primaldual.traces import profiles
 from primaldual.traces.records import TraceJob
 from primaldual.traces.throughput import DEFAULT_SCALING_EFFICIENCY, ThroughputTable, family
@@ -178,7 +178,8 @@ def _job(t: Timed, arrival: int, chunks: int, slot_seconds: float, rule: Utility
 
 
 #: One note per nonzero count, in this order: (count key, message). ``[plural|singular]`` picks the word by the
-#: count, so that 1 job reads "1 job arrives", not "1 jobs arrive"; ``{gpus}`` and ``{efficiency}`` are filled in.
+#: count (:func:`primaldual.core.plural.by_count`), so that 1 job reads "1 job arrives", not "1 jobs arrive";
+#: ``{gpus}`` and ``{efficiency}`` are filled in.
 NOTES = (
     ("outside_window", "[jobs arrive|job arrives] outside the window and [are|is] left out"),
     ("capped", "[jobs ask|job asks] for more than the cluster's {gpus} GPUs: workers capped to {gpus} (same work, "
@@ -192,7 +193,6 @@ NOTES = (
     ("extrapolated", "[jobs run|job runs] at a GPU count not measured: throughput extrapolated with efficiency "
                      "{efficiency}"),
 )
-_CHOICE = re.compile(r"\[([^|\]]*)\|([^\]]*)\]")
 
 
 def _counts_and_notes(counts: dict, options: TraceOptions, cluster_gpus: int) -> list[str]:
@@ -201,7 +201,7 @@ def _counts_and_notes(counts: dict, options: TraceOptions, cluster_gpus: int) ->
     for key, message in NOTES:
         count = counts[key]
         if count:
-            text = _CHOICE.sub(lambda m: m.group(1 if count != 1 else 2), message)
+            text = by_count(count, message)
             notes.append(f"{count} " + text.format(gpus=cluster_gpus, efficiency=f"{options.scaling_efficiency:g}"))
     return notes
 

@@ -14,6 +14,7 @@ from typing import Mapping
 
 import numpy as np
 
+from primaldual.core.plural import counted
 from primaldual.evaluation.outcomes import JobOutcomes
 from primaldual.sweep.distributions import outcomes_by_scheduler, pooled, utilisation_by_scheduler
 from primaldual.sweep.records import Record
@@ -70,7 +71,7 @@ def cdf_data(outcomes: dict[str, list[JobOutcomes]], which: str, title: str = ""
             xs, ys = step_vertices(values, values.size, end)
         else:
             median = f", median {np.median(finite):.2f}" if finite.size else ""
-            label = f"{name}: {finite.size} jobs{median}, {seeds_note([len(runs)])}"
+            label = f"{name}: {counted(finite.size, 'job')}{median}, {seeds_note([len(runs)])}"
             xs, ys = step_vertices(values, finite.size, end)
         rows += [(name, label, x, y) for x, y in zip(xs, ys)] or [(name, label, math.nan, math.nan)]
     meta = {"which": which, "title": title, "caption": CAPTIONS[which]}
@@ -145,8 +146,8 @@ def _draw_standalone(axes, data: FigureData) -> None:
         ax.plot([0, top], [0, top], color="0.5", linestyle=":", linewidth=1)
         ax.scatter(alone, got, s=8, color=colour(name), marker=marker(name), alpha=0.6)
         share = got.sum() / alone.sum() if alone.sum() > 0 else float("nan")
-        ax.set_title(f"{name}: {got.size} jobs, {seeds_note([seeds])}\nsum utility / sum alone = {share:.2f}",
-                     fontsize=8)
+        ax.set_title(f"{name}: {counted(got.size, 'job')}, {seeds_note([seeds])}\n"
+                     f"sum utility / sum alone = {share:.2f}", fontsize=8)
         ax.set_xlabel("utility alone on the empty cluster", fontsize=8)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("utility achieved")

@@ -18,6 +18,7 @@ from typing import Mapping
 
 import numpy as np
 
+from primaldual.core.plural import counted
 from primaldual.sweep.distributions import ordered
 from primaldual.views.distribution_figures import step_vertices
 from primaldual.views.figure_data import FigureData
@@ -54,7 +55,7 @@ def _labels(samples: TraceSamples) -> dict[str, str]:
     """Per scheduler, its legend entry: its completed jobs and both panels' medians."""
     labels = {}
     for name in ordered(samples.jct):
-        parts = [f"{name}: {_finite(samples.jct[name]).size} jobs"]
+        parts = [f"{name}: {counted(_finite(samples.jct[name]).size, 'job')}"]
         for panel, short in (("jct", "JCT"), ("slowdown", "slowdown")):
             values = _finite(getattr(samples, panel).get(name, ()))
             parts.append(f"median {short} {np.median(values):.3g}" if values.size else f"no {short}")

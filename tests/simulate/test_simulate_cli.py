@@ -99,6 +99,15 @@ def test_run_json_keys_and_schedule_file(capsys, tmp_path):
     assert code == 0 and out.startswith("feasible")
 
 
+def test_verify_says_1_job_admitted(capsys, tmp_path):
+    instance_file, schedule_file = tmp_path / "instance.json", tmp_path / "schedule.json"
+    assert main(["generate", "--preset", "tiny", "--seed", "1", "--jobs", "1", "-o", str(instance_file)]) == 0
+    assert main(["run", str(instance_file), "--scheduler", "fifo", "-o", str(schedule_file)]) == 0
+    capsys.readouterr()
+    code, out, _ = run_cli(capsys, "verify", str(instance_file), str(schedule_file))
+    assert code == 0 and out.startswith("feasible; utility ") and out.rstrip().endswith("; 1 job admitted")
+
+
 def test_run_oasis_reports_its_certificate(capsys):
     code, data, _ = run_json(capsys, "run", "--preset", "small", "--seed", "3", "--scheduler", "oasis")
     assert code == 0

@@ -42,6 +42,11 @@ def test_the_table_is_the_empirical_cdf_by_hand():
     assert "log scale" in data.meta["caption"] and data.meta["title"] == "Philly traces, restart cost 0.1: 2 cases"
 
 
+def test_one_completed_job_reads_1_job():
+    one = TraceSamples(restart_cost=0.0, cases=1, jct={"fifo": np.array([3.0])}, slowdown={"fifo": np.array([1.5])})
+    assert set(trace_cdf_data(one).column("label")) == {"fifo: 1 job, median JCT 3, median slowdown 1.5"}
+
+
 def test_the_figure_is_written_as_png_pdf_csv_and_redrawn_from_the_csv(tmp_path):
     data = trace_cdf_data(SAMPLES)
     png = save_figure(data, tmp_path / stem(0.1), draw_trace_cdf)
