@@ -54,9 +54,9 @@ not available (docs/papers.md, OASiS); the choices below are this project's, der
   allocation-price inequality holds with ``alpha_discrete = max(1, max_r (exp(theta_r eps_r) - 1) / eps_r)``,
   ``theta_r = ln(U^r/L)``, which tends to ``alpha`` as ``eps_r -> 0``; the theorem is stated with it.
 
-Every rule's ``L^r`` is raised to at least ``LEAST_LOWER_PRICE``, the smallest positive float: a utility near
+Every rule's ``L^r`` is raised to at least ``LEAST_PRICE``, the smallest positive float: a utility near
 5e-324 divided by work and demands underflows to 0, though ``L^r`` is positive and ``ln(U^r / L)`` needs it so
-(no ordinary lower price is anywhere near it).
+(no ordinary lower price is anywhere near it); so is every price that ``price_scale`` multiplies.
 
 A resource that no job demands keeps ``U^r = L`` (a constant price). A server with zero capacity of ``r`` is
 unusable for a job that demands ``r`` (the dual subroutine's caps are 0 there) and free for one that does not.
@@ -80,6 +80,7 @@ from primaldual.core.standalone import _demand_fraction, standalone_utilities
 from primaldual.oasis.budget import budget_lower_prices
 from primaldual.oasis.density import density_lower_prices
 from primaldual.oasis.price_constants import (  # noqa: F401 - re-exported
+    LEAST_PRICE,
     SCALE_RANGE,
     SMALL_DEMAND_LIMIT,
     PriceConstants,
@@ -170,18 +171,14 @@ class InstanceFacts:
         return facts
 
 
-#: The least lower price: the smallest positive float (module docstring).
-LEAST_LOWER_PRICE = float(np.finfo(float).smallest_subnormal)
-
-
 def _lower_prices(instance: Instance, standalone: np.ndarray, eta: float, rule: str,
                   capacity_time: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(L_w^r, L_ps^r)`` of ``rule``, each at least :data:`LEAST_LOWER_PRICE`: a rule divides a utility
+    """``(L_w^r, L_ps^r)`` of ``rule``, each at least :data:`LEAST_PRICE`: a rule divides a utility
     (possibly near 5e-324) by work and demands (up to 1e18) and eta, a quotient that can underflow to 0 though
     it is positive; ``ln(U^r / L^r)`` needs ``L^r > 0``, and the nearest positive float is the smallest one.
     Every ordinary instance's lower prices are far above it, so unchanged."""
     worker, ps = _rule_lower_prices(instance, standalone, eta, rule, capacity_time)
-    return np.maximum(worker, LEAST_LOWER_PRICE), np.maximum(ps, LEAST_LOWER_PRICE)
+    return np.maximum(worker, LEAST_PRICE), np.maximum(ps, LEAST_PRICE)
 
 
 def _rule_lower_prices(instance: Instance, standalone: np.ndarray, eta: float, rule: str,

@@ -30,6 +30,11 @@ SMALL_DEMAND_LIMIT = 0.5
 QUOTIENT_LIMIT = 1e-300
 
 
+#: The least price, the smallest positive float: a lower price that a tiny utility, a large ``eta`` or a small
+#: ``price_scale`` pushes below it would round to 0, though it is positive and ``ln(U^r / L^r)`` needs it so.
+LEAST_PRICE = float(np.finfo(float).smallest_subnormal)
+
+
 def log_ratio(upper: np.ndarray, lower: np.ndarray) -> np.ndarray:
     """``ln(upper / lower)`` elementwise for positive ``upper``, ``lower``: the log of the quotient where the
     quotient is below ``1 / QUOTIENT_LIMIT``, else ``ln upper - ln lower`` (the quotient would overflow)."""
@@ -213,12 +218,18 @@ class PriceConstants:
         }
 
     def rescaled(self, factor: float) -> "PriceConstants":
-        """The same constants with every price multiplied by ``factor`` (``alpha`` unchanged)."""
+        """The same constants with every price multiplied by ``factor`` (``alpha`` unchanged), each at least
+        :data:`LEAST_PRICE`: a lower price near 1e-316 (a job worth 1e-300) times ``factor = 1e-9`` would
+        underflow to 0; ordinary prices are far above it, so unchanged."""
         check_scale("price_scale", factor)
+
+        def scaled(value):
+            return np.maximum(value * factor, LEAST_PRICE)
+
         return dataclasses.replace(
-            self, lower=self.lower * factor, worker_upper=self.worker_upper * factor,
-            ps_upper=self.ps_upper * factor, worker_lower=self.worker_lower * factor,
-            ps_lower=self.ps_lower * factor, price_scale=self.price_scale * factor)
+            self, lower=float(scaled(self.lower)), worker_upper=scaled(self.worker_upper),
+            ps_upper=scaled(self.ps_upper), worker_lower=scaled(self.worker_lower),
+            ps_lower=scaled(self.ps_lower), price_scale=self.price_scale * factor)
 
 
 #: The range of ``eta`` and ``price_scale``: wider values drive a lower or upper price past float range (a
@@ -235,5 +246,5 @@ def check_scale(name: str, value) -> float:
     return float(value)
 
 
-__all__ = ["QUOTIENT_LIMIT", "SCALE_RANGE", "SMALL_DEMAND_LIMIT", "PriceConstants", "check_scale", "json_number",
-           "log_ratio"]
+__all__ = ["LEAST_PRICE", "QUOTIENT_LIMIT", "SCALE_RANGE", "SMALL_DEMAND_LIMIT", "PriceConstants", "check_scale",
+           "json_number", "log_ratio"]

@@ -21,6 +21,7 @@ from primaldual.core.instance import Cluster, Instance, Job
 from primaldual.core.utility import Constant, LinearDecay, Sigmoid
 from primaldual.core.verify import verify
 from primaldual.oasis.constants import compute_constants
+from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
 
 TINY = LinearDecay(1e-300, 1e9)  # the edge test's utility near the bottom of the float range
@@ -53,6 +54,20 @@ def test_oasis_schedulers_have_no_overflow_on_extreme_utilities(name, demand, bi
     assert report.feasible, report.violations[:3]
     assert math.isfinite(result.utility) and result.utility > 0  # the big job is always worth admitting
     assert result.utility == pytest.approx(report.utility, rel=1e-9)
+
+
+@pytest.mark.parametrize("tiny", [TINY, TINIEST], ids=["1e-300", "5e-324"])
+@pytest.mark.parametrize("parameters", [{"price_scale": 1e-9}, {"eta": 1e9, "price_scale": 1e-9}, {"eta": 1e-9}],
+                         ids=["scale-1e-9", "eta-1e9-scale-1e-9", "eta-1e-9"])
+@pytest.mark.parametrize("rule", ["share", "density"])
+def test_oasis_has_no_underflow_to_zero_prices_at_the_ends_of_its_scales(parameters, tiny, rule):
+    """Only tiny jobs: a lower price near 1e-310 times ``price_scale = 1e-9`` (or divided by ``eta = 1e9``)
+    stays positive, so ``ln(U^r / L^r)`` is defined."""
+    instance = extreme_instance((1.0, 1.0), tiny, tiny)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        result = simulate(instance, make_scheduler("oasis", rule=rule, **parameters))
+    assert verify(instance, result.schedule).feasible and math.isfinite(result.utility)
 
 
 @pytest.mark.parametrize("tiny", [TINY, TINIEST], ids=["1e-300", "5e-324"])
