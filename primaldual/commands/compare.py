@@ -22,6 +22,7 @@ from primaldual.commands._common import add_json_flag, print_json
 from primaldual.commands.run import add_instance_arguments, instance_from_args, parse_parameter
 from primaldual.evaluation.compare import compare
 from primaldual.core.errors import InputError
+from primaldual.core.plural import counted
 from primaldual.core.provenance import provenance
 from primaldual.offline.options import add_solve_arguments, solve_options_from_args
 from primaldual.simulation.simulator import check_restart_cost
@@ -113,8 +114,8 @@ def _end_method(name: str | None, opt: dict | None) -> str | None:
 
 def _print_table(summary: dict, source: str) -> None:
     instance = summary["instance"]
-    print(f"compare on {source}: {instance['jobs']} jobs, {instance['horizon']} slots, "
-          f"{instance['worker_servers']} worker + {instance['ps_servers']} PS servers")
+    print(f"compare on {source}: {counted(instance['jobs'], 'job')}, {counted(instance['horizon'], 'slot')}, "
+          f"{instance['worker_servers']} worker + {counted(instance['ps_servers'], 'PS server')}")
     width = max([12, *(len(row["scheduler"]) for row in summary["rows"])])
     header = f"{'scheduler':<{width}} {'utility':>10} {'admitted':>8} {'completed':>9} {'mean JCT':>8}  {'OPT/ALG':<20} {'runtime s':>9}"
     print(header)

@@ -8,6 +8,7 @@ import sys
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.core.files import save_instance
 from primaldual.core.generate import PRESETS, generate
+from primaldual.core.plural import counted
 
 ORDER = 10
 
@@ -55,8 +56,8 @@ def run(args) -> int:
         print_json(summary)
     else:
         print(
-            f"wrote {args.output}: {instance.n_jobs} jobs, {instance.horizon} slots, "
-            f"{instance.cluster.n_worker_servers} worker + {instance.cluster.n_ps_servers} PS servers "
+            f"wrote {args.output}: {counted(instance.n_jobs, 'job')}, {counted(instance.horizon, 'slot')}, "
+            f"{instance.cluster.n_worker_servers} worker + {counted(instance.cluster.n_ps_servers, 'PS server')} "
             f"(preset {args.preset}, seed {args.seed})"
         )
     return 0

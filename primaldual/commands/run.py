@@ -12,6 +12,7 @@ from primaldual.core.generate import PRESETS, generate
 from primaldual.evaluation.restart_bound import applies
 from primaldual.simulation.scheduler import available_schedulers, make_scheduler
 from primaldual.core.jsonable import jsonable
+from primaldual.core.plural import counted
 from primaldual.core.provenance import provenance
 from primaldual.simulation.scheduler import parse_value
 from primaldual.simulation.rules import SimulationError
@@ -45,7 +46,7 @@ def instance_from_args(args):
         raise InputError("INSTANCE: give an instance file, or generate one with e.g. --preset small --seed 0")
     seed = 0 if args.seed is None else args.seed
     instance = generate(preset=args.preset, seed=seed, jobs=args.jobs)
-    return instance, f"preset {args.preset}, seed {seed}" + (f", {args.jobs} jobs" if args.jobs else "")
+    return instance, f"preset {args.preset}, seed {seed}" + (f", {counted(args.jobs, 'job')}" if args.jobs else "")
 
 
 def parse_parameter(text: str) -> tuple[str, object]:
@@ -120,7 +121,7 @@ def run(args) -> int:
         return 0
     print(
         f"{args.scheduler} on {source}: utility {metrics.utility:.6g}; admitted {metrics.admitted}, completed "
-        f"{metrics.completed} of {instance.n_jobs} jobs; mean JCT {_fmt(metrics.mean_jct, 4)} slots; "
+        f"{metrics.completed} of {counted(instance.n_jobs, 'job')}; mean JCT {_fmt(metrics.mean_jct, 4)} slots; "
         f"scheduler runtime {result.scheduler_seconds:.3f} s"
     )
     if metrics.unfinished:

@@ -7,6 +7,7 @@ from primaldual.commands._common import add_json_flag, check_output_path, print_
 from primaldual.commands._progress import activity, add_progress_flag, progress_enabled
 from primaldual.core.errors import InputError
 from primaldual.core.files import load_instance, load_schedule, save_schedule
+from primaldual.core.plural import counted
 from primaldual.core.provenance import provenance
 from primaldual.offline.child import DEFAULT_MEMORY_SHARE
 from primaldual.offline.options import FORMULATIONS, METHODS, SolveOptions
@@ -176,7 +177,7 @@ def run(args) -> int:
             f"build {result.build_seconds:.3f} s, solve {result.solve_seconds:.3f} s"
         )
         if result.schedule is not None:
-            print(f"admitted {len(result.schedule.admitted)} of {instance.n_jobs} jobs"
+            print(f"admitted {len(result.schedule.admitted)} of {counted(instance.n_jobs, 'job')}"
                   + (f"; incumbent from the {result.incumbent_source}" if result.incumbent_source else ""))
         if result.message:
             print(f"note: {result.message}")

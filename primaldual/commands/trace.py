@@ -105,7 +105,7 @@ def run_import(args) -> int:
     else:
         print(f"wrote {args.output}: {counted(instance.n_jobs, 'job')}, {counted(instance.horizon, 'slot')} of "
               f"{trace['slot_hours']:g} h, {trace['cluster']['gpus']} GPUs on {instance.cluster.n_worker_servers} "
-              f"worker + {instance.cluster.n_ps_servers} PS servers (from {trace['source']})")
+              f"worker + {counted(instance.cluster.n_ps_servers, 'PS server')} (from {trace['source']})")
     return 0
 
 

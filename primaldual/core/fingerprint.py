@@ -27,6 +27,7 @@ import warnings
 from typing import Any
 
 from primaldual.core.errors import InputError
+from primaldual.core.plural import counted
 
 #: The schedule file's key for the instance it was written for.
 INSTANCE_KEY = "instance"
@@ -104,7 +105,7 @@ def _misfit(schedule_data: dict, instance_data: dict, arrivals: bool) -> str | N
         if not isinstance(job, int) or isinstance(job, bool) or job < 0:
             continue
         if job >= len(jobs):
-            return f"it schedules job {job}, but INSTANCE has {len(jobs)} jobs"
+            return f"it schedules job {job}, but INSTANCE has {counted(len(jobs), 'job')}"
         for key, size in sizes.items():
             triples = entry.get(key)
             for triple in triples if isinstance(triples, list) else ():
@@ -113,7 +114,7 @@ def _misfit(schedule_data: dict, instance_data: dict, arrivals: bool) -> str | N
                     continue
                 slot, server, count = triple
                 if slot >= horizon:
-                    return f"job {job} runs in slot {slot}, but INSTANCE has {horizon} slots"
+                    return f"job {job} runs in slot {slot}, but INSTANCE has {counted(horizon, 'slot')}"
                 if server >= size:
                     return f"job {job} uses {key} server {server}, but INSTANCE has {size}"
                 if arrivals and count and slot < jobs[job]["arrival"]:

@@ -34,6 +34,7 @@ import numpy as np
 from primaldual.core.domains import MAX_HORIZON, MAX_JOBS, MAX_SCHEDULE_CELLS, MAX_SERVERS, fmt_number, show
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Cluster, Instance, Job, ceil_tolerant
+from primaldual.core.plural import by_count, counted
 from primaldual.core.utility import Sigmoid
 
 Range = tuple[float, float]
@@ -263,15 +264,17 @@ def _sizes(rng: np.random.Generator, spec: Preset, jobs, horizon, load, worker_s
     servers = n_worker_servers + n_ps_servers
     if n_jobs * n_slots * servers > MAX_SCHEDULE_CELLS:
         raise InputError(
-            f"--jobs/--horizon/--worker-servers/--ps-servers: {n_jobs} jobs x {n_slots} slots x {servers} servers "
+            f"--jobs/--horizon/--worker-servers/--ps-servers: {counted(n_jobs, 'job')} x {counted(n_slots, 'slot')} x "
+            f"{counted(servers, 'server')} "
             f"must be at most {fmt_number(MAX_SCHEDULE_CELLS)} (docs/input-ranges.md)")
     arrival_window = n_jobs / rate
     if spec.name == "tiny":
         arrival_window = min(arrival_window, n_slots)
     if arrival_window > n_slots:
         raise InputError(
-            f"--load: {n_jobs} jobs at {rate:g} jobs per slot arrive over {arrival_window:.1f} slots, "
-            f"longer than the horizon of {n_slots} slots (raise --load or --horizon)"
+            f"--load: {counted(n_jobs, 'job')} at {rate:g} jobs per slot {by_count(n_jobs, '[arrive|arrives]')} "
+            f"over {arrival_window:.1f} slots, longer than the horizon of {counted(n_slots, 'slot')} "
+            "(raise --load or --horizon)"
         )
     return n_jobs, n_slots, n_worker_servers, n_ps_servers, rate, arrival_window
 

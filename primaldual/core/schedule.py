@@ -21,6 +21,8 @@ from typing import Mapping
 
 import numpy as np
 
+from primaldual.core.plural import counted
+
 
 def _counts(array) -> np.ndarray:
     out = np.asarray(array)
@@ -82,7 +84,7 @@ class JobSchedule:
         y, z = _counts(workers), _counts(parameter_servers)
         if y.ndim != 2 or z.ndim != 2 or y.shape[0] != z.shape[0] or not 0 <= start <= horizon - y.shape[0]:
             raise ValueError(f"window of {np.shape(y)} and {np.shape(z)} at slot {start} does not fit "
-                             f"{horizon} slots")
+                             f"{counted(horizon, 'slot')}")
         used = np.flatnonzero((y != 0).any(axis=1) | (z != 0).any(axis=1))
         out = object.__new__(cls)
         if not used.size:

@@ -18,6 +18,7 @@ import numpy as np
 
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
+from primaldual.core.plural import counted
 from primaldual.core.standalone import fastest_standalone_workers, standalone_utilities
 from primaldual.core.schedule import Schedule
 
@@ -136,7 +137,7 @@ def job_outcomes(instance: Instance, schedule: Schedule, *, received=None) -> Jo
     admitted = np.zeros(n_jobs, dtype=bool)
     for i, assignment in schedule.assignments.items():
         if not 0 <= i < n_jobs:
-            raise InputError(f"schedule: job {i} is not in the instance ({n_jobs} jobs)")
+            raise InputError(f"schedule: job {i} is not in the instance ({counted(n_jobs, 'job')})")
         admitted[i] = True
         slot = assignment.completion_slot()
         if slot is not None:
@@ -144,7 +145,7 @@ def job_outcomes(instance: Instance, schedule: Schedule, *, received=None) -> Jo
             utility[i] = float(instance.jobs[i].utility(slot - arrival[i]))
     for i in received or ():
         if not 0 <= int(i) < n_jobs:
-            raise InputError(f"received: job {i} is not in the instance ({n_jobs} jobs)")
+            raise InputError(f"received: job {i} is not in the instance ({counted(n_jobs, 'job')})")
         admitted[int(i)] = True
     done = completion >= 0
     jct = np.where(done, completion - arrival + 1, math.nan).astype(float)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from primaldual.core.output import write_text
+from primaldual.core.plural import counted
 from primaldual.reproduce.checks import Outcome
 from primaldual.reproduce.experiments import (
     SMALL20_SEED, SMALL_SEED, TINY_SEED, Settings,
@@ -40,7 +41,8 @@ def headlines(settings: Settings) -> list[Headline]:
     scales = ", ".join(f"{s:g}" for s in settings.capacity_scales)
 
     def seeds(first: int, count: int) -> str:
-        return f"seeds {first}-{first + count - 1} ({count} instances)"
+        span = f"seed {first}" if count == 1 else f"seeds {first}-{first + count - 1}"
+        return f"{span} ({counted(count, 'instance')})"
 
     beats = ("oasis (and, on its own line, oasis-lr) beats every baseline at every contended point",
              "advantage > 1% of the baseline's utility with the paired 95% t interval over seeds excluding 0 "

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from primaldual.core.plural import counted
 from primaldual.sweep.distributions import distribution_summary
 from primaldual.sweep.records import Record, typed
 
@@ -139,7 +140,7 @@ def format_summary(summary: dict) -> str:
     text.insert(1, "  ".join("-" * width for width in widths))
     status = ", ".join(f"{key}: {value}" for key, value in sorted(summary["opt_status"].items()))
     relaxed = summary.get("relaxed", 0)
-    text.append(f"{summary['instances']} instances; OPT status: {status}" + (
+    text.append(f"{counted(summary['instances'], 'instance')}; OPT status: {status}" + (
         f" (on {relaxed}, of the start-cost relaxation: a bound on OPT with restart costs, proofs/oasis-lr.md "
         "Lemma R)" if relaxed else ""))
     if any(row["unbounded"] for row in summary["schedulers"].values()):

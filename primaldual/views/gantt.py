@@ -21,6 +21,7 @@ import numpy as np
 
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
+from primaldual.core.plural import counted
 from primaldual.core.schedule import Schedule
 from primaldual.core.utility import DeadlineUtility
 from primaldual.evaluation.outcomes import JobOutcomes, job_outcomes, utilisation_over_time
@@ -219,7 +220,7 @@ def draw_schedule(instance: Instance, schedule: Schedule, *, received=None, max_
     if len(rows) <= 60:
         gantt.set_yticks(range(len(rows)))
         gantt.set_yticklabels([f"job {i}" for i in rows.tolist()], fontsize=7 if len(rows) > 20 else 8)
-    gantt.set_ylabel(f"{len(rows)} of {instance.n_jobs} jobs\n(evenly spaced sample)" if sampled else "job")
+    gantt.set_ylabel(f"{len(rows)} of {counted(instance.n_jobs, 'job')}\n(evenly spaced sample)" if sampled else "job")
     # The colour bar sits in an inset beside the Gantt panel so that every panel keeps the same width.
     bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), cax=gantt.inset_axes([1.01, 0.0, 0.015, 1.0]),
                        ticks=range(1, peak + 1, max(1, -(-peak // 8))))
@@ -239,9 +240,10 @@ def draw_schedule(instance: Instance, schedule: Schedule, *, received=None, max_
     name = schedule_name(schedule)
     summary = (f"{name}: utility {outcomes.utility.sum():.4g}; completed {int(outcomes.completed.sum())}, "
                f"abandoned {int(outcomes.abandoned.sum())}, rejected {int((~outcomes.admitted).sum())} "
-               f"of {instance.n_jobs} jobs")
+               f"of {counted(instance.n_jobs, 'job')}")
     if sampled:
-        summary += f"\nGantt rows: {len(rows)} evenly spaced jobs of {instance.n_jobs}; panels below count all jobs"
+        summary += (f"\nGantt rows: {counted(len(rows), 'evenly spaced job')} of {instance.n_jobs}; "
+                    "panels below count all jobs")
     fig.suptitle(title or summary, fontsize=10)
     return fig
 

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from primaldual.core.plural import counted
 from primaldual.sweep.statistics import t_interval
 from primaldual.views.figure_data import FigureData
 
@@ -60,7 +61,8 @@ def draw_lbbsp(data: FigureData):
         seeds = int(data.column("seed", where)[0])
         workers = int(data.column("workers", where)[0])
         ax.set_ylabel("mean iteration time (s, simulated)")
-        ax.set_title(f"{scenario}: {workers} workers, {seeds} seeds (label: speedup vs BSP; bars: 95% t interval)",
+        ax.set_title(f"{scenario}: {counted(workers, 'worker')}, {counted(seeds, 'seed')} (label: speedup vs BSP; "
+                     "bars: 95% t interval)",
                      fontsize=9)
         ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()

@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from primaldual.core.plural import counted
 from primaldual.sweep.distributions import ordered
 from primaldual.sweep.records import Record, typed
 from primaldual.sweep.statistics import t_interval
@@ -101,7 +102,7 @@ def ratio_data(records: "list[Record | Mapping]", title: str | None = None) -> F
                      (("whisker_low", float(points.min())), ("q1", q1), ("median", median), ("q3", q3),
                       ("whisker_high", float(points.max())))]
     alpha = find_alpha(records)
-    meta = {"title": title or f"empirical competitive ratio OPT/ALG, {len(records)} instances",
+    meta = {"title": title or f"empirical competitive ratio OPT/ALG, {counted(len(records), 'instance')}",
             "caption": CAPTIONS["ratios"]}
     if alpha is not None:
         meta["two_alpha"] = repr(2 * alpha)
@@ -335,7 +336,7 @@ def plot_records(records: "list[Record | Mapping]", out_dir: str | Path, prefix:
         stem = _slug(f"{prefix}{label + '-' if label else ''}{preset}")
         knobs = varied_knobs(group)
         if any(r.ratios for r in group) and not knobs:
-            data = ratio_data(group, f"OPT/ALG on {preset}, {len(group)} instances (diamond: mean)")
+            data = ratio_data(group, f"OPT/ALG on {preset}, {counted(len(group), 'instance')} (diamond: mean)")
             written.append(save_figure(data, out_dir / f"{stem}-ratios", draw_ratios))
         scales = {record.spec.get("capacity_scale", 1.0) for record in group}
         where = preset + (f", capacity x{scales.pop():g}" if len(scales) == 1 and scales != {1.0} else "")

@@ -126,6 +126,23 @@ def test_cli_generate_writes_a_valid_file(tmp_path, capsys):
     assert instance_to_dict(load_instance(out)) == instance_to_dict(generate("small", seed=1))
 
 
+def test_cli_generate_summary_counts_one_in_the_singular(tmp_path, capsys):
+    out = tmp_path / "i.json"
+    assert main(["generate", "--preset", "tiny", "--seed", "1", "--jobs", "1", "--worker-servers", "1",
+                 "--ps-servers", "1", "-o", str(out)]) == 0
+    horizon = load_instance(out).horizon
+    assert capsys.readouterr().out == (f"wrote {out}: 1 job, {horizon} slots, 1 worker + 1 PS server "
+                                       "(preset tiny, seed 1)\n")
+    assert main(["generate", "--preset", "paper", "--seed", "1", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == f"wrote {out}: 300 jobs, 200 slots, 50 worker + 50 PS servers (preset paper, seed 1)\n"
+
+
+def test_a_load_too_low_for_one_job_says_it_arrives():
+    with pytest.raises(InputError, match=r"--load: 1 job at 0.01 jobs per slot arrives over 100.0 slots, longer "
+                                         r"than the horizon of 20 slots \(raise --load or --horizon\)"):
+        generate("small", jobs=1, load=0.01)
+
+
 def test_cli_generate_bad_preset_exits_2(tmp_path, capsys):
     assert main(["generate", "--preset", "huge", "-o", str(tmp_path / "i.json")]) == 2
     err = capsys.readouterr().err

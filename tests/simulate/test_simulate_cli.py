@@ -108,6 +108,13 @@ def test_verify_says_1_job_admitted(capsys, tmp_path):
     assert code == 0 and out.startswith("feasible; utility ") and out.rstrip().endswith("; 1 job admitted")
 
 
+def test_compare_on_one_job_says_1_job(capsys):
+    code, out, _ = run_cli(capsys, "compare", "--preset", "tiny", "--seed", "1", "--jobs", "1", "--schedulers", "fifo")
+    assert code == 0
+    assert out.splitlines()[0] == "compare on preset tiny, seed 1, 1 job: 1 job, 3 slots, 2 worker + 2 PS servers"
+    assert "1 jobs" not in out
+
+
 def test_run_oasis_reports_its_certificate(capsys):
     code, data, _ = run_json(capsys, "run", "--preset", "small", "--seed", "3", "--scheduler", "oasis")
     assert code == 0
