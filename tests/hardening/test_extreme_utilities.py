@@ -114,3 +114,24 @@ def test_exponential_price_adds_logs_only_where_exp_would_overflow():
     assert 1000.0 > EXPONENT_LIMIT
     assert prices[2, 0] == pytest.approx(math.exp(math.log(1e-300) + 1000.0), rel=1e-12)
     assert np.isfinite(prices).all()
+
+
+@pytest.mark.parametrize("rule", ["density", "budget"])
+def test_a_headroom_past_the_price_ceiling_falls_back_to_hat_u_and_fails_c1(rule):
+    """Three workers of 1/6 on the unit server: ``eps^r = 1/2``, still in the headroom's range, but with
+    ``L^r`` near 1e-300 the headroom ``U^r = L (hat U / L) ** 2`` is about 1e325, past ``PRICE_CEILING``: every
+    ``U^r`` is ``hat U^r`` and (C1) is reported violated, so no ratio bound is claimed. The capacity rule's
+    ``L`` (about 21) keeps the headroom and (C1) on the same instance."""
+    from primaldual.oasis.constants import PRICE_CEILING
+    from primaldual.oasis.price_constants import SMALL_DEMAND_LIMIT
+
+    instance = extreme_instance((1 / 6, 1 / 6), Constant(1e12))
+    constants = compute_constants(instance, rule=rule)
+    for upper, density, fraction in ((constants.worker_upper, constants.worker_value_density,
+                                      constants.worker_demand_fraction),
+                                     (constants.ps_upper, constants.ps_value_density, constants.ps_demand_fraction)):
+        assert (fraction <= SMALL_DEMAND_LIMIT).all() and (upper == density).all() and (upper < PRICE_CEILING).all()
+    assert not constants.small_demand_holds and constants.theorem_ratio_bound is None
+    assert constants.to_dict()["small_demand_holds"] is False
+    capacity = compute_constants(instance, rule="capacity")
+    assert (capacity.worker_upper > capacity.worker_value_density).all() and capacity.small_demand_holds
