@@ -65,16 +65,20 @@ class Levers:
     as well as at the smoothed point, so the columns that enter are the ones with the best reduced cost and a
     round never has to be repeated after a mis-pricing. ``greedy_start``: a schedule built at the pooled LP's
     prices (:func:`primaldual.offline.price_greedy.price_greedy`) joins the master and is the incumbent if it
-    beats the online schedules."""
+    beats the online schedules. ``mip_presolve``: HiGHS's presolve on price-and-branch's 0-1 program (off:
+    it does not stop at the time limit, see
+    :meth:`~primaldual.offline.column_generation.RestrictedMaster.solve_integer`)."""
 
     simplex_strategy: int = MASTER_SIMPLEX_STRATEGY
     dual_pricing: bool = True
     greedy_start: bool = True
+    mip_presolve: bool = False
 
     @classmethod
     def none(cls) -> "Levers":
         """Every lever off: the column generation of before they were added."""
-        return cls(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY, dual_pricing=False, greedy_start=False)
+        return cls(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY, dual_pricing=False, greedy_start=False,
+                   mip_presolve=True)
 
 
 def _assignments(schedule: Schedule) -> dict:
@@ -243,7 +247,8 @@ class _Generation:
 
 
 def _price_and_branch(instance: Instance, master: RestrictedMaster, generation: _Generation, best: Schedule,
-                      deadline: float | None, notify: Notify) -> tuple[Schedule, float, str, float]:
+                      deadline: float | None, notify: Notify,
+                      presolve: bool = False) -> tuple[Schedule, float, str, float]:
     """The master over the generated columns as a 0-1 program, when the time left and the LP value allow
     it; returns (best schedule, its utility, what price-and-branch did, its seconds)."""
     best_utility = generation.best_utility
@@ -257,7 +262,7 @@ def _price_and_branch(instance: Instance, master: RestrictedMaster, generation: 
     started = time.time()
     # HiGHS's MIP may overrun its limit by up to half of it (root LP, presolve): ask for half.
     chosen, mip_status = master.solve_integer(
-        UNLIMITED_BRANCH_SECONDS if left is None else (left - MIN_BRANCH_SECONDS / 2) / 2, best)
+        UNLIMITED_BRANCH_SECONDS if left is None else (left - MIN_BRANCH_SECONDS / 2) / 2, best, presolve)
     mip_seconds = time.time() - started
     if chosen is not None:
         schedule = place_on_servers(instance, chosen.assignments)
@@ -308,7 +313,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     mip_status, mip_seconds = "not run", 0.0
     if integer:
         best, best_utility, mip_status, mip_seconds = _price_and_branch(
-            instance, master, generation, best, deadline, notify)
+            instance, master, generation, best, deadline, notify, levers.mip_presolve)
     return ColumnGenerationRun(
         bound=generation.bound, lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
         rounds=generation.rounds, columns=len(master.columns), rows=master.n_rows, stop=stop, seeds=seed_utilities,

@@ -67,7 +67,7 @@ def test_a_spent_deadline_gives_no_greedy_schedule():
 
 
 LEVERS = [Levers.none(), Levers(), Levers(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY),
-          Levers(dual_pricing=False), Levers(greedy_start=False)]
+          Levers(dual_pricing=False), Levers(greedy_start=False), Levers(mip_presolve=True)]
 
 
 @pytest.mark.parametrize("seed", [2, 7])
