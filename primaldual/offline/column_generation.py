@@ -50,6 +50,14 @@ REDUCED_COST_TOLERANCE = 1e-9
 #: Weight of the stability centre in the smoothed prices.
 SMOOTHING = 0.5
 
+#: HiGHS's ``simplex_strategy`` for the master LP: 4, the primal simplex. Adding columns keeps the basis primal
+#: feasible, so the primal simplex re-solves from it where the dual simplex (HiGHS's default, 1) starts over
+#: from a dual infeasible one; measured in ``docs/measurements.md`` ("Offline strength").
+MASTER_SIMPLEX_STRATEGY = 4
+
+#: HiGHS's default ``simplex_strategy`` (the dual simplex), restored for price-and-branch's 0-1 program.
+DEFAULT_SIMPLEX_STRATEGY = 1
+
 #: Absolute slack when checking that a unit fits on a server, the verifier's capacity tolerance.
 FIT_TOLERANCE = 1e-9
 
@@ -151,7 +159,8 @@ class RestrictedMaster:
     aggregated master gives per-slot counts; :func:`place_on_servers` puts them on servers.
     """
 
-    def __init__(self, cells: Cells, jobs, threads: int | None = None, aggregate: bool = False):
+    def __init__(self, cells: Cells, jobs, threads: int | None = None, aggregate: bool = False,
+                 simplex_strategy: int = DEFAULT_SIMPLEX_STRATEGY):
         self.cells = cells
         self.row_of_cell = cells.row_of_cell if aggregate else np.arange(cells.capacity.shape[0])
         self.row_capacity = cells.row_capacity if aggregate else cells.capacity
@@ -164,6 +173,7 @@ class RestrictedMaster:
         self.highs = quiet_highs()
         if threads is not None:
             self.highs.setOptionValue("threads", int(threads))
+        self.highs.setOptionValue("simplex_strategy", int(simplex_strategy))
         size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
         inf = highspy.kHighsInf
         n = len(self.jobs)
@@ -232,7 +242,8 @@ class RestrictedMaster:
         mu = dict(zip(self.jobs, duals[: len(self.jobs)]))
         return optimal, float(self.highs.getInfo().objective_function_value), prices, mu
 
-    def solve_integer(self, time_limit: float, start: Schedule | None) -> tuple[Schedule | None, str]:
+    def solve_integer(self, time_limit: float, start: Schedule | None,
+                      presolve: bool = False) -> tuple[Schedule | None, str]:
         """Price-and-branch: the master over the generated columns as a 0-1 program; the chosen columns' job
         schedules (None if none; for an aggregated master they still need :func:`place_on_servers`) and HiGHS's
         model status. ``start`` (a schedule whose columns are in the master) is the MIP start."""
@@ -242,8 +253,15 @@ class RestrictedMaster:
         self.highs.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
                                          np.full(n, highspy.HighsVarType.kInteger, dtype=np.uint8))
         self.highs.changeColsBounds(n, np.arange(n, dtype=np.int32), np.zeros(n), np.ones(n))
+        # The MIP's LPs are re-solved after bound changes, where the dual simplex is the one that warm-starts.
+        self.highs.setOptionValue("simplex_strategy", DEFAULT_SIMPLEX_STRATEGY)
         if start is not None:
             self.highs.setSolution(self._start_vector(start))
+        # A MIP times itself from its own start (unlike the LPs, which read HiGHS's run clock), but its presolve
+        # is not interrupted: on a 200 x 60 master of 5,876 columns presolve alone took 6.3 s of a 5.6 s limit,
+        # and once 30 s, past the solver process's grace. Without it the limit holds, and on `paper` the
+        # interval at 120 s is narrower (docs/measurements.md, "Offline strength").
+        self.highs.setOptionValue("presolve", "on" if presolve else "off")
         self.highs.setOptionValue("time_limit", max(0.1, float(time_limit)))
         self.highs.setOptionValue("mip_rel_gap", 1e-6)
         self.highs.run()
@@ -338,4 +356,4 @@ def reduced_cost(column: Column, prices: np.ndarray, mu: dict) -> float:
     return column.utility - float(column.values @ prices[column.cells]) - mu.get(column.job, 0.0)
 
 
-__all__ = ["Cells", "Column", "PricingRound", "RestrictedMaster", "place_on_servers", "price_all", "reduced_cost"]
+__all__ = ["DEFAULT_SIMPLEX_STRATEGY", "MASTER_SIMPLEX_STRATEGY", "Cells", "Column", "PricingRound", "RestrictedMaster", "place_on_servers", "price_all", "reduced_cost"]

@@ -23,12 +23,13 @@ of the master and one dual subroutine per job (:func:`primaldual.offline.column_
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from primaldual.offline.column_generation import (
-    LP_TOLERANCE, REDUCED_COST_TOLERANCE, SMOOTHING, Cells, RestrictedMaster, place_on_servers, price_all,
-    reduced_cost)
+    DEFAULT_SIMPLEX_STRATEGY, LP_TOLERANCE, MASTER_SIMPLEX_STRATEGY, REDUCED_COST_TOLERANCE, SMOOTHING, Cells,
+    RestrictedMaster, place_on_servers, price_all, reduced_cost)
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 from primaldual.offline.outcome import (
@@ -46,6 +47,38 @@ UNLIMITED_BRANCH_SECONDS = 120.0
 
 #: Share of the time left (after seeding) the pooled LP relaxation may take (:func:`_pooled_start`).
 POOLED_LP_SHARE = 0.4
+
+#: Share of the time left the greedy schedule at the pooled LP's prices may take (:func:`_greedy_start`).
+GREEDY_SHARE = 0.15
+
+
+@dataclass(frozen=True)
+class Levers:
+    """The choices that make column generation and price-and-branch stronger, one switch each so that the
+    ablation in ``docs/measurements.md`` ("Offline strength") can turn them off one at a time. None changes
+    what is certified: the bound is a Lagrangian bound at whatever prices are priced, and every schedule is
+    verified.
+
+    ``simplex_strategy``: HiGHS's simplex for the master LP
+    (:data:`~primaldual.offline.column_generation.MASTER_SIMPLEX_STRATEGY`, the primal simplex, re-solves from
+    the previous basis after columns are added). ``dual_pricing``: each round prices at the master's own duals
+    as well as at the smoothed point, so the columns that enter are the ones with the best reduced cost and a
+    round never has to be repeated after a mis-pricing. ``greedy_start``: a schedule built at the pooled LP's
+    prices (:func:`primaldual.offline.price_greedy.price_greedy`) joins the master and is the incumbent if it
+    beats the online schedules. ``mip_presolve``: HiGHS's presolve on price-and-branch's 0-1 program (off:
+    it does not stop at the time limit, see
+    :meth:`~primaldual.offline.column_generation.RestrictedMaster.solve_integer`)."""
+
+    simplex_strategy: int = MASTER_SIMPLEX_STRATEGY
+    dual_pricing: bool = True
+    greedy_start: bool = True
+    mip_presolve: bool = False
+
+    @classmethod
+    def none(cls) -> "Levers":
+        """Every lever off: the column generation of before they were added."""
+        return cls(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY, dual_pricing=False, greedy_start=False,
+                   mip_presolve=True)
 
 
 def _assignments(schedule: Schedule) -> dict:
@@ -109,6 +142,31 @@ def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> 
     return bound, point, priced.bound
 
 
+def _greedy_start(instance, cells, master, centre, best, best_utility, deadline, notify) -> tuple:
+    """The greedy schedule at the pooled LP's prices ``centre`` (:mod:`primaldual.offline.price_greedy`), jobs
+    in decreasing order of their payoff there (ties, and jobs with no column, by index): its columns enter
+    the master, and it replaces ``best`` if it is worth more. Returns (best, its utility)."""
+    from primaldual.offline.price_greedy import price_greedy
+
+    if centre is None or (deadline is not None and time.time() >= deadline):
+        return best, best_utility
+    worker_prices, ps_prices = cells.prices(centre)
+    payoff = {i: -np.inf for i in master.jobs}
+    for column in master.columns:
+        payoff[column.job] = max(payoff[column.job], column.utility - float(column.values @ centre[column.cells]))
+    order = sorted(master.jobs, key=lambda i: (-payoff[i], i))
+    until = None if deadline is None else time.time() + GREEDY_SHARE * (deadline - time.time())
+    found = price_greedy(instance, order, worker_prices, ps_prices, until)
+    if found is None:
+        return best, best_utility
+    schedule, utility = found
+    master.add(cells.column(i, s) for i, s in schedule.assignments.items())
+    if utility > best_utility:
+        best, best_utility = schedule, utility
+        notify(Incumbent(_assignments(best), best_utility, None))
+    return best, best_utility
+
+
 class _Generation:
     """The column-generation loop's working state, and one round of it (:meth:`step`).
 
@@ -118,8 +176,10 @@ class _Generation:
     price-and-branch could not gain anything anyway."""
 
     def __init__(self, cells: Cells, master: RestrictedMaster, *, bound: float, centre, best_lagrangian: float,
-                 best_utility: float, until: float | None, deadline: float | None, notify: Notify, started: float):
+                 best_utility: float, until: float | None, deadline: float | None, notify: Notify, started: float,
+                 dual_pricing: bool = False):
         self.cells, self.master, self.notify, self.started = cells, master, notify, started
+        self.dual_pricing = dual_pricing
         self.bound, self.centre, self.best_lagrangian, self.best_utility = bound, centre, best_lagrangian, best_utility
         self.until, self.deadline = until, deadline
         self.rounds, self.lp_value, self.alpha, self.extended = 0, None, SMOOTHING, False
@@ -153,25 +213,33 @@ class _Generation:
         return None
 
     def _price(self, duals: np.ndarray, mu) -> Stop | None:
-        """One pricing round at the smoothed prices: a Lagrangian bound, and the columns that enter."""
-        point = duals if self.centre is None or self.alpha == 0 else self.alpha * self.centre + (1 - self.alpha) * duals
-        priced = price_all(self.cells, self.master.jobs, point, self.until)
-        if not priced.complete:
+        """One pricing round at the smoothed prices (and, with ``dual_pricing``, at the master's duals too):
+        a Lagrangian bound at each, and the columns that enter."""
+        smoothed = self.centre is not None and self.alpha != 0
+        point = self.alpha * self.centre + (1 - self.alpha) * duals if smoothed else duals
+        rounds = [price_all(self.cells, self.master.jobs, point, self.until)]
+        if not rounds[0].complete:
             return Stop.PRICING_STOPPED
+        if smoothed and self.dual_pricing:
+            at_duals = price_all(self.cells, self.master.jobs, duals, self.until)
+            if at_duals.complete:  # an unfinished round adds nothing: its columns are a prefix of the jobs
+                rounds.append(at_duals)
         self.rounds += 1
-        if priced.bound < self.best_lagrangian:
-            self.best_lagrangian, self.centre = priced.bound, point
-        if priced.bound < self.bound:
-            self.bound = priced.bound
-            self.notify(BoundImproved(self.bound, f"round {self.rounds}"))
-        added = self.master.add(c for c in priced.columns if reduced_cost(c, duals, mu) > REDUCED_COST_TOLERANCE)
+        for where, priced in zip((point, duals), rounds):
+            if priced.bound < self.best_lagrangian:
+                self.best_lagrangian, self.centre = priced.bound, where
+            if priced.bound < self.bound:
+                self.bound = priced.bound
+                self.notify(BoundImproved(self.bound, f"round {self.rounds}"))
+        added = self.master.add(c for priced in rounds for c in priced.columns
+                                if reduced_cost(c, duals, mu) > REDUCED_COST_TOLERANCE)
         self.notify(ProgressLine(
             f"column generation round {self.rounds}: bound {self.bound:.6g}, master LP {self.lp_value:.6g}, "
             f"incumbent {self.best_utility:.6g}, {len(self.master.columns)} columns, "
             f"{time.time() - self.started:.0f} s"))
         if added == 0:
-            if self.alpha == 0:
-                return Stop.NO_ENTERING_COLUMN
+            if not smoothed or len(rounds) == 2:
+                return Stop.NO_ENTERING_COLUMN  # priced exactly at the master's duals: its LP is optimal
             self.alpha = 0.0  # a mis-pricing: price at the master's duals next round
         else:
             self.alpha = SMOOTHING
@@ -179,7 +247,8 @@ class _Generation:
 
 
 def _price_and_branch(instance: Instance, master: RestrictedMaster, generation: _Generation, best: Schedule,
-                      deadline: float | None, notify: Notify) -> tuple[Schedule, float, str, float]:
+                      deadline: float | None, notify: Notify,
+                      presolve: bool = False) -> tuple[Schedule, float, str, float]:
     """The master over the generated columns as a 0-1 program, when the time left and the LP value allow
     it; returns (best schedule, its utility, what price-and-branch did, its seconds)."""
     best_utility = generation.best_utility
@@ -193,7 +262,7 @@ def _price_and_branch(instance: Instance, master: RestrictedMaster, generation: 
     started = time.time()
     # HiGHS's MIP may overrun its limit by up to half of it (root LP, presolve): ask for half.
     chosen, mip_status = master.solve_integer(
-        UNLIMITED_BRANCH_SECONDS if left is None else (left - MIN_BRANCH_SECONDS / 2) / 2, best)
+        UNLIMITED_BRANCH_SECONDS if left is None else (left - MIN_BRANCH_SECONDS / 2) / 2, best, presolve)
     mip_seconds = time.time() - started
     if chosen is not None:
         schedule = place_on_servers(instance, chosen.assignments)
@@ -207,17 +276,19 @@ def _price_and_branch(instance: Instance, master: RestrictedMaster, generation: 
 
 def column_generation_solve(instance: Instance, jobs, *, deadline: float | None = None, notify: Notify | None = None,
                             threads: int | None = None, integer: bool = True,
-                            share: float = COLUMN_GENERATION_SHARE, seeds=()) -> ColumnGenerationRun:
+                            share: float = COLUMN_GENERATION_SHARE, seeds=(),
+                            levers: Levers = Levers()) -> ColumnGenerationRun:
     """Stabilised column generation, then (``integer=True``) price-and-branch; see the module docstring.
 
     ``deadline`` is an absolute ``time.time()``; column generation stops at ``share`` of the time left, and
-    price-and-branch gets the rest. ``notify(event)``, if given, receives the progress events.
+    price-and-branch gets the rest. ``notify(event)``, if given, receives the progress events. ``levers``
+    (:class:`Levers`) are on by default; ``Levers.none()`` is the method without them.
     """
     notify = notify or ignore
     started = time.time()
     notify(Phase("seeding the master with the online schedulers' schedules"))
     cells = Cells(instance)
-    master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True)
+    master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True, simplex_strategy=levers.simplex_strategy)
     best, best_utility, seed_utilities, bound = _seed(cells, master, seeds, notify)
     seed_seconds = time.time() - started
     bound = float("inf") if bound is None else bound
@@ -228,18 +299,21 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     # The first stability centre is the pooled LP's duals, not OASiS's prices: those give a valid but loose
     # bound, a poor centre to smooth towards.
     bound, centre, best_lagrangian = _pooled_start(instance, cells, master, bound, deadline, threads, notify)
+    if levers.greedy_start:
+        notify(Phase("a greedy schedule at the pooled LP's prices"))
+        best, best_utility = _greedy_start(instance, cells, master, centre, best, best_utility, deadline, notify)
     pooled_seconds = time.time() - pooled_started
     notify(Phase("generating columns"))
     generation = _Generation(
         cells, master, bound=bound, centre=centre, best_lagrangian=best_lagrangian, best_utility=best_utility,
         until=None if deadline is None else time.time() + share * max(0.0, deadline - time.time()),
-        deadline=deadline, notify=notify, started=started)
+        deadline=deadline, notify=notify, started=started, dual_pricing=levers.dual_pricing)
     stop = generation.run()
     cg_seconds = time.time() - started - seed_seconds - pooled_seconds
     mip_status, mip_seconds = "not run", 0.0
     if integer:
         best, best_utility, mip_status, mip_seconds = _price_and_branch(
-            instance, master, generation, best, deadline, notify)
+            instance, master, generation, best, deadline, notify, levers.mip_presolve)
     return ColumnGenerationRun(
         bound=generation.bound, lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
         rounds=generation.rounds, columns=len(master.columns), rows=master.n_rows, stop=stop, seeds=seed_utilities,
@@ -247,4 +321,4 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
         mip_status=mip_status)
 
 
-__all__ = ["COLUMN_GENERATION_SHARE", "column_generation_solve"]
+__all__ = ["COLUMN_GENERATION_SHARE", "Levers", "column_generation_solve"]
