@@ -66,8 +66,8 @@ def test_a_spent_deadline_gives_no_greedy_schedule():
     assert price_greedy(instance, range(len(instance.jobs)), worker_prices, ps_prices, deadline=0.0) is None
 
 
-LEVERS = [Levers.none(), Levers(), Levers(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY),
-          Levers(dual_pricing=False), Levers(greedy_start=False), Levers(mip_presolve=True)]
+LEVERS = [Levers.none(), Levers(), Levers(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY), Levers(dual_pricing=True),
+          Levers(greedy_start=False), Levers(mip_presolve=False)]
 
 
 @pytest.mark.parametrize("seed", [2, 7])
