@@ -33,7 +33,8 @@ SIZES = (("tiny", None, None, None), ("small-J5", 5, None, None), ("small", None
 
 def add_arguments(parser) -> None:
     parser.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per solve (default 60)")
-    parser.add_argument("--seeds", default="1000,1001,1002", metavar="LIST", help="instance seeds (default 1000-1002)")
+    parser.add_argument("--seeds", default="1000,1001,1002", metavar="LIST",
+                        help="instance seeds, comma-separated (default 1000,1001,1002)")
     parser.add_argument("--sizes", default=",".join(s[0] for s in SIZES[:3]), metavar="LIST",
                         help="size labels, from: " + ", ".join(s[0] for s in SIZES))
     parser.add_argument("--restart-cost", type=float, default=0.1, metavar="F",
