@@ -356,4 +356,5 @@ def reduced_cost(column: Column, prices: np.ndarray, mu: dict) -> float:
     return column.utility - float(column.values @ prices[column.cells]) - mu.get(column.job, 0.0)
 
 
-__all__ = ["DEFAULT_SIMPLEX_STRATEGY", "MASTER_SIMPLEX_STRATEGY", "Cells", "Column", "PricingRound", "RestrictedMaster", "place_on_servers", "price_all", "reduced_cost"]
+__all__ = ["DEFAULT_SIMPLEX_STRATEGY", "MASTER_SIMPLEX_STRATEGY", "Cells", "Column", "PricingRound", "RestrictedMaster",
+           "place_on_servers", "price_all", "reduced_cost"]

@@ -30,7 +30,9 @@ import numpy as np
 from primaldual.offline.column_generation import (
     DEFAULT_SIMPLEX_STRATEGY, LP_TOLERANCE, MASTER_SIMPLEX_STRATEGY, REDUCED_COST_TOLERANCE, SMOOTHING, Cells,
     RestrictedMaster, place_on_servers, price_all, reduced_cost)
+from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
+from primaldual.core.metrics import compute_metrics
 from primaldual.core.schedule import Schedule
 from primaldual.offline.outcome import (
     BoundImproved, ColumnGenerationRun, Incumbent, Notify, Phase, ProgressLine, Stop, ignore)
@@ -79,11 +81,14 @@ class Levers:
     greedy_start: bool = True
     mip_presolve: bool = True
 
+    def __post_init__(self):
+        if self.simplex_strategy not in range(5):  # HiGHS's strategies: 0 choose, 1-3 dual, 4 primal
+            raise InputError(f"levers.simplex_strategy: must be an integer in 0..4, got {self.simplex_strategy!r}")
+
     @classmethod
     def none(cls) -> "Levers":
         """Every lever off: the column generation of before they were added."""
-        return cls(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY, dual_pricing=False, greedy_start=False,
-                   mip_presolve=True)
+        return cls(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY, greedy_start=False)
 
 
 def _assignments(schedule: Schedule) -> dict:
@@ -272,8 +277,7 @@ def _price_and_branch(instance: Instance, master: RestrictedMaster, generation: 
     if chosen is not None:
         schedule = place_on_servers(instance, chosen.assignments)
         # The parent verifies the returned schedule; here only its value is needed, to pick the better.
-        value = sum(float(instance.jobs[i].utility(s.completion_slot() - instance.jobs[i].arrival))
-                    for i, s in schedule.assignments.items())
+        value = compute_metrics(instance, schedule).utility
         if value > best_utility:
             best, best_utility = schedule, value
     return best, best_utility, mip_status, mip_seconds

@@ -25,21 +25,12 @@ import time
 import numpy as np
 
 from primaldual.core.instance import Instance
+from primaldual.core.metrics import compute_metrics
 from primaldual.core.schedule import Schedule
 from primaldual.dual.subroutine import best_schedule
 
 #: The multiples of the given prices at which the greedy is run; the best schedule is kept.
 GREEDY_SCALES = (0.8, 1.0)
-
-
-def schedule_utility(instance: Instance, schedule: Schedule) -> float:
-    """``sum_i f_i(t_i - a_i)`` over the scheduled jobs (eq. (1))."""
-    total = 0.0
-    for i, job_schedule in schedule.assignments.items():
-        completion = job_schedule.completion_slot()
-        if completion is not None:
-            total += float(instance.jobs[i].utility(completion - instance.jobs[i].arrival))
-    return total
 
 
 def _greedy_at(instance: Instance, order, worker_prices: np.ndarray, ps_prices: np.ndarray,
@@ -73,10 +64,10 @@ def price_greedy(instance: Instance, order, worker_prices: np.ndarray, ps_prices
         schedule = _greedy_at(instance, order, scale * worker_prices, scale * ps_prices, deadline)
         if schedule is None:
             break
-        utility = schedule_utility(instance, schedule)
+        utility = compute_metrics(instance, schedule).utility
         if best is None or utility > best[1]:
             best = (schedule, utility)
     return best
 
 
-__all__ = ["GREEDY_SCALES", "price_greedy", "schedule_utility"]
+__all__ = ["GREEDY_SCALES", "price_greedy"]

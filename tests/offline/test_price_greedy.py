@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from primaldual.core.errors import InputError
 from primaldual.core.generate import generate
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.core.verify import verify
@@ -20,7 +21,8 @@ from primaldual.evaluation.seeds import online_seeds
 from primaldual.models.offline import schedulable_jobs
 from primaldual.offline.column_generation import DEFAULT_SIMPLEX_STRATEGY, MASTER_SIMPLEX_STRATEGY
 from primaldual.offline.price_and_branch import Levers, column_generation_solve
-from primaldual.offline.price_greedy import price_greedy, schedule_utility
+from primaldual.core.metrics import compute_metrics
+from primaldual.offline.price_greedy import price_greedy
 
 
 def _random_prices(instance, seed: int, scale: float):
@@ -42,7 +44,7 @@ def test_the_greedy_schedule_verifies_at_any_prices_in_any_order(preset, seed, s
     report = verify(instance, schedule)
     assert report.feasible, report.violations[:3]
     assert utility == pytest.approx(report.utility, rel=1e-12, abs=1e-12)
-    assert utility == schedule_utility(instance, schedule)
+    assert utility == compute_metrics(instance, schedule).utility
 
 
 @pytest.mark.parametrize("seed", [0, 3])
@@ -85,3 +87,9 @@ def test_every_lever_combination_converges_to_the_same_bound(seed):
         assert report.feasible and report.utility == pytest.approx(run.objective)
         assert run.objective >= max(s.utility for s in seeds) - 1e-9
         assert run.objective <= run.bound * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("strategy", [-1, 5, 2.5, "4"])
+def test_a_simplex_strategy_highs_does_not_have_is_refused_by_name(strategy):
+    with pytest.raises(InputError, match=r"levers\.simplex_strategy: must be an integer in 0\.\.4"):
+        Levers(simplex_strategy=strategy)
