@@ -5,7 +5,8 @@ of step (c).
 ``F_t(v)``, the least cost of supplying exactly ``v`` worker-slots by slot ``t``, is one min-plus convolution
 per slot of the previous row with the slot costs ``c_t(D)``; each is vectorised over ``(v, D)`` through a
 strided view of one buffer (no copy), and only the reachable states and the columns with a finite cost are
-computed. The pass runs forward in blocks of slots and stops as soon as no later completion can beat the best
+computed. Only the minima are taken per slot (an elementwise minimum over ``D``, several times cheaper than a row
+``argmin``); the back-pointers are recomputed along the one path that is rebuilt. The pass runs forward in blocks of slots and stops as soon as no later completion can beat the best
 payoff found (utility is non-increasing and costs are non-negative, or above a known cost floor).
 """
 
@@ -35,7 +36,7 @@ class WorkCover:
     (highest utility, then least cost, then earliest).
 
     After the pass, ``completion_cost[s] = C_i(a + s)`` (``nan`` where the pass stopped early) and
-    ``choice[s, v]`` is the number of workers in window slot ``s`` on the cheapest way to supply ``v``.
+    :meth:`workers_per_slot` rebuilds the cheapest way to cover the work by a slot.
     """
 
     def __init__(self, work: int, max_workers: int, utility: np.ndarray, objective: str = "payoff",
@@ -49,19 +50,25 @@ class WorkCover:
         self.early_stop = early_stop
         n_slots = self.utility.shape[0]
         self.completion_cost = np.full(n_slots, np.nan)
-        self.choice = np.zeros((n_slots, self.work + 1), dtype=np.int32)
+        # The back-pointers are not stored: rows[s, :reach[s] + 1] = F_s and costs[s] = c_s are, and
+        # workers_per_slot recomputes the argmin along the one path it follows (np.empty: only the rows the pass
+        # reaches are ever touched).
+        self._rows = np.empty((n_slots, self.work + 1))
+        self._costs = np.empty((n_slots, self.max_workers + 1))
+        self._reaches = np.zeros(n_slots, dtype=np.int64)
+        self._mosts = np.zeros(n_slots, dtype=np.int64)
         # buffer[max_workers + v] = F(v); the first max_workers entries stay +inf and stand for v - D < 0.
         self._buffer = np.full(self.max_workers + self.work + 1, np.inf)
         self._buffer[self.max_workers] = 0.0
         self._row = self._buffer[self.max_workers:]
-        # windows[v, D] = F(v - D): one strided view of the buffer (no copy), valid for every slot.
+        # windows[D, v] = F(v - D): one strided view of the buffer (no copy), valid for every slot. D runs along
+        # the first axis so that the minimum over D is an elementwise minimum of contiguous rows.
         item = self._buffer.itemsize
         self._windows = np.ndarray(
-            shape=(self.work + 1, self.max_workers + 1), dtype=float, buffer=self._buffer,
-            offset=self.max_workers * item, strides=(item, -item),
+            shape=(self.max_workers + 1, self.work + 1), dtype=float, buffer=self._buffer,
+            offset=self.max_workers * item, strides=(-item, item),
         )
-        self._candidates = np.empty((self.work + 1, self.max_workers + 1))
-        self._states = np.arange(self.work + 1)
+        self._candidates = np.empty((self.max_workers + 1, self.work + 1))
         self._reach = 0  # F(v) is +inf for every v > _reach
         self.slots_done = 0
         self.stopped = False
@@ -86,12 +93,12 @@ class WorkCover:
             # States v past what the slots so far can supply stay +inf, and so do columns past ``most``:
             # cutting both is exact, and saves most of the work once the servers fill up.
             reach = min(self.work, self._reach + most)
-            states = self._states[: reach + 1]
-            candidates = self._candidates[: reach + 1, : most + 1]
-            np.add(self._windows[: reach + 1, : most + 1], row_cost[: most + 1], out=candidates)
-            best_d = candidates.argmin(axis=1)  # the first minimum: fewest workers in this slot
-            self.choice[s, : reach + 1] = best_d
-            self._row[: reach + 1] = candidates[states, best_d]  # the row minima, gathered without a 2nd pass
+            candidates = self._candidates[: most + 1, : reach + 1]
+            np.add(self._windows[: most + 1, : reach + 1], row_cost[: most + 1, None], out=candidates)
+            np.minimum.reduce(candidates, axis=0, out=self._row[: reach + 1])  # exact: no sum is re-rounded
+            self._rows[s, : reach + 1] = self._row[: reach + 1]
+            self._costs[s, : most + 1] = row_cost[: most + 1]
+            self._reaches[s], self._mosts[s] = reach, most
             self._reach = reach
             total = float(self._row[self.work])
             self.completion_cost[s] = total
@@ -112,14 +119,21 @@ class WorkCover:
         return not self.stopped and self.slots_done < n_slots
 
     def workers_per_slot(self, best_slot: int) -> np.ndarray:
-        """Rebuild ``D*(s)`` for ``s = 0..best_slot`` by following the back-pointers from ``(best_slot, V)``."""
+        """Rebuild ``D*(s)`` for ``s = 0..best_slot`` backwards from ``(best_slot, V)``: in each slot the first
+        ``D`` (fewest workers) with ``F_{s-1}(v - D) + c_s(D)`` minimal, the same candidates the pass compared, so
+        the choice is the one a stored back-pointer would hold. Cost: ``O(best_slot * max_workers)``."""
         out = np.zeros(best_slot + 1, dtype=np.int64)
         remaining = self.work
-        for s in range(best_slot, -1, -1):
-            d = int(self.choice[s, remaining])
+        for s in range(best_slot, 0, -1):
+            # D below `low` reads F_{s-1} past its reach (+inf), above `high` past the slot's finite costs or v.
+            low = max(0, remaining - int(self._reaches[s - 1]))
+            high = min(int(self._mosts[s]), remaining)
+            candidates = self._rows[s - 1, remaining - high: remaining - low + 1][::-1] + self._costs[s, low: high + 1]
+            d = low + int(candidates.argmin())
             out[s] = d
             remaining -= d
-        if remaining != 0:  # pragma: no cover - the DP only records reachable states
+        out[0] = remaining  # F_{-1} is finite at 0 only
+        if remaining > int(self._mosts[0]):  # pragma: no cover - the DP only records reachable states
             raise AssertionError("dual subroutine: back-pointers do not cover the work")
         return out
 
