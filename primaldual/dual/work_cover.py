@@ -79,44 +79,54 @@ class WorkCover:
 
     def extend(self, cost: np.ndarray) -> bool:
         """Process the next ``len(cost)`` slots; return whether more slots can still improve the answer."""
-        utility = self.utility
-        n_slots = utility.shape[0]
-        cost = np.asarray(cost, dtype=float)
+        n_slots = self.utility.shape[0]
+        first = self.slots_done
+        cost = np.asarray(cost, dtype=float)[: max(0, n_slots - first)]
         # Per slot, the largest D with a finite c_t(D) (0 if none): larger D can never be chosen.
         finite = np.isfinite(cost)
         most_workers = cost.shape[1] - 1 - finite[:, ::-1].argmax(axis=1)
         most_workers[~finite.any(axis=1)] = 0
-        for row_cost, most in zip(cost, most_workers.tolist()):
-            if self.stopped or self.slots_done >= n_slots:
-                break
-            s = self.slots_done
+        if self.stopped or cost.shape[0] == 0:
+            return False
+        # Stored for every row given (rows past an early stop are never read).
+        self._costs[first: first + cost.shape[0]] = cost
+        self._mosts[first: first + cost.shape[0]] = most_workers
+        utility = self.utility[first: first + cost.shape[0] + 1].tolist()  # python floats: the same IEEE sums
+        for k, (row_cost, most) in enumerate(zip(cost, most_workers.tolist())):
+            s = first + k
             # States v past what the slots so far can supply stay +inf, and so do columns past ``most``:
             # cutting both is exact, and saves most of the work once the servers fill up.
             reach = min(self.work, self._reach + most)
             candidates = self._candidates[: most + 1, : reach + 1]
             np.add(self._windows[: most + 1, : reach + 1], row_cost[: most + 1, None], out=candidates)
-            np.minimum.reduce(candidates, axis=0, out=self._row[: reach + 1])  # exact: no sum is re-rounded
-            self._rows[s, : reach + 1] = self._row[: reach + 1]
-            self._costs[s, : most + 1] = row_cost[: most + 1]
-            self._reaches[s], self._mosts[s] = reach, most
-            self._reach = reach
+            row = self._row[: reach + 1]
+            np.minimum.reduce(candidates, axis=0, out=row)  # exact: no sum is re-rounded
+            self._rows[s, : reach + 1] = row
+            self._reaches[s] = self._reach = reach
             total = float(self._row[self.work])
             self.completion_cost[s] = total
             if total < np.inf:
-                if self.objective == "payoff":
-                    payoff = utility[s] - total
-                    if payoff > self._best_payoff:
-                        self._best_payoff, self.best_slot = payoff, s
-                elif utility[s] > self._best_utility or (utility[s] == self._best_utility and total < self._best_cost):
-                    self._best_utility, self._best_cost, self.best_slot = utility[s], total, s
+                self._see_completion(s, utility[k], total)
             self.slots_done = s + 1
-            if self.early_stop and s + 1 < n_slots:
-                # Later completions earn at most utility[s+1] (f non-increasing) and pay >= 0.
-                if self.objective == "payoff" and utility[s + 1] - self.cost_floor <= max(0.0, self._best_payoff):
-                    self.stopped = True
-                elif self.objective == "utility" and utility[s + 1] < self._best_utility:
-                    self.stopped = True
+            if self.early_stop and s + 1 < n_slots and self._cannot_improve(utility[k + 1]):
+                self.stopped = True
+                break
         return not self.stopped and self.slots_done < n_slots
+
+    def _see_completion(self, s: int, utility: float, total: float) -> None:
+        """Step (c) for window slot ``s``, completing at cost ``total``."""
+        if self.objective == "payoff":
+            payoff = utility - total
+            if payoff > self._best_payoff:
+                self._best_payoff, self.best_slot = payoff, s
+        elif utility > self._best_utility or (utility == self._best_utility and total < self._best_cost):
+            self._best_utility, self._best_cost, self.best_slot = utility, total, s
+
+    def _cannot_improve(self, next_utility: float) -> bool:
+        """Later completions earn at most ``next_utility`` (f non-increasing) and pay at least the floor (>= 0)."""
+        if self.objective == "payoff":
+            return next_utility - self.cost_floor <= max(0.0, self._best_payoff)
+        return next_utility < self._best_utility
 
     def workers_per_slot(self, best_slot: int) -> np.ndarray:
         """Rebuild ``D*(s)`` for ``s = 0..best_slot`` backwards from ``(best_slot, V)``: in each slot the first
