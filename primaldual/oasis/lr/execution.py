@@ -181,8 +181,21 @@ def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int,
     (taken from it), added to ``out`` (the blocks) and returned."""
     no_room: set[tuple] = set()  # demand profiles with not one worker's room left (free only shrinks here)
     for i in order:
+        if tables.profiles[i] in no_room and not _has_own_placement(state, slot, i, out, stable):
+            continue  # _grow would reach its no_room test and return: skip it (most jobs, once the cluster is full)
         _grow(restart_cost, tables, state, slot, i, free, out, stable, no_room)
     return out
+
+
+def _has_own_placement(state: LrState, slot: int, i: int, out: dict[int, Allocation], stable: bool) -> bool:
+    """Whether :func:`_grow` tries a placement of job ``i``'s own (its block in ``out``, or in a stable plan its
+    placement of the previous slot or its reservation) before the search that ``no_room`` cuts short."""
+    if i in out:
+        return True
+    if not stable:
+        return False
+    previous = state.previous.get(i)
+    return (previous is not None and previous[0] == slot - 1) or i in state.ledger.reservations
 
 
 def _most(restart_cost: float, tables: JobTables, state: LrState, i: int, restart: bool) -> int:
