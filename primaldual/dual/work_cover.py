@@ -5,9 +5,9 @@ of step (c).
 ``F_t(v)``, the least cost of supplying exactly ``v`` worker-slots by slot ``t``, is one min-plus convolution
 per slot of the previous row with the slot costs ``c_t(D)``; each is vectorised over ``(v, D)`` through a
 strided view of one buffer (no copy), and only the reachable states and the columns with a finite cost are
-computed. Only the minima are taken per slot (an elementwise minimum over ``D``, several times cheaper than a row
-``argmin``); the back-pointers are recomputed along the one path that is rebuilt. The pass runs forward in blocks of slots and stops as soon as no later completion can beat the best
-payoff found (utility is non-increasing and costs are non-negative, or above a known cost floor).
+computed. Only the minima are taken per slot (an elementwise minimum over ``D``, several times cheaper than a
+row ``argmin``); the back-pointers are recomputed along the one path that is rebuilt. The pass runs forward in
+blocks of slots and stops as soon as no later completion can beat the best payoff found (utility is non-increasing and costs are non-negative, or above a known cost floor).
 """
 
 from __future__ import annotations
@@ -50,12 +50,11 @@ class WorkCover:
         self.early_stop = early_stop
         n_slots = self.utility.shape[0]
         self.completion_cost = np.full(n_slots, np.nan)
-        # The back-pointers are not stored: rows[s, :reach[s] + 1] = F_s and costs[s] = c_s are, and
+        # The back-pointers are not stored: rows[s, :reach_s + 1] = F_s, costs[s] = c_s and mosts[s] are, and
         # workers_per_slot recomputes the argmin along the one path it follows (np.empty: only the rows the pass
-        # reaches are ever touched).
+        # reaches are ever touched). reach_s = min(V, mosts[0] + ... + mosts[s]) is derived there.
         self._rows = np.empty((n_slots, self.work + 1))
         self._costs = np.empty((n_slots, self.max_workers + 1))
-        self._reaches = np.zeros(n_slots, dtype=np.int64)
         self._mosts = np.zeros(n_slots, dtype=np.int64)
         # buffer[max_workers + v] = F(v); the first max_workers entries stay +inf and stand for v - D < 0.
         self._buffer = np.full(self.max_workers + self.work + 1, np.inf)
@@ -102,7 +101,7 @@ class WorkCover:
             row = self._row[: reach + 1]
             np.minimum.reduce(candidates, axis=0, out=row)  # exact: no sum is re-rounded
             self._rows[s, : reach + 1] = row
-            self._reaches[s] = self._reach = reach
+            self._reach = reach
             total = float(self._row[self.work])
             self.completion_cost[s] = total
             if total < np.inf:
@@ -133,10 +132,11 @@ class WorkCover:
         ``D`` (fewest workers) with ``F_{s-1}(v - D) + c_s(D)`` minimal, the same candidates the pass compared, so
         the choice is the one a stored back-pointer would hold. Cost: ``O(best_slot * max_workers)``."""
         out = np.zeros(best_slot + 1, dtype=np.int64)
+        reaches = np.minimum(np.cumsum(self._mosts[: best_slot + 1]), self.work).tolist()  # the pass's own reach
         remaining = self.work
         for s in range(best_slot, 0, -1):
             # D below `low` reads F_{s-1} past its reach (+inf), above `high` past the slot's finite costs or v.
-            low = max(0, remaining - int(self._reaches[s - 1]))
+            low = max(0, remaining - reaches[s - 1])
             high = min(int(self._mosts[s]), remaining)
             candidates = self._rows[s - 1, remaining - high: remaining - low + 1][::-1] + self._costs[s, low: high + 1]
             d = low + int(candidates.argmin())

@@ -181,8 +181,6 @@ def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int,
     (taken from it), added to ``out`` (the blocks) and returned."""
     no_room: set[tuple] = set()  # demand profiles with not one worker's room left (free only shrinks here)
     for i in order:
-        if tables.profiles[i] in no_room and not _has_own_placement(state, slot, i, out, stable):
-            continue  # _grow would reach its no_room test and return: skip it (most jobs, once the cluster is full)
         _grow(restart_cost, tables, state, slot, i, free, out, stable, no_room)
     return out
 
@@ -206,6 +204,8 @@ def _most(restart_cost: float, tables: JobTables, state: LrState, i: int, restar
 
 def _grow(restart_cost: float, tables: JobTables, state: LrState, slot: int, i: int, free: FreeCapacity,
           out: dict[int, Allocation], stable: bool, no_room: set[tuple]) -> None:
+    if tables.profiles[i] in no_room and not _has_own_placement(state, slot, i, out, stable):
+        return  # only the search below is left to try, and it found nothing (most jobs, once the cluster is full)
     job = tables.instance.jobs[i]
     most = _most(restart_cost, tables, state, i, restart=restart_cost > 0)
     if most < 1:
