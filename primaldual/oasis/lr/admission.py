@@ -35,7 +35,9 @@ admissions, so the promise invariant (G1) is untouched; ``oasis-p``'s bound (G3)
 
 **Cost** per offer: one subroutine call (:mod:`primaldual.dual.subroutine`, usually cut short by the cost
 floor), one block search over the slots up to the deadline (:meth:`primaldual.oasis.ledger.Ledger.find_block`)
-and, on a failed search, one per movable block for the re-pack.
+and, on a failed search, one per movable block for the re-pack. Most offers end at the cost floor; a round
+decides that test for all its jobs in one vector call (:class:`primaldual.oasis.lr.state.OfferScreen`, the
+same answers), so such an offer costs a lookup.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from primaldual.dual.subroutine import best_schedule, unit_prices
 from primaldual.oasis.ledger import Reservation, block_length, latest_deadline
 from primaldual.oasis.lr.order import present_values
 from primaldual.oasis.lr.settings import LrSettings, check_immediate_blocks  # noqa: F401 - re-exported
-from primaldual.oasis.lr.state import JobTables, LrState, Recorder
+from primaldual.oasis.lr.state import JobTables, LrState, OfferScreen, Recorder
 from primaldual.simulation.placement import can_finish
 
 
@@ -63,7 +65,6 @@ def offer_pending(settings: LrSettings, tables: JobTables, state: LrState, slot:
                   admit: Callable[[int, int], bool]) -> None:
     """Offer the pending jobs that are due, densest first (module docstring); ``admit(slot, i)`` makes one
     offer and says whether the job was promised."""
-    still = []
     if len(state.pending) > 1:
         density = present_values(tables, state, slot, state.pending)[1]
         pending = state.pending
@@ -72,22 +73,32 @@ def offer_pending(settings: LrSettings, tables: JobTables, state: LrState, slot:
     # integer arithmetic as one call per job).
     jobs = np.array(state.pending, dtype=np.int64)
     finishable = can_finish(slot, state.remaining[jobs], tables.fastest_workers[jobs], tables.instance.horizon)
-    for i, alive in zip(state.pending, finishable.tolist()):
-        if not alive:
-            continue  # can no longer finish: it earns nothing, so it stops competing
-        last = state.offered.get(i)
-        due = last is None or slot - last[0] >= settings.reoffer_every or state.remaining[i] <= 0.75 * last[1]
-        if not due or not admit(slot, i):
-            still.append(i)
-        if due:
-            state.offered[i] = (slot, int(state.remaining[i]))
-    state.pending = still
+    alive = [i for i, ok in zip(state.pending, finishable.tolist()) if ok]  # the others earn nothing: dropped
+    due = [i for i in alive if _due(settings, state, slot, i)]
+    state.screen = OfferScreen(slot, due)  # the round's cost-floor tests at once (admit_job reads them)
+    try:
+        promised = {i for i in due if admit(slot, i)}
+    finally:
+        state.screen = None
+    for i in due:  # after the offers, which never read it (nor change the remaining work)
+        state.offered[i] = (slot, int(state.remaining[i]))
+    state.pending = [i for i in alive if i not in promised]
+
+
+def _due(settings: LrSettings, state: LrState, slot: int, i: int) -> bool:
+    """Whether pending job ``i`` is offered in ``slot`` (module docstring: new, or ``reoffer_every`` slots since
+    its last offer, or its remaining work fell by a quarter since)."""
+    last = state.offered.get(i)
+    return last is None or slot - last[0] >= settings.reoffer_every or state.remaining[i] <= 0.75 * last[1]
 
 
 def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: Recorder, slot: int,
               i: int) -> bool:
     """One offer of job ``i`` in ``slot`` (module docstring): True if it was promised a block."""
     instance, constants = tables.instance, tables.constants
+    if state.screen is not None and state.screen.cannot_pay(tables, state, slot, i):
+        record.see_offer(i, 0.0)  # the scalar test's answer, from the round's vector call (OfferScreen)
+        return False
     worker_prices, ps_prices = state.prices(constants, slot)
     remaining = int(state.remaining[i])
     least = state.price_cache.least_prices()
