@@ -1,4 +1,5 @@
-"""The offer round's cost-floor screen (issue 26): one vector call per round instead of one scalar test per offer.
+"""The offer round's vector calls (issue 26): which pending jobs are due, and the cost-floor screen, one vector
+call per round instead of one scalar test per offer.
 
 :meth:`primaldual.dual.cost_floor.JobFloors.cannot_pay` may say True only where the scalar
 :func:`primaldual.dual.cost_floor.cannot_pay` does, :class:`primaldual.oasis.lr.state.OfferScreen` must follow
@@ -19,7 +20,7 @@ from primaldual.core.utility import Constant, LinearDecay, Sigmoid
 from primaldual.dual.cost_floor import JobFloors, cannot_pay, cost_floor_of, least_prices
 from primaldual.oasis.learned_floor import PriceFloor
 from primaldual.oasis.ledger import Reservation
-from primaldual.oasis.lr.state import OfferScreen
+from primaldual.oasis.lr.state import LastOffers, OfferScreen
 from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
 
@@ -138,3 +139,21 @@ def test_a_run_with_the_screen_is_the_run_without_it(seed, name, cost):
     schedule, the report and every offer's ``mu`` are the same with and without the screen."""
     instance = generate("small", seed, jobs=20)
     assert _run(instance, name, cost, True) == _run(instance, name, cost, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(offers=st.lists(st.tuples(st.one_of(st.none(), st.tuples(st.integers(0, 50), st.integers(0, 10**6))),
+                                 st.integers(0, 10**6)), min_size=1, max_size=12),
+       slot=st.integers(0, 60), every=st.integers(1, 5))
+def test_which_jobs_are_due_is_the_rule_job_by_job(offers, slot, every):
+    """``LastOffers.due`` is, job by job, the rule as written for one job: never offered, or ``every`` slots
+    since its last offer, or its remaining work at most three quarters of what it was then."""
+    last = LastOffers.none(len(offers))
+    for i, (previous, _) in enumerate(offers):
+        if previous is not None:
+            last.record(previous[0], np.array([i]), np.array([previous[1]]))
+    remaining = np.array([left for _, left in offers], dtype=np.int64)
+    due = last.due(slot, np.arange(len(offers)), remaining, every)
+    for i, (previous, _) in enumerate(offers):
+        expected = previous is None or slot - previous[0] >= every or remaining[i] <= 0.75 * previous[1]
+        assert bool(due[i]) == expected

@@ -70,26 +70,21 @@ def offer_pending(settings: LrSettings, tables: JobTables, state: LrState, slot:
         pending = state.pending
         state.pending = [pending[m] for m in sorted(range(len(pending)), key=lambda m: (-density[m], pending[m]))]
     # Remaining work does not change during the offers, so one vector call decides every job (the same
-    # integer arithmetic as one call per job).
+    # integer arithmetic as one call per job), and one whether it is due.
     jobs = np.array(state.pending, dtype=np.int64)
-    finishable = can_finish(slot, state.remaining[jobs], tables.fastest_workers[jobs], tables.instance.horizon)
-    alive = [i for i, ok in zip(state.pending, finishable.tolist()) if ok]  # the others earn nothing: dropped
-    due = [i for i in alive if _due(settings, state, slot, i)]
-    state.screen = OfferScreen(slot, due)  # the round's cost-floor tests at once (admit_job reads them)
+    remaining = state.remaining[jobs]
+    finishable = can_finish(slot, remaining, tables.fastest_workers[jobs], tables.instance.horizon)
+    due = finishable & state.offered.due(slot, jobs, remaining, settings.reoffer_every)
+    offers = jobs[due].tolist()
+    state.screen = OfferScreen(slot, offers)  # the round's cost-floor tests at once (admit_job reads them)
     try:
-        promised = {i for i in due if admit(slot, i)}
+        promised = {i for i in offers if admit(slot, i)}
     finally:
         state.screen = None
-    for i in due:  # after the offers, which never read it (nor change the remaining work)
-        state.offered[i] = (slot, int(state.remaining[i]))
-    state.pending = [i for i in alive if i not in promised]
-
-
-def _due(settings: LrSettings, state: LrState, slot: int, i: int) -> bool:
-    """Whether pending job ``i`` is offered in ``slot`` (module docstring: new, or ``reoffer_every`` slots since
-    its last offer, or its remaining work fell by a quarter since)."""
-    last = state.offered.get(i)
-    return last is None or slot - last[0] >= settings.reoffer_every or state.remaining[i] <= 0.75 * last[1]
+    # After the offers, which never read it (nor change the remaining work).
+    state.offered.record(slot, jobs[due], remaining[due])
+    # A job that can no longer finish earns nothing, so it stops competing.
+    state.pending = [i for i in jobs[finishable].tolist() if i not in promised]
 
 
 def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: Recorder, slot: int,

@@ -68,6 +68,36 @@ class JobTables:
                    utilities=utilities, floors=JobFloors.of(instance.jobs, utilities))
 
 
+@dataclass(eq=False)
+class LastOffers:
+    """Per job, the slot of its last offer and its remaining work then (``NEVER`` before any offer), as arrays:
+    an offer round decides which of its pending jobs are due in one vector call (:meth:`due`)."""
+
+    slot: np.ndarray
+    work: np.ndarray
+
+    #: The slot of "no offer yet": every slot is at least ``reoffer_every`` later (no int64 overflow).
+    NEVER = -(2 ** 62)
+
+    @classmethod
+    def none(cls, n_jobs: int) -> "LastOffers":
+        return cls(np.full(n_jobs, cls.NEVER, dtype=np.int64), np.zeros(n_jobs, dtype=np.int64))
+
+    def copy(self) -> "LastOffers":
+        return LastOffers(self.slot.copy(), self.work.copy())
+
+    def due(self, slot: int, jobs: np.ndarray, remaining: np.ndarray, every: int) -> np.ndarray:
+        """Whether each of ``jobs`` (remaining work ``remaining``, aligned) is offered in ``slot``: never offered,
+        or ``every`` slots since its last offer, or its remaining work fell to three quarters of what it was
+        then. The comparisons are those of one job at a time (an int64 against a float64 converts the integer
+        exactly, as numpy's scalars do)."""
+        return (slot - self.slot[jobs] >= every) | (remaining <= 0.75 * self.work[jobs])
+
+    def record(self, slot: int, jobs: np.ndarray, remaining: np.ndarray) -> None:
+        self.slot[jobs] = slot
+        self.work[jobs] = remaining
+
+
 @dataclass
 class RepackCounts:
     """Re-packs tried and re-packs that placed every block."""
@@ -87,8 +117,8 @@ class LrState:
     remaining: np.ndarray
     pending: list[int]
     deadlines: dict[int, int]
-    #: job -> (slot, remaining work) of its last offer.
-    offered: dict[int, tuple[int, int]]
+    #: Per job, the slot and remaining work of its last offer.
+    offered: LastOffers
     done: set[int]
     #: job -> (slot, allocation) of the last slot it ran.
     previous: dict[int, tuple[int, Allocation]]
@@ -107,7 +137,8 @@ class LrState:
     def start(cls, instance: Instance, own: Policy) -> "LrState":
         remaining = np.array(instance.work_units, dtype=np.int64)
         return cls(ledger=Ledger(instance), floor=zero_floor(instance.cluster.n_resources),
-                   work_left=remaining.astype(float), remaining=remaining, pending=[], deadlines={}, offered={},
+                   work_left=remaining.astype(float), remaining=remaining, pending=[], deadlines={},
+                   offered=LastOffers.none(instance.n_jobs),
                    done=set(), previous={}, repacks=RepackCounts(),
                    arrival_slots=frozenset(int(a) for a in instance.arrivals), policy=own)
 
@@ -118,7 +149,7 @@ class LrState:
         ledger = self.ledger.copy()
         cache = self.price_cache
         return replace(self, ledger=ledger, work_left=self.work_left.copy(), remaining=self.remaining.copy(),
-                       pending=list(self.pending), deadlines=dict(self.deadlines), offered=dict(self.offered),
+                       pending=list(self.pending), deadlines=dict(self.deadlines), offered=self.offered.copy(),
                        done=set(self.done), previous=dict(self.previous),
                        repacks=replace(self.repacks),
                        price_cache=cache.copy_onto(ledger) if cache is not None and cache.ledger is self.ledger
@@ -249,4 +280,4 @@ class NoRecord:
         pass
 
 
-__all__ = ["JobTables", "LookaheadCounts", "LrState", "NoRecord", "OfferScreen", "Recorder", "RepackCounts"]
+__all__ = ["JobTables", "LastOffers", "LookaheadCounts", "LrState", "NoRecord", "OfferScreen", "Recorder", "RepackCounts"]
