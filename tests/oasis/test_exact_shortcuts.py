@@ -1,5 +1,6 @@
 """Shortcuts of issue 26 against the plain computations they replace, value for value: the block search's
-window minima (a sparse table instead of one neighbour minimum per slot of length)."""
+window minima (a sparse table instead of one neighbour minimum per slot of length), and the work cover's
+one-worker step and scalar back-pointers (against the dynamic programme written out in Python floats)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from primaldual.dual.work_cover import WorkCover
 from primaldual.oasis.ledger import _RunningMinimum
 
 
@@ -31,3 +33,70 @@ def test_window_minima_are_the_neighbour_minima(n_slots, servers, seed, lengths)
         assert len(got) == 2
         for counts, minima in zip((worker, ps), got):
             assert np.array_equal(minima, _neighbour_minima(counts, k))
+
+
+def _plain_cover(cost: list[list[float]], work: int) -> tuple[list[float], list[list[int]]]:
+    """Step (b) as written: ``F_s(v) = min over D of F_{s-1}(v - D) + c_s(D)`` in python floats (the same IEEE
+    sums), with the first minimising ``D`` per state; returns ``F_s(V)`` per slot and the back-pointers."""
+    inf = float("inf")
+    row = [0.0] + [inf] * work
+    totals, pointers = [], []
+    for slot_cost in cost:
+        new, back = [], []
+        for v in range(work + 1):
+            best, choice = inf, 0
+            for d in range(min(len(slot_cost) - 1, v) + 1):
+                value = row[v - d] + slot_cost[d]
+                if value < best:
+                    best, choice = value, d
+            new.append(best)
+            back.append(choice)
+        row = new
+        totals.append(row[work])
+        pointers.append(back)
+    return totals, pointers
+
+
+@st.composite
+def cover_cases(draw):
+    """Slot costs ``c_s(D)`` for ``D = 0..m`` (``c_s(0) = 0``, non-decreasing, ``+inf`` past what fits), ties
+    included (a few distinct prices), and a non-increasing utility."""
+    workers = draw(st.sampled_from([1, 1, 2, 3]))
+    work = draw(st.integers(1, 9))
+    n_slots = draw(st.integers(1, 14))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    prices = rng.choice([0.1, 0.3, 0.7, 1.3], size=(n_slots, workers))
+    cost = np.concatenate([np.zeros((n_slots, 1)), np.cumsum(prices, axis=1)], axis=1)
+    fits = rng.integers(0, workers + 1, size=n_slots)
+    cost[np.arange(workers + 1)[None, :] > fits[:, None]] = np.inf
+    utility = np.sort(rng.uniform(0, 3 * work, size=n_slots))[::-1]
+    return cost, work, utility
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=cover_cases(), objective=st.sampled_from(["payoff", "utility"]), blocks=st.integers(1, 4))
+def test_the_work_cover_is_the_plain_dynamic_programme(case, objective, blocks):
+    """Fed in blocks, without the early stop: every ``C(s)`` is the plain programme's double, and the rebuilt
+    counts of the chosen slot are its back-pointers; with the early stop, the same slot and counts."""
+    cost, work, utility = case
+    totals, pointers = _plain_cover(cost.tolist(), work)
+    for early_stop in (False, True):
+        cover = WorkCover(work, cost.shape[1] - 1, utility, objective, early_stop)
+        for part in np.array_split(cost, blocks):
+            if not cover.extend(part):
+                break
+        done = cover.slots_done
+        assert early_stop or done == cost.shape[0]
+        assert np.array_equal(cover.completion_cost[:done], np.array(totals[:done]))
+        if not early_stop:
+            full = cover
+        elif full.best_slot is not None:
+            assert cover.best_slot == full.best_slot
+    if full.best_slot is None:
+        assert not np.isfinite(totals).any() or objective == "utility"
+        return
+    counts, v = [], work
+    for s in range(full.best_slot, -1, -1):
+        counts.append(pointers[s][v] if s else v)
+        v -= counts[-1]
+    assert full.workers_per_slot(full.best_slot).tolist() == counts[::-1]
