@@ -41,6 +41,8 @@ def cheapest_fill(unit_price: np.ndarray, caps: np.ndarray, max_units: int) -> P
     n_slots, n_servers = unit_price.shape
     keep = min(n_servers, max_units)
     key = np.where(caps > 0, unit_price, np.inf)
+    if keep == 1 and max_units == 1:
+        return _cheapest_one(unit_price, caps, key)
     order = np.argsort(key, axis=1, kind="stable")[:, :keep]
     slot_index = np.arange(n_slots)[:, None]
     price_sorted = unit_price[slot_index, order]
@@ -58,6 +60,18 @@ def cheapest_fill(unit_price: np.ndarray, caps: np.ndarray, max_units: int) -> P
     cost = np.zeros((n_slots, max_units + 1))
     np.cumsum(per_unit, axis=1, out=cost[:, 1:])  # +inf from the first count that does not fit
     return PoolPlacement(cost, order, caps_sorted)
+
+
+def _cheapest_one(unit_price: np.ndarray, caps: np.ndarray, key: np.ndarray) -> PoolPlacement:
+    """:func:`cheapest_fill` for one unit (a job that runs one worker at a time, and its one PS): the sorted
+    order's first server is the first one of least key (``argmin`` and a stable sort agree), the one unit costs
+    its price if it has room, else ``+inf``; that is ``min(key)`` itself, whose value is that server's price
+    (a cumulative sum of one entry is the entry). Two reductions per pool instead of a sort and the unit
+    expansion."""
+    order = key.argmin(axis=1)[:, None]
+    cost = np.zeros((unit_price.shape[0], 2))
+    cost[:, 1] = key.min(axis=1)
+    return PoolPlacement(cost, order, np.take_along_axis(caps, order, axis=1))
 
 
 def unit_prices(prices: np.ndarray, demand: np.ndarray) -> np.ndarray:
