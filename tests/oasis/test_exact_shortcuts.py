@@ -1,6 +1,7 @@
 """Shortcuts of issue 26 against the plain computations they replace, value for value: the block search's
-window minima (a sparse table instead of one neighbour minimum per slot of length), and the work cover's
-one-worker step and scalar back-pointers (against the dynamic programme written out in Python floats)."""
+window minima (a sparse table instead of one neighbour minimum per slot of length), the work cover's
+one-worker step and scalar back-pointers (against the dynamic programme written out in Python floats), and
+the one-unit cheapest fill, and OASiS-LR's rankings (present values kept per slot as arrays, one lexsort)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from primaldual.core.generate import generate
+from primaldual.dual.slot_costs import cheapest_fill
 from primaldual.dual.work_cover import WorkCover
-from primaldual.oasis.ledger import _RunningMinimum
+from primaldual.oasis.ledger import WORK_EPSILON, _RunningMinimum
+from primaldual.oasis.lr.order import by_key, present_values
+from primaldual.simulation.scheduler import make_scheduler
 
 
 def _neighbour_minima(counts: np.ndarray, k: int) -> np.ndarray:
@@ -100,3 +105,55 @@ def test_the_work_cover_is_the_plain_dynamic_programme(case, objective, blocks):
         counts.append(pointers[s][v] if s else v)
         v -= counts[-1]
     assert full.workers_per_slot(full.best_slot).tolist() == counts[::-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(n_servers=st.integers(1, 6), n_slots=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_the_one_unit_fill_is_the_first_unit_of_the_general_fill(n_servers, n_slots, seed):
+    """One unit: the same cost row, first server and its cap as the general fill's first unit (ties in price
+    and servers without room on purpose)."""
+    rng = np.random.default_rng(seed)
+    prices = rng.choice([0.5, 1.0, 2.5], size=(n_slots, n_servers))
+    caps = rng.integers(0, 3, size=(n_slots, n_servers))
+    one, general = cheapest_fill(prices, caps, 1), cheapest_fill(prices, caps, 2)
+    assert np.array_equal(one.cost, general.cost[:, :2])
+    assert np.array_equal(one.order, general.order[:, :1]) and np.array_equal(one.caps, general.caps[:, :1])
+    assert one.order.dtype == general.order.dtype and one.caps.dtype == general.caps.dtype
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.5, -1.0, 1e300]), min_size=0, max_size=12),
+       seed=st.integers(0, 2**32 - 1))
+def test_by_key_is_the_sort_of_the_pairs(keys, seed):
+    """Decreasing key, ties to the lower job: the permutation of Python's sort of ``(-key, job)``."""
+    jobs = np.random.default_rng(seed).permutation(len(keys)).tolist()
+    expected = [jobs[m] for m in sorted(range(len(jobs)), key=lambda m: (-keys[m], jobs[m]))]
+    assert by_key(jobs, np.array(keys)) == expected
+
+
+def _one_present_value(tables, state, slot, i):
+    """Job ``i``'s present value and density computed alone, with its own utility call."""
+    job = tables.instance.jobs[i]
+    remaining = max(state.work_left[i], 1e-9)
+    needed = max(-(-np.ceil(remaining - WORK_EPSILON) // tables.chunks[i]), 1)
+    value = np.float64(job.utility(slot + needed - 1 - job.arrival)) / (1.0 + state.policy.discount_rate * needed)
+    return value, value / (max(remaining, 1.0) * max(tables.unit[i], 1e-12))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), rounds=st.lists(st.tuples(st.lists(st.integers(0, 19), max_size=12),
+                                                              st.lists(st.integers(0, 19), max_size=4)),
+                                                    min_size=1, max_size=4))
+def test_present_values_kept_for_the_slot_are_each_job_s_own(seed, rounds):
+    """Rankings of overlapping job sets in one slot, the work left of some jobs changing between them: every
+    figure is the job's own, computed alone, bit for bit (kept ones included)."""
+    instance = generate("small", seed, jobs=20)
+    scheduler = make_scheduler("oasis-lr")
+    scheduler.start(instance)
+    tables, state = scheduler.tables, scheduler.state
+    for candidates, changed in rounds:
+        for i in changed:
+            state.work_left[i] = max(state.work_left[i] - 1.5, 0.0)
+        value, density = present_values(tables, state, 3, candidates)
+        for m, i in enumerate(candidates):
+            assert (value[m], density[m]) == _one_present_value(tables, state, 3, i)

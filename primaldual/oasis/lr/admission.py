@@ -49,7 +49,7 @@ import numpy as np
 from primaldual.dual.cost_floor import cannot_pay
 from primaldual.dual.subroutine import best_schedule, unit_prices
 from primaldual.oasis.ledger import Reservation, block_length, latest_deadline
-from primaldual.oasis.lr.order import present_values
+from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.oasis.lr.settings import LrSettings, check_immediate_blocks  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LrState, OfferScreen, Recorder
 from primaldual.simulation.placement import can_finish
@@ -66,9 +66,7 @@ def offer_pending(settings: LrSettings, tables: JobTables, state: LrState, slot:
     """Offer the pending jobs that are due, densest first (module docstring); ``admit(slot, i)`` makes one
     offer and says whether the job was promised."""
     if len(state.pending) > 1:
-        density = present_values(tables, state, slot, state.pending)[1]
-        pending = state.pending
-        state.pending = [pending[m] for m in sorted(range(len(pending)), key=lambda m: (-density[m], pending[m]))]
+        state.pending = by_key(state.pending, present_values(tables, state, slot, state.pending)[1])
     # Remaining work does not change during the offers, so one vector call decides every job (the same
     # integer arithmetic as one call per job), and one whether it is due.
     jobs = np.array(state.pending, dtype=np.int64)

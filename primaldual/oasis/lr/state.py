@@ -98,6 +98,22 @@ class LastOffers:
         self.work[jobs] = remaining
 
 
+@dataclass(eq=False)
+class PresentValues:
+    """Per job, the present value and density computed in slot ``slot`` and the work left they were computed
+    for (NaN: not computed), as arrays: a job's figures change only with its work left, so a slot ranks its
+    jobs again without recomputing them."""
+
+    slot: int
+    work: np.ndarray
+    value: np.ndarray
+    density: np.ndarray
+
+    @classmethod
+    def empty(cls, slot: int, n_jobs: int) -> "PresentValues":
+        return cls(slot, np.full(n_jobs, np.nan), np.zeros(n_jobs), np.zeros(n_jobs))
+
+
 @dataclass
 class RepackCounts:
     """Re-packs tried and re-packs that placed every block."""
@@ -128,8 +144,8 @@ class LrState:
     policy: Policy
     policy_name: str = "own"
     price_cache: PriceCache | None = None
-    #: (slot, job -> (work left, present value, density)): present values are kept for the slot.
-    present: tuple[int, dict] | None = None
+    #: Present values kept for the slot (:func:`primaldual.oasis.lr.order.present_values`).
+    present: PresentValues | None = None
     #: The cost-floor test of the offer round under way (None between rounds).
     screen: OfferScreen | None = None
 
@@ -280,4 +296,5 @@ class NoRecord:
         pass
 
 
-__all__ = ["JobTables", "LastOffers", "LookaheadCounts", "LrState", "NoRecord", "OfferScreen", "Recorder", "RepackCounts"]
+__all__ = ["JobTables", "LastOffers", "LookaheadCounts", "LrState", "NoRecord", "OfferScreen", "PresentValues",
+           "Recorder", "RepackCounts"]
