@@ -1,7 +1,8 @@
 """Shortcuts of issue 26 against the plain computations they replace, value for value: the block search's
 window minima (a sparse table instead of one neighbour minimum per slot of length), the work cover's
 one-worker step and scalar back-pointers (against the dynamic programme written out in Python floats), and
-the one-unit cheapest fill, and OASiS-LR's rankings (present values kept per slot as arrays, one lexsort)."""
+the one-unit cheapest fill, step (a)'s pool fills shared between jobs at the same prices, the fitting counts of all resources at once,
+and OASiS-LR's rankings (present values kept per slot as arrays, one lexsort)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from primaldual.core.generate import generate
-from primaldual.dual.slot_costs import cheapest_fill
+from primaldual.core.standalone import FIT_TOLERANCE, fit_counts
+from primaldual.dual.slot_costs import PoolFills, cheapest_fill, slot_costs
 from primaldual.dual.work_cover import WorkCover
 from primaldual.oasis.ledger import WORK_EPSILON, _RunningMinimum
 from primaldual.oasis.lr.order import by_key, present_values
@@ -157,3 +159,50 @@ def test_present_values_kept_for_the_slot_are_each_job_s_own(seed, rounds):
         value, density = present_values(tables, state, 3, candidates)
         for m, i in enumerate(candidates):
             assert (value[m], density[m]) == _one_present_value(tables, state, 3, i)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), requests=st.lists(st.tuples(st.integers(0, 19), st.integers(0, 6),
+                                                                  st.integers(1, 12)), min_size=1, max_size=8))
+def test_shared_pool_fills_are_each_job_s_own_slot_costs(seed, requests):
+    """Jobs of a ``paper`` instance (several worker counts and demands) ask for overlapping slot ranges in any
+    order: every table from the shared fills equals the job's own ``slot_costs`` over its window, array for
+    array (costs, orders, caps)."""
+    instance = generate("paper", seed % 50, jobs=20)
+    cluster, horizon = instance.cluster, 30
+    rng = np.random.default_rng(seed)
+    worker_prices = rng.choice([0.5, 1.0, 2.0], size=(horizon,) + cluster.worker_capacity.shape)
+    ps_prices = rng.choice([0.5, 1.0, 2.0], size=(horizon,) + cluster.ps_capacity.shape)
+    worker_free = cluster.worker_capacity[None] * rng.uniform(0, 1, size=worker_prices.shape)
+    ps_free = cluster.ps_capacity[None] * rng.uniform(0, 1, size=ps_prices.shape)
+    fills = PoolFills(worker_prices, ps_prices, worker_free, ps_free, 4)
+    for i, offset, length in requests:
+        job = instance.jobs[i]
+        workers = int(min(job.chunks, 1 + i % 5))
+        start = 4 + offset
+        stop = min(horizon, start + length)
+        shared = fills.slot_costs(job, workers, start, stop)
+        own = slot_costs(job, workers, worker_prices[start:stop], ps_prices[start:stop], worker_free[start:stop],
+                         ps_free[start:stop])
+        assert np.array_equal(shared.cost, own.cost) and np.array_equal(shared.ps_needed, own.ps_needed)
+        for pool in ("workers", "parameter_servers"):
+            mine, theirs = getattr(shared, pool), getattr(own, pool)
+            assert np.array_equal(mine.cost, theirs.cost) and np.array_equal(mine.order, theirs.order)
+            assert np.array_equal(mine.caps, theirs.caps)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.sampled_from([(4,), (3, 4), (5, 2, 4)]), limit=st.integers(0, 9))
+def test_fit_counts_are_the_least_over_resources_one_at_a_time(seed, shape, limit):
+    """All demanded resources at once: the counts of the loop over them, one resource at a time (zero demands
+    ignored, no demand at all gives ``limit``, zero free amounts give 0)."""
+    rng = np.random.default_rng(seed)
+    free = rng.choice([0.0, 0.3, 1.0, 2.5, 7.0], size=shape)
+    demand = rng.choice([0.0, 0.1, 1.0, 2.5], size=shape[-1])
+    counts = None
+    for r in np.flatnonzero(demand > 0):
+        fit = np.floor((free[..., r] + FIT_TOLERANCE) / demand[r])
+        counts = fit if counts is None else np.minimum(counts, fit)
+    expected = np.full(shape[:-1], limit) if counts is None else np.minimum(np.maximum(counts, 0), limit)
+    got = fit_counts(free, demand, limit)
+    assert got.dtype == np.int64 and np.array_equal(got, expected.astype(np.int64))
