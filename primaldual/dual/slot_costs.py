@@ -173,7 +173,9 @@ class PoolFills:
         done = self.first + (0 if kept is None else kept.cost.shape[0])
         if stop > done:  # the slots past the kept ones, appended
             prices, free = self.pools[pool]
-            more = _pool_fill(prices[done:stop], free[done:stop], demand, max_units)
+            # Up to twice the window asked for: a fill costs mostly per call, and other jobs ask for longer ones.
+            upto = min(prices.shape[0], self.first + 2 * (stop - self.first))
+            more = _pool_fill(prices[done:upto], free[done:upto], demand, max_units)
             kept = more if kept is None else PoolPlacement(*(np.concatenate((a, b)) for a, b in (
                 (kept.cost, more.cost), (kept.order, more.order), (kept.caps, more.caps))))
             self._fills[key] = kept
