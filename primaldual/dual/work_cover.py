@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.core.errors import InputError
+from primaldual.dual.band import BAND_SLOTS, Band
 
 #: What the subroutine maximises: ``"payoff"`` (utility minus cost, eq. (21): OASiS) or ``"utility"`` (the
 #: ``greedy`` ablation, cost only breaks ties).
@@ -73,6 +74,8 @@ class WorkCover:
         self._start = np.full(min(self.work, 1) + 1, np.inf)
         self._start[0] = 0.0
         self._reach = 0  # F(v) is +inf for every v > _reach
+        # One worker at a time and an early stop: the states of a narrow band first (primaldual.dual.band).
+        self._band = Band(self.work, self.work - 1 + BAND_SLOTS) if self.max_workers == 1 and early_stop else None
         self.slots_done = 0
         self.stopped = False
         self.best_slot: int | None = None
@@ -96,11 +99,14 @@ class WorkCover:
         self._mosts[first: first + cost.shape[0]] = most_workers
         utility = self.utility[first: first + cost.shape[0] + 1].tolist()  # python floats: the same IEEE sums
         if self.max_workers == 1:  # one worker at most: c_t(1) alone, as python floats (the same doubles)
-            step, rows = self._step_one, cost[:, 1].tolist()
+            step, rows = (self._step_one if self._band is None else self._band.step), cost[:, 1].tolist()
         else:
             step, rows = self._step, cost
         for k, (row_cost, most) in enumerate(zip(rows, most_workers.tolist())):
             s = first + k
+            if self._band is not None and s > self._band.top:  # past the band: whole rows from here on
+                self._leave_band(s)
+                step = self._step_one
             total = step(s, row_cost, most)
             self.completion_cost[s] = total
             if total < np.inf:
@@ -146,6 +152,13 @@ class WorkCover:
         self._reach = reach
         return float(out[self.work]) if reach == self.work else np.inf
 
+    def _leave_band(self, s: int) -> None:
+        """Replay slots ``0..s - 1`` on whole rows (:meth:`_step_one`, the same doubles as the band's) so that the
+        pass can go on past the band's last slot; the band is dropped."""
+        self._band = None
+        for t, (cost_one, most) in enumerate(zip(self._costs[:s, 1].tolist(), self._mosts[:s].tolist())):
+            self._step_one(t, cost_one, most)
+
     def _see_completion(self, s: int, utility: float, total: float) -> None:
         """Step (c) for window slot ``s``, completing at cost ``total``."""
         if self.objective == "payoff":
@@ -167,7 +180,9 @@ class WorkCover:
         the choice is the one a stored back-pointer would hold. With one or two candidates (one worker at most,
         or a slot at the edge of what it can reach) they are compared as numpy scalars (the same double sums,
         a strict ``<`` for the first minimum) instead of a vector ``argmin``. Cost:
-        ``O(best_slot * max_workers)``."""
+        ``O(best_slot * max_workers)``. A pass that stayed in its band reads the choices the band recorded."""
+        if self._band is not None:
+            return np.array(self._band.workers_per_slot(best_slot), dtype=np.int64)
         out = np.zeros(best_slot + 1, dtype=np.int64)
         mosts = self._mosts[: best_slot + 1].tolist()
         reaches = np.minimum(np.cumsum(mosts), self.work).tolist()  # the pass's own reach

@@ -2,12 +2,13 @@
 window minima (a sparse table instead of one neighbour minimum per slot of length), the work cover's
 one-worker step and scalar back-pointers (against the dynamic programme written out in Python floats), and
 the one-unit cheapest fill, step (a)'s pool fills shared between jobs at the same prices, the fitting counts of all resources at once,
-and OASiS-LR's rankings (present values kept per slot as arrays, one lexsort)."""
+OASiS-LR's rankings (present values kept per slot as arrays, one lexsort), and its plans once the cluster is
+full (only the jobs with a placement of their own visited)."""
 
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from primaldual.core.generate import generate
@@ -15,6 +16,7 @@ from primaldual.core.standalone import FIT_TOLERANCE, fit_counts
 from primaldual.dual.slot_costs import PoolFills, cheapest_fill, slot_costs
 from primaldual.dual.work_cover import WorkCover
 from primaldual.oasis.ledger import WORK_EPSILON, _RunningMinimum
+from primaldual.oasis.lr import execution
 from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.simulation.scheduler import make_scheduler
 
@@ -76,7 +78,10 @@ def cover_cases(draw):
     cost = np.concatenate([np.zeros((n_slots, 1)), np.cumsum(prices, axis=1)], axis=1)
     fits = rng.integers(0, workers + 1, size=n_slots)
     cost[np.arange(workers + 1)[None, :] > fits[:, None]] = np.inf
-    utility = np.sort(rng.uniform(0, 3 * work, size=n_slots))[::-1]
+    if draw(st.booleans()):
+        utility = np.sort(rng.uniform(0, 3 * work, size=n_slots))[::-1]
+    else:  # nearly flat: later, cheaper completions win, and the path goes through tied states
+        utility = 3.0 * work - 1e-3 * np.arange(n_slots)
     return cost, work, utility
 
 
@@ -99,6 +104,9 @@ def test_the_work_cover_is_the_plain_dynamic_programme(case, objective, blocks):
             full = cover
         elif full.best_slot is not None:
             assert cover.best_slot == full.best_slot
+            if cover.best_slot is not None:  # the band's choices, or whole rows after leaving it
+                assert np.array_equal(cover.workers_per_slot(cover.best_slot),
+                                      full.workers_per_slot(full.best_slot))
     if full.best_slot is None:
         assert not np.isfinite(totals).any() or objective == "utility"
         return
@@ -206,3 +214,85 @@ def test_fit_counts_are_the_least_over_resources_one_at_a_time(seed, shape, limi
     expected = np.full(shape[:-1], limit) if counts is None else np.minimum(np.maximum(counts, 0), limit)
     got = fit_counts(free, demand, limit)
     assert got.dtype == np.int64 and np.array_equal(got, expected.astype(np.int64))
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=cover_cases(), flat=st.booleans())
+def test_a_one_worker_search_past_its_band_replays_whole_rows(case, flat):
+    """One worker at a time, early stop on: a search that goes on past the band's last slot (a flat utility
+    never stops it) leaves the band and ends with the doubles and counts of the search without early stop."""
+    cost, work, utility = case
+    cost = cost[:, :2]
+    if flat:
+        utility = np.full_like(utility, utility[0])
+    band = WorkCover(work, 1, utility, "payoff", True)
+    plain = WorkCover(work, 1, utility, "payoff", False)
+    for cover in (band, plain):
+        cover.extend(cost)
+    done = band.slots_done
+    event("left the band" if band._band is None else "stayed in the band")
+    assert np.array_equal(band.completion_cost[:done], plain.completion_cost[:done])
+    if plain.best_slot is not None and band.best_slot is not None:
+        assert band.best_slot == plain.best_slot
+        assert np.array_equal(band.workers_per_slot(band.best_slot), plain.workers_per_slot(band.best_slot))
+
+
+def _plan_every_job(restart_cost, tables, state, slot, order, free, out, stable):
+    """The plan as written before the shortcut: every job of ``order`` visited."""
+    no_room: set = set()
+    for i in order:
+        execution._grow(restart_cost, tables, state, slot, i, free, out, stable, no_room)
+    return out
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), cost=st.sampled_from([0.0, 0.1]), plan=st.sampled_from(["best", "stable"]))
+def test_plans_that_skip_jobs_once_the_cluster_is_full_are_the_plans(seed, cost, plan):
+    """60 jobs of two demand profiles (as a trace's jobs share a few) on a ``small`` cluster, full most of the
+    time, with and without restart costs (stable plans then keep placements and run blocks early): the same
+    schedule as visiting every job."""
+    from dataclasses import replace
+
+    from primaldual.core.files import schedule_to_dict
+    from primaldual.simulation.simulator import simulate
+
+    instance = generate("small", seed, jobs=60)
+    models = instance.jobs[:2]
+    instance = replace(instance, jobs=[replace(job, worker_demand=models[i % 2].worker_demand,
+                                               ps_demand=models[0].ps_demand,
+                                               worker_bandwidth_gbps=models[0].worker_bandwidth_gbps,
+                                               ps_bandwidth_gbps=models[0].ps_bandwidth_gbps)
+                                       for i, job in enumerate(instance.jobs)])
+    runs = []
+    for planner in (execution.plan_slot, _plan_every_job):
+        original = execution.plan_slot
+        execution.plan_slot = planner
+        try:
+            runs.append(schedule_to_dict(simulate(instance, make_scheduler("oasis-lr", plan=plan),
+                                                  restart_cost=cost).schedule))
+        finally:
+            execution.plan_slot = original
+    assert runs[0] == runs[1]
+
+
+def test_a_running_block_still_grows_after_every_profile_found_no_room():
+    """The one case the skip must keep: the PS pool is full, so no job of the (single) profile can start, but
+    job 0's running block can grow from one worker to two without another PS (``Z(2) = Z(1) = 1``). Job 1
+    finds no room first; the plan still grows job 0, as visiting every job does."""
+    from oasis_helpers import make_instance, make_job
+    from primaldual.core.utility import Constant
+    from primaldual.simulation.placement import FreeCapacity
+    from primaldual.simulation.scheduler import Allocation
+
+    jobs = [make_job(0, 8, 4, (1.0, 0.0), (0.0, 1.0), Constant(5.0), bandwidth_ratio=0.4) for _ in range(2)]
+    instance = make_instance(jobs, [[4.0, 4.0]], [[0.0, 1.0]], 6)
+    scheduler = make_scheduler("oasis-lr")
+    scheduler.start(instance)
+    plans = []
+    for planner in (execution.plan_slot, _plan_every_job):
+        free = FreeCapacity(instance.cluster)
+        block = Allocation(np.array([1]), np.array([1]))
+        free.take(jobs[0], block)
+        plans.append(planner(0.0, scheduler.tables, scheduler.state, 0, [1, 0], free, {0: block}, False))
+    assert plans[0].keys() == plans[1].keys() == {0}
+    assert int(plans[0][0].workers.sum()) == int(plans[1][0].workers.sum()) == 2  # Z(3) = 2 does not fit

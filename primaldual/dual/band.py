@@ -1,0 +1,75 @@
+"""Step (b) of the dual subroutine for a job that runs one worker at a time, over a narrow band of states.
+
+With at most one worker per slot the programme of :mod:`primaldual.dual.work_cover` is
+``F_s(v) = min(F_{s-1}(v), F_{s-1}(v - 1) + c_s(1))``. A search that is known to stop by window slot ``top``
+only ever reads ``F_t(V)`` for ``t <= top``, and from state ``(t, v)`` at most one worker-slot per slot can be
+added, so only the states ``v >= V - (top - t)`` can still lead to a completion by ``top``: a band of at most
+``top - (V - 1) + 1`` states per slot, against ``V + 1`` for the whole row. On a trace the searches of
+one-worker jobs stop at their earliest completion ``V - 1`` or the slot after (the cost floor,
+:mod:`primaldual.dual.cost_floor`), so a band of :data:`BAND_SLOTS` slots past it holds every state they read.
+
+**Exact.** The band is closed under the recurrence: its lower edge rises by one state per slot, so a state
+``v`` in it reads ``F_{s-1}(v)`` and ``F_{s-1}(v - 1)``, both in the previous slot's band (or ``v = 0``, which has
+no ``v - 1``). Each value is the same IEEE double operation on the same operands as in the whole row (a Python
+float sum is a double sum; the ``D = 0`` candidate adds ``c_s(0) = 0.0``, which changes no value; a minimum is
+exact), so every ``F_t(V)`` is the whole row's double. The choice of each state (one more worker iff
+``F_{s-1}(v - 1) + c_s(1) < F_{s-1}(v)``, the first minimum) is recorded as it is computed, and the path
+rebuilt from ``(best, V)`` only visits band states (each step back lowers ``v`` by at most one). A search that
+goes on past ``top`` must leave the band (:meth:`primaldual.dual.work_cover.WorkCover.extend` replays the slots
+on whole rows).
+
+**Cost.** A few Python float operations per slot instead of two vector operations on the row (whose cost is
+mostly per call for the short rows of a trace's jobs).
+"""
+
+from __future__ import annotations
+
+#: Slots past the earliest completion ``V - 1`` that a band covers before the search must leave it.
+BAND_SLOTS = 3
+
+_INF = float("inf")
+
+
+class Band:
+    """The band of states of one search: per processed slot its lowest state, ``F_s`` over the band and which
+    states took a worker in that slot (module docstring). ``top`` is the last window slot it can serve."""
+
+    def __init__(self, work: int, top: int):
+        self.work = work
+        self.top = top
+        self.reach = 0
+        self._lowest: list[int] = []
+        self._took: list[list[bool]] = []
+        self._previous = (0, [0.0])  # F_{-1}: 0 at v = 0, +inf past it
+
+    def step(self, s: int, cost_one: float, most: int) -> float:
+        """``F_s`` over the band from ``F_{s-1}`` (slot ``s <= top``, ``c_s(1) = cost_one``, ``most`` workers fit);
+        returns ``F_s(V)`` (``+inf`` if ``V`` is not reached yet)."""
+        lowest_before, before = self._previous
+        reach_before = self.reach
+        reach = min(self.work, reach_before + most)
+        lowest = max(0, self.work - (self.top - s))
+        values, took = [], []
+        for v in range(lowest, reach + 1):
+            keep = before[v - lowest_before] if v <= reach_before else _INF
+            grow = before[v - 1 - lowest_before] + cost_one if most and v else _INF
+            more = grow < keep  # ties keep the fewer workers, as the first minimum does
+            values.append(grow if more else keep)
+            took.append(more)
+        self._previous, self.reach = (lowest, values), reach
+        self._lowest.append(lowest)
+        self._took.append(took)
+        return values[-1] if reach == self.work else _INF
+
+    def workers_per_slot(self, best_slot: int) -> list[int]:
+        """``D*(s)`` for ``s = 0..best_slot`` backwards from ``(best_slot, V)``, from the recorded choices."""
+        out = [0] * (best_slot + 1)
+        remaining = self.work
+        for s in range(best_slot, 0, -1):
+            out[s] = int(self._took[s][remaining - self._lowest[s]])
+            remaining -= out[s]
+        out[0] = remaining  # F_{-1} is finite at 0 only
+        return out
+
+
+__all__ = ["BAND_SLOTS", "Band"]
