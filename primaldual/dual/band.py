@@ -42,24 +42,34 @@ class Band:
         self._took: list[list[bool]] = []
         self._previous = (0, [0.0])  # F_{-1}: 0 at v = 0, +inf past it
 
-    def step(self, s: int, cost_one: float, most: int) -> float:
-        """``F_s`` over the band from ``F_{s-1}`` (slot ``s <= top``, ``c_s(1) = cost_one``, ``most`` workers fit);
-        returns ``F_s(V)`` (``+inf`` if ``V`` is not reached yet)."""
+    def run(self, first: int, ones: list[float], mosts: list[int]) -> list[float]:
+        """``F_s`` over the band for the slots ``s = first, first + 1, ...`` (all ``<= top``), from the last slot
+        run before, with ``c_s(1) = ones[s - first]`` and ``mosts[s - first]`` workers fitting; returns
+        ``F_s(V)`` per slot (``+inf`` where ``V`` is not reached yet). One Python loop over the slots and their
+        few states, with local variables only: the whole cost of a one-worker search's programme."""
+        work, top = self.work, self.top
         lowest_before, before = self._previous
         reach_before = self.reach
-        reach = min(self.work, reach_before + most)
-        lowest = max(0, self.work - (self.top - s))
-        values, took = [], []
-        for v in range(lowest, reach + 1):
-            keep = before[v - lowest_before] if v <= reach_before else _INF
-            grow = before[v - 1 - lowest_before] + cost_one if most and v else _INF
-            more = grow < keep  # ties keep the fewer workers, as the first minimum does
-            values.append(grow if more else keep)
-            took.append(more)
-        self._previous, self.reach = (lowest, values), reach
-        self._lowest.append(lowest)
-        self._took.append(took)
-        return values[-1] if reach == self.work else _INF
+        totals = []
+        for s, (cost_one, most) in enumerate(zip(ones, mosts), start=first):
+            reach = min(work, reach_before + most)
+            lowest = max(0, work - (top - s))
+            values, took = [], []
+            for v in range(lowest, reach + 1):
+                keep = before[v - lowest_before] if v <= reach_before else _INF
+                grow = before[v - 1 - lowest_before] + cost_one if most and v else _INF
+                if grow < keep:  # ties keep the fewer workers, as the first minimum does
+                    values.append(grow)
+                    took.append(True)
+                else:
+                    values.append(keep)
+                    took.append(False)
+            self._lowest.append(lowest)
+            self._took.append(took)
+            totals.append(values[-1] if reach == work else _INF)
+            lowest_before, before, reach_before = lowest, values, reach
+        self._previous, self.reach = (lowest_before, before), reach_before
+        return totals
 
     def workers_per_slot(self, best_slot: int) -> list[int]:
         """``D*(s)`` for ``s = 0..best_slot`` backwards from ``(best_slot, V)``, from the recorded choices."""

@@ -97,16 +97,22 @@ class WorkCover:
         # Stored for every row given (rows past an early stop are never read).
         self._costs[first: first + cost.shape[0]] = cost
         self._mosts[first: first + cost.shape[0]] = most_workers
+        mosts = most_workers.tolist()
+        if self._band is not None:  # one worker at a time: the band's slots at once (primaldual.dual.band)
+            inside = max(0, min(cost.shape[0], self._band.top - first + 1))
+            if inside:
+                self._conclude(first, self._band.run(first, cost[:inside, 1].tolist(), mosts[:inside]))
+                if self.stopped or inside == cost.shape[0]:
+                    return not self.stopped and self.slots_done < n_slots
+            self._leave_band(first + inside)  # the search goes on past the band: whole rows from here on
+            cost, mosts, first = cost[inside:], mosts[inside:], first + inside
         utility = self.utility[first: first + cost.shape[0] + 1].tolist()  # python floats: the same IEEE sums
         if self.max_workers == 1:  # one worker at most: c_t(1) alone, as python floats (the same doubles)
-            step, rows = (self._step_one if self._band is None else self._band.step), cost[:, 1].tolist()
+            step, rows = self._step_one, cost[:, 1].tolist()
         else:
             step, rows = self._step, cost
-        for k, (row_cost, most) in enumerate(zip(rows, most_workers.tolist())):
+        for k, (row_cost, most) in enumerate(zip(rows, mosts)):
             s = first + k
-            if self._band is not None and s > self._band.top:  # past the band: whole rows from here on
-                self._leave_band(s)
-                step = self._step_one
             total = step(s, row_cost, most)
             self.completion_cost[s] = total
             if total < np.inf:
@@ -116,6 +122,36 @@ class WorkCover:
                 self.stopped = True
                 break
         return not self.stopped and self.slots_done < n_slots
+
+    def _conclude(self, first: int, totals: list[float]) -> None:
+        """Step (c) and the early stop for the slots ``first, first + 1, ...`` whose ``C(s)`` are ``totals``, as the
+        slot-by-slot loop of :meth:`extend` does them, in a few vector operations: the payoffs are the same
+        double differences (``+inf`` costs give ``-inf``, which never beats the best), the best after each slot
+        is a running maximum, the pass stops after the first slot ``s`` with ``f(s + 1) - floor <= max(0, best)``,
+        and the best slot is the earliest maximiser up to there, if it beats the best before. (Only the band
+        calls it, always with the early stop on.)"""
+        n_slots, count = self.utility.shape[0], len(totals)
+        total = np.array(totals)
+        if self.objective != "payoff":  # the greedy ablation: slot by slot
+            for k, value in enumerate(totals):
+                s = first + k
+                self.completion_cost[s], self.slots_done = value, s + 1
+                if value < np.inf:
+                    self._see_completion(s, float(self.utility[s]), value)
+                if s + 1 < n_slots and self._cannot_improve(float(self.utility[s + 1])):
+                    self.stopped = True
+                    return
+            return
+        payoff = self.utility[first: first + count] - total
+        best = np.maximum.accumulate(np.maximum(payoff, self._best_payoff))
+        following = self.utility[first + 1: first + count + 1]  # f(s + 1), none past the window's last slot
+        stops = np.flatnonzero(following - self.cost_floor <= np.maximum(best[: following.shape[0]], 0.0))
+        done = int(stops[0]) + 1 if stops.size else count
+        self.completion_cost[first: first + done] = total[:done]
+        k = int(payoff[:done].argmax())
+        if payoff[k] > self._best_payoff:
+            self._best_payoff, self.best_slot = float(payoff[k]), first + k
+        self.slots_done, self.stopped = first + done, bool(stops.size)
 
     def _step(self, s: int, row_cost: np.ndarray, most: int) -> float:
         """``F_s`` from ``F_{s-1}`` (the buffer's row), stored as row ``s``; returns ``F_s(V)``."""

@@ -85,24 +85,43 @@ def cover_cases(draw):
     return cost, work, utility
 
 
+def _plain_stop(totals: list[float], utility: np.ndarray, objective: str, floor: float) -> int:
+    """The slots the early-stopping pass processes, step (c) and the stop rule slot by slot as written."""
+    best_payoff = best_utility = -np.inf
+    for s, total in enumerate(totals):
+        if total < np.inf:
+            best_payoff = max(best_payoff, utility[s] - total)
+            best_utility = max(best_utility, utility[s])
+        if s + 1 < len(totals):
+            if objective == "payoff" and utility[s + 1] - floor <= max(0.0, best_payoff):
+                return s + 1
+            if objective == "utility" and utility[s + 1] < best_utility:
+                return s + 1
+    return len(totals)
+
+
 @settings(max_examples=300, deadline=None)
 @given(case=cover_cases(), objective=st.sampled_from(["payoff", "utility"]), blocks=st.integers(1, 4))
 def test_the_work_cover_is_the_plain_dynamic_programme(case, objective, blocks):
     """Fed in blocks, without the early stop: every ``C(s)`` is the plain programme's double, and the rebuilt
-    counts of the chosen slot are its back-pointers; with the early stop, the same slot and counts."""
+    counts of the chosen slot are its back-pointers; with the early stop (and a cost floor), the same slot
+    and counts, after exactly the slots the stop rule allows."""
     cost, work, utility = case
     totals, pointers = _plain_cover(cost.tolist(), work)
+    finite = [t for t in totals if t < np.inf]
+    floor = 0.99 * min(finite) if finite else 0.0  # a lower bound on every completion's cost
     for early_stop in (False, True):
-        cover = WorkCover(work, cost.shape[1] - 1, utility, objective, early_stop)
+        cover = WorkCover(work, cost.shape[1] - 1, utility, objective, early_stop, floor)
         for part in np.array_split(cost, blocks):
             if not cover.extend(part):
                 break
         done = cover.slots_done
-        assert early_stop or done == cost.shape[0]
+        assert done == (_plain_stop(totals, utility, objective, floor) if early_stop else cost.shape[0])
         assert np.array_equal(cover.completion_cost[:done], np.array(totals[:done]))
         if not early_stop:
             full = cover
-        elif full.best_slot is not None:
+        elif full.best_slot is not None and (objective == "utility" or full._best_payoff > 0):
+            # (with a payoff of at most 0, mu = 0 and the early stop may end before any schedule is found)
             assert cover.best_slot == full.best_slot
             if cover.best_slot is not None:  # the band's choices, or whole rows after leaving it
                 assert np.array_equal(cover.workers_per_slot(cover.best_slot),
