@@ -20,6 +20,11 @@ on whole rows).
 
 **Cost.** A few Python float operations per slot instead of two vector operations on the row (whose cost is
 mostly per call for the short rows of a trace's jobs).
+
+**Wider jobs.** The same band holds for ``D <= N`` workers per slot with ``v >= V - N (top - t)`` (``top`` counted
+from the earliest completion ``ceil(V / N) - 1``): its edge rises by ``N`` states per slot and a state reads
+states at most ``N`` below it. :meth:`primaldual.dual.work_cover.WorkCover._step` keeps its vector step and
+only narrows the columns it computes to the band, at most ``N (BAND_SLOTS + 1)`` of them instead of ``V + 1``.
 """
 
 from __future__ import annotations

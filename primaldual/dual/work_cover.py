@@ -74,8 +74,11 @@ class WorkCover:
         self._start = np.full(min(self.work, 1) + 1, np.inf)
         self._start[0] = 0.0
         self._reach = 0  # F(v) is +inf for every v > _reach
-        # One worker at a time and an early stop: the states of a narrow band first (primaldual.dual.band).
-        self._band = Band(self.work, self.work - 1 + BAND_SLOTS) if self.max_workers == 1 and early_stop else None
+        # With the early stop, only the states that can still complete within BAND_SLOTS slots of the earliest
+        # completion first (primaldual.dual.band: in Python floats for one worker at a time, else the columns
+        # v >= V - max_workers (top - s) of the vector step); the pass replays whole rows if it goes on.
+        self._top = -(-self.work // max(self.max_workers, 1)) - 1 + BAND_SLOTS if early_stop else None
+        self._band = Band(self.work, self._top) if self.max_workers == 1 and early_stop else None
         self.slots_done = 0
         self.stopped = False
         self.best_slot: int | None = None
@@ -113,6 +116,8 @@ class WorkCover:
             step, rows = self._step, cost
         for k, (row_cost, most) in enumerate(zip(rows, mosts)):
             s = first + k
+            if self._top is not None and s > self._top:  # past the band's slots: whole rows from here on
+                self._leave_band(s)
             total = step(s, row_cost, most)
             self.completion_cost[s] = total
             if total < np.inf:
@@ -156,14 +161,19 @@ class WorkCover:
     def _step(self, s: int, row_cost: np.ndarray, most: int) -> float:
         """``F_s`` from ``F_{s-1}`` (the buffer's row), stored as row ``s``; returns ``F_s(V)``."""
         # States v past what the slots so far can supply stay +inf, and so do columns past ``most``:
-        # cutting both is exact, and saves most of the work once the servers fill up.
+        # cutting both is exact, and saves most of the work once the servers fill up. In the band, states below
+        # ``lowest`` are not updated: they cannot complete by its last slot, and the band's states only read
+        # states of the previous slot's band (its edge rises by max_workers per slot).
         reach = min(self.work, self._reach + most)
-        candidates = self._candidates[: most + 1, : reach + 1]
-        np.add(self._windows[: most + 1, : reach + 1], row_cost[: most + 1, None], out=candidates)
-        row = self._row[: reach + 1]
-        np.minimum.reduce(candidates, axis=0, out=row)  # exact: no sum is re-rounded
-        self._rows[s, : reach + 1] = row
+        lowest = 0 if self._top is None else max(0, self.work - self.max_workers * (self._top - s))
         self._reach = reach
+        if lowest > reach:
+            return np.inf  # no state of the band is reached yet (V is not: lowest <= V)
+        candidates = self._candidates[: most + 1, lowest: reach + 1]
+        np.add(self._windows[: most + 1, lowest: reach + 1], row_cost[: most + 1, None], out=candidates)
+        row = self._row[lowest: reach + 1]
+        np.minimum.reduce(candidates, axis=0, out=row)  # exact: no sum is re-rounded
+        self._rows[s, lowest: reach + 1] = row
         return float(self._row[self.work])
 
     def _step_one(self, s: int, cost_one: float, most: int) -> float:
@@ -189,11 +199,18 @@ class WorkCover:
         return float(out[self.work]) if reach == self.work else np.inf
 
     def _leave_band(self, s: int) -> None:
-        """Replay slots ``0..s - 1`` on whole rows (:meth:`_step_one`, the same doubles as the band's) so that the
-        pass can go on past the band's last slot; the band is dropped."""
-        self._band = None
-        for t, (cost_one, most) in enumerate(zip(self._costs[:s, 1].tolist(), self._mosts[:s].tolist())):
-            self._step_one(t, cost_one, most)
+        """Replay slots ``0..s - 1`` on whole rows (the same doubles as the band's) so that the pass can go on
+        past the band's last slot; the band is dropped."""
+        self._band = self._top = None
+        self._reach = 0
+        if self.max_workers == 1:
+            for t, (cost_one, most) in enumerate(zip(self._costs[:s, 1].tolist(), self._mosts[:s].tolist())):
+                self._step_one(t, cost_one, most)
+            return
+        self._buffer[:] = np.inf
+        self._buffer[self.max_workers] = 0.0
+        for t, most in enumerate(self._mosts[:s].tolist()):
+            self._step(t, self._costs[t], most)
 
     def _see_completion(self, s: int, utility: float, total: float) -> None:
         """Step (c) for window slot ``s``, completing at cost ``total``."""
