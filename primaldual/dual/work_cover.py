@@ -6,8 +6,10 @@ of step (c).
 per slot of the previous row with the slot costs ``c_t(D)``; each is vectorised over ``(v, D)`` through a
 strided view of one buffer (no copy), and only the reachable states and the columns with a finite cost are
 computed; a job that runs one worker at most (most jobs of a trace) takes a two-operation step written straight
-into the stored row. Only the minima are taken per slot (an elementwise minimum over ``D``, several times cheaper than a
-row ``argmin``); the back-pointers are recomputed along the one path that is rebuilt. The pass runs forward in
+into the stored row. Only the minima are taken per slot (an elementwise minimum over ``D``, several times cheaper
+than a row ``argmin``); the back-pointers are recomputed along the one path that is rebuilt. With the early stop,
+a pass first keeps only the states that can still complete within a few slots of the earliest completion
+(:mod:`primaldual.dual.band`), where a trace's searches end, and replays whole rows if it goes on. The pass runs forward in
 blocks of slots and stops as soon as no later completion can beat the best payoff found (utility is non-increasing and costs are non-negative, or above a known cost floor).
 """
 

@@ -1,9 +1,10 @@
 """Shortcuts of issue 26 against the plain computations they replace, value for value: the block search's
-window minima (a sparse table instead of one neighbour minimum per slot of length), the work cover's
-one-worker step and scalar back-pointers (against the dynamic programme written out in Python floats), and
-the one-unit cheapest fill, step (a)'s pool fills shared between jobs at the same prices, the fitting counts of all resources at once,
-OASiS-LR's rankings (present values kept per slot as arrays, one lexsort), and its plans once the cluster is
-full (only the jobs with a placement of their own visited)."""
+window minima (a sparse table instead of one neighbour minimum per slot of length); the work cover's one-worker
+step, its bands and scalar back-pointers, and the vector early stop (against the dynamic programme and the stop
+rule written out in Python floats); the one-unit cheapest fill; step (a)'s pool fills shared between jobs at
+the same prices; the fitting counts of all resources at once; OASiS-LR's rankings (present values kept per slot
+as arrays, one lexsort); and its plans once the cluster is full (only the jobs with a placement of their own
+visited)."""
 
 from __future__ import annotations
 
