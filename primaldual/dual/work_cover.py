@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.core.errors import InputError
-from primaldual.dual.band import BAND_SLOTS, Band
+from primaldual.dual.band import BAND_SLOTS, ONE_WORKER_BAND_SLOTS, Band
 
 #: What the subroutine maximises: ``"payoff"`` (utility minus cost, eq. (21): OASiS) or ``"utility"`` (the
 #: ``greedy`` ablation, cost only breaks ties).
@@ -79,7 +79,8 @@ class WorkCover:
         # With the early stop, only the states that can still complete within BAND_SLOTS slots of the earliest
         # completion first (primaldual.dual.band: in Python floats for one worker at a time, else the columns
         # v >= V - max_workers (top - s) of the vector step); the pass replays whole rows if it goes on.
-        self._top = -(-self.work // max(self.max_workers, 1)) - 1 + BAND_SLOTS if early_stop else None
+        slots = ONE_WORKER_BAND_SLOTS if self.max_workers == 1 else BAND_SLOTS
+        self._top = -(-self.work // max(self.max_workers, 1)) - 1 + slots if early_stop else None
         self._band = Band(self.work, self._top) if self.max_workers == 1 and early_stop else None
         self.slots_done = 0
         self.stopped = False
@@ -237,7 +238,8 @@ class WorkCover:
         a strict ``<`` for the first minimum) instead of a vector ``argmin``. Cost:
         ``O(best_slot * max_workers)``. A pass that stayed in its band reads the choices the band recorded."""
         if self._band is not None:
-            return np.array(self._band.workers_per_slot(best_slot), dtype=np.int64)
+            return np.array(self._band.workers_per_slot(best_slot, self._mosts[: best_slot + 1].tolist()),
+                            dtype=np.int64)
         out = np.zeros(best_slot + 1, dtype=np.int64)
         mosts = self._mosts[: best_slot + 1].tolist()
         reaches = np.minimum(np.cumsum(mosts), self.work).tolist()  # the pass's own reach

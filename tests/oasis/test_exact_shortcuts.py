@@ -316,3 +316,17 @@ def test_a_running_block_still_grows_after_every_profile_found_no_room():
         plans.append(planner(0.0, scheduler.tables, scheduler.state, 0, [1, 0], free, {0: block}, False))
     assert plans[0].keys() == plans[1].keys() == {0}
     assert int(plans[0][0].workers.sum()) == int(plans[1][0].workers.sum()) == 2  # Z(3) = 2 does not fit
+
+
+def test_a_tie_on_the_path_keeps_the_earlier_slot_in_the_band_and_in_whole_rows():
+    """One worker, 2 worker-slots, slot costs 1, 1, 0.5 (then dear), flat utility until slot 3: the best
+    completion is slot 2 (cost 1.5); for its other worker-slot slots 0 and 1 tie at 1.0, and the tie goes to
+    the earlier slot (the fewer workers in the later one), with the band (early stop) as with whole rows."""
+    cost = np.array([[0.0, 1.0], [0.0, 1.0], [0.0, 0.5], [0.0, 9.0]])
+    utility = np.array([10.0, 10.0, 10.0, 0.0])
+    for early_stop in (True, False):
+        cover = WorkCover(2, 1, utility, "payoff", early_stop)
+        cover.extend(cost)
+        assert cover.best_slot == 2 and cover.completion_cost[2] == 1.5
+        assert cover.workers_per_slot(2).tolist() == [1, 0, 1]
+        assert (cover._band is not None) == early_stop  # the band served the whole search
