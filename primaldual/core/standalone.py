@@ -23,12 +23,12 @@ def fit_counts(free: np.ndarray, demand: np.ndarray, limit: int) -> np.ndarray:
     """
     free = np.asarray(free, dtype=float)
     demand = np.asarray(demand, dtype=float)
-    counts = None
-    for r in np.flatnonzero(demand > 0):
-        fit = np.floor((free[..., r] + FIT_TOLERANCE) / demand[r])
-        counts = fit if counts is None else np.minimum(counts, fit, out=counts)
-    if counts is None:
+    demanded = np.flatnonzero(demand > 0)
+    if demanded.size == 0:
         return np.full(free.shape[:-1], int(limit), dtype=np.int64)
+    # Per demanded resource the same floor((free + tolerance) / demand) as one resource at a time, then the
+    # least over them (a minimum is exact in any order): a few vector operations however many resources.
+    counts = np.floor((free[..., demanded] + FIT_TOLERANCE) / demand[demanded]).min(axis=-1)
     return np.minimum(np.maximum(counts, 0), limit).astype(np.int64)
 
 

@@ -5,7 +5,12 @@ start) once no later completion can pay it. ``proofs/oasis-lr.md`` states it; it
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
+
 import numpy as np
+
+from primaldual.core.utility import UtilityTable
 
 
 def suffix_minimum(per_slot: np.ndarray) -> np.ndarray:
@@ -19,8 +24,8 @@ def least_prices(worker_prices: np.ndarray, ps_prices: np.ndarray) -> tuple[np.n
     return tuple(suffix_minimum(np.asarray(prices, dtype=float).min(axis=1)) for prices in (worker_prices, ps_prices))
 
 
-#: Below the PS-slots a schedule needs, ``V b_i / B_i``, by more than eq. (6)'s ceiling tolerance
-#: (:data:`primaldual.core.instance.CEIL_TOLERANCE`) and any rounding of the product.
+#: Below the PS-slots a schedule needs (at least ``V b_i / B_i``; :func:`ps_per_worker`) by more than eq. (6)'s
+#: ceiling tolerance (:data:`primaldual.core.instance.CEIL_TOLERANCE`) and any rounding of the products.
 PS_FLOOR_FACTOR = 1.0 - 1e-6
 
 #: The whole floor is shrunk by this factor: the search sums its costs in another order than the floor's
@@ -28,13 +33,42 @@ PS_FLOOR_FACTOR = 1.0 - 1e-6
 FLOOR_FACTOR = 1.0 - 1e-9
 
 
+#: Worker counts :func:`ps_per_worker` tabulates per job (beyond them it uses ``b_i / B_i``).
+RHO_TABLE_WORKERS = 64
+#: Per job, ``rho(1..)``: keyed by the job object (jobs are compared by identity) and dropped with it.
+_RHO_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def ps_per_worker(job, most: int) -> float:
+    """``rho(m) = min over D = 1..m of Z(D) / D``, ``m = most``: a schedule that runs at most ``m`` workers in a
+    slot needs at least ``rho(m)`` PS-slots per worker-slot, since ``sum_t Z(D_t) = sum_t D_t Z(D_t) / D_t``
+    over its slots with ``D_t > 0``. ``Z`` is eq. (6)'s count, ``ceil(D b_i / B_i)`` with its tolerance
+    (:meth:`primaldual.core.instance.Job.min_parameter_servers`, the function the subroutine's placement uses),
+    so ``rho >= b_i / B_i`` up to that tolerance; it is much larger for narrow jobs: one worker needs a whole PS
+    (``rho(1) = 1``) however small ``b_i / B_i`` is. Past :data:`RHO_TABLE_WORKERS` workers the bound falls back to
+    ``b_i / B_i`` (``Z(D) >= D b_i / B_i`` up to the tolerance that :data:`PS_FLOOR_FACTOR` absorbs).
+    Cost: one table per job (a vector call and a running minimum over ``min(N_i, 64)`` counts), kept while the
+    job lives; then a lookup."""
+    table = _RHO_TABLES.get(job)
+    if table is None:
+        counts = np.arange(1, min(int(job.chunks), RHO_TABLE_WORKERS) + 1)
+        ratios = np.asarray(job.min_parameter_servers(counts), dtype=float) / counts
+        table = _RHO_TABLES[job] = np.minimum.accumulate(ratios).tolist()
+    if most <= len(table):
+        return table[most - 1]
+    return min(table[-1], job.worker_bandwidth_gbps / job.ps_bandwidth_gbps)
+
+
 def cost_floor_of(job, work: int, least: tuple[np.ndarray, np.ndarray], slot: int) -> float:
     """A lower bound on the cost of every schedule of ``work`` worker-slots of ``job`` from ``slot`` on: each
-    worker-slot pays at least the least worker price per resource, and eq. (6) needs at least
-    ``Z(D) >= D b_i / B_i`` PSs in a slot with ``D`` workers, so ``V b_i / B_i`` PS-slots in all, each paying at
-    least the least PS price (``least`` from :func:`least_prices`)."""
+    worker-slot pays at least the least worker price per resource, and a schedule that never runs more than
+    ``m = min(N_i, work)`` workers at once needs at least ``rho(m) work`` PS-slots (:func:`ps_per_worker`: eq. (6)
+    rounds each slot's PSs up, which ``V b_i / B_i`` ignores), each paying at least the least PS price
+    (``least`` from :func:`least_prices`). The DP's costs are sums of the same prices in another order, so they
+    can round below the exact figure by a few ulps: :data:`FLOOR_FACTOR` keeps the floor under them."""
     worker_least, ps_least = least
-    ps_slots = work * job.worker_bandwidth_gbps / job.ps_bandwidth_gbps * PS_FLOOR_FACTOR
+    most = int(min(job.chunks, work))
+    ps_slots = work * ps_per_worker(job, most) * PS_FLOOR_FACTOR if most >= 1 else 0.0
     return FLOOR_FACTOR * (work * float(worker_least[slot] @ job.worker_demand)
                            + ps_slots * float(ps_least[slot] @ job.ps_demand))
 
@@ -60,4 +94,67 @@ def cannot_pay(job, work: int, start: int, horizon: int, least: tuple[np.ndarray
     return bool(value - cost_floor_of(job, work, least, arrival) <= 0.0)
 
 
-__all__ = ["FLOOR_FACTOR", "PS_FLOOR_FACTOR", "cannot_pay", "cost_floor_of", "least_prices", "suffix_minimum"]
+#: :meth:`JobFloors.cannot_pay` answers True only where the utility is at most the floor shrunk once more by
+#: this factor: its floor sums the same products in another order than :func:`cost_floor_of` (a few ulps), and
+#: a True must never stand where the scalar test says False.
+SCREEN_MARGIN = 1.0 - 1e-12
+
+
+@dataclass(frozen=True, eq=False)
+class JobFloors:
+    """What :func:`cannot_pay` reads of every job of an instance, as arrays over the jobs, to screen many offers
+    at the same prices in a few vector calls (:meth:`cannot_pay`)."""
+
+    arrivals: np.ndarray
+    chunks: np.ndarray
+    worker_demand: np.ndarray  # (n, R)
+    ps_demand: np.ndarray  # (n, R)
+    #: ``b_i / B_i`` and ``rho_i(m)`` (:func:`ps_per_worker`) for ``m = 1..`` up to :data:`RHO_TABLE_WORKERS`
+    #: (the last value repeated past ``N_i``: ``m`` never exceeds it).
+    ratio: np.ndarray
+    rho: np.ndarray
+    utilities: UtilityTable
+
+    @classmethod
+    def of(cls, jobs, utilities: UtilityTable | None = None) -> "JobFloors":
+        width = max([min(int(job.chunks), RHO_TABLE_WORKERS) for job in jobs], default=1)
+        rho = np.empty((len(jobs), width))
+        for row, job in zip(rho, jobs):
+            table = [ps_per_worker(job, m) for m in range(1, min(int(job.chunks), width) + 1)]
+            row[:] = table + table[-1:] * (width - len(table))
+        return cls(arrivals=np.array([job.arrival for job in jobs], dtype=np.int64),
+                   chunks=np.array([job.chunks for job in jobs], dtype=np.int64),
+                   worker_demand=np.array([job.worker_demand for job in jobs], dtype=float),
+                   ps_demand=np.array([job.ps_demand for job in jobs], dtype=float),
+                   ratio=np.array([job.worker_bandwidth_gbps / job.ps_bandwidth_gbps for job in jobs]), rho=rho,
+                   utilities=utilities or UtilityTable([job.utility for job in jobs]))
+
+    def cannot_pay(self, jobs: np.ndarray, work: np.ndarray, start: int, horizon: int,
+                   least: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """Per job ``jobs[m]`` with ``work[m]`` worker-slots left, offered from ``start``: True only where
+        :func:`cannot_pay` is True. The window checks are the same integer arithmetic; the utility is the same
+        value bit for bit (:class:`~primaldual.core.utility.UtilityTable`); the floor is :func:`cost_floor_of`'s
+        formula with its dot products summed in another order, so it may differ by a few ulps (sums of ``R``
+        non-negative products), and the answer is True only where the utility is at most this floor times
+        :data:`SCREEN_MARGIN`, which is then at most the scalar floor: a True is the scalar's True, and a
+        False may be either (the caller then asks :func:`cannot_pay`). Cost: a dozen vector operations over
+        ``jobs`` and one utility table call, instead of a Python call per job."""
+        jobs, work = np.asarray(jobs, dtype=np.int64), np.asarray(work, dtype=np.int64)
+        arrivals = self.arrivals[jobs]
+        first = np.maximum(int(start), arrivals)
+        most = np.minimum(self.chunks[jobs], work)
+        fastest = -(-work // np.maximum(most, 1)) - 1
+        closed = (first >= horizon) | (work < 1) | (most < 1) | (fastest >= horizon - first)
+        row = np.minimum(first, horizon - 1)
+        width = self.rho.shape[1]
+        rho = self.rho[jobs, np.clip(most, 1, width) - 1]
+        rho = np.where(most > width, np.minimum(rho, self.ratio[jobs]), rho)
+        worker_least, ps_least = least
+        floor = FLOOR_FACTOR * (work * (worker_least[row] * self.worker_demand[jobs]).sum(axis=1)
+                                + work * rho * PS_FLOOR_FACTOR * (ps_least[row] * self.ps_demand[jobs]).sum(axis=1))
+        value = self.utilities.at(jobs, first - arrivals + fastest)
+        return closed | (value <= floor * SCREEN_MARGIN)
+
+
+__all__ = ["FLOOR_FACTOR", "JobFloors", "PS_FLOOR_FACTOR", "RHO_TABLE_WORKERS", "SCREEN_MARGIN", "cannot_pay",
+           "cost_floor_of", "least_prices", "ps_per_worker", "suffix_minimum"]

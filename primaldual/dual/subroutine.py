@@ -64,6 +64,7 @@ from primaldual.dual.cost_floor import cost_floor_of, least_prices  # noqa: F401
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import JobSchedule
 from primaldual.dual.slot_costs import (  # noqa: F401 - re-exported
+    PoolFills,
     PoolPlacement,
     SlotCosts,
     cheapest_fill,
@@ -150,6 +151,7 @@ def best_schedule(
     start: int | None = None,
     cost_floor: bool | tuple[np.ndarray, np.ndarray] = False,
     plan: bool = True,
+    fills: PoolFills | None = None,
 ) -> DualResult:
     """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)).
 
@@ -164,7 +166,9 @@ def best_schedule(
     pay it. ``mu`` and, when ``mu > 0``, the schedule are unchanged; a job with ``mu = 0`` may come back with no
     schedule (``feasible`` False). Only the payoff objective uses it. ``plan=False`` skips placing the best
     schedule's workers and PSs on servers (``schedule`` is then None; its completion, per-slot counts, payoff
-    and ``mu`` are the same): for callers that only read those.
+    and ``mu`` are the same): for callers that only read those. ``fills`` (:class:`PoolFills` of these very
+    prices and free amounts, per slot) shares step (a)'s pool fills between jobs offered at the same prices:
+    the same slot costs, computed once.
 
     ``worker_prices`` (T, H, R) and ``ps_prices`` (T, K, R) are ``p_h^r(t)``, ``q_k^r(t)``; ``worker_free`` and
     ``ps_free`` are the amounts the job may use, shape (T, H, R)/(T, K, R) or (H, R)/(K, R) for the same in
@@ -191,7 +195,8 @@ def best_schedule(
             return _infeasible(job_index, horizon, completion_costs)  # no schedule pays: mu = 0 without searching
     cover = WorkCover(work, max_workers, utility, objective, early_stop, floor)
     arrays = [np.asarray(a, dtype=float) for a in (worker_prices, ps_prices, worker_free, ps_free)]
-    tables = _search(cover, job, arrays, arrival, n_slots, work, max_workers)
+    shared = fills if fills is not None and arrival >= fills.first else None
+    tables = _search(cover, job, arrays, arrival, n_slots, work, max_workers, shared)
     completion_costs[arrival:] = cover.completion_cost
     if cover.best_slot is None:
         return _infeasible(job_index, horizon, completion_costs)
@@ -205,9 +210,10 @@ def _infeasible(job_index: int, horizon: int, completion_costs: np.ndarray) -> D
 
 
 def _search(cover: WorkCover, job, arrays: list[np.ndarray], arrival: int, n_slots: int, work: int,
-            max_workers: int) -> list[tuple[int, int, SlotCosts]]:
+            max_workers: int, fills: PoolFills | None = None) -> list[tuple[int, int, SlotCosts]]:
     """Steps (a) and (b) block by block of doubling length until ``cover`` stops; the placement tables of
-    each block, ``(first window slot, stop, table)``, for rebuilding the schedule."""
+    each block, ``(first window slot, stop, table)``, for rebuilding the schedule. Step (a) comes from
+    ``fills`` when given (the same tables)."""
     tables: list[tuple[int, int, SlotCosts]] = []
     # The first block reaches FIRST_BLOCK / 2 slots past the earliest completion at full speed, where a schedule
     # can first be found, so searches with a cost floor mostly end in it; block sizes never change the result
@@ -216,8 +222,11 @@ def _search(cover: WorkCover, job, arrays: list[np.ndarray], arrival: int, n_slo
     while start < n_slots:
         stop = min(n_slots, start + size)
         # Per-slot arrays are cut to the block's slots; per-server ones (the same in every slot) broadcast.
-        window = [a[arrival + start: arrival + stop] if a.ndim == 3 else a[None] for a in arrays]
-        table = slot_costs(job, max_workers, *window)
+        if fills is not None:
+            table = fills.slot_costs(job, max_workers, arrival + start, arrival + stop)
+        else:
+            window = [a[arrival + start: arrival + stop] if a.ndim == 3 else a[None] for a in arrays]
+            table = slot_costs(job, max_workers, *window)
         tables.append((start, stop, table))
         more = cover.extend(np.broadcast_to(table.cost, (stop - start, max_workers + 1)))
         start, size = stop, size * 2
@@ -272,6 +281,7 @@ def _answer(instance: Instance, job_index: int, cover: WorkCover, tables: list[t
 __all__ = [
     "DualResult",
     "Offer",
+    "PoolFills",
     "PoolPlacement",
     "SlotCosts",
     "WorkCover",

@@ -11,8 +11,8 @@ The ledger keeps the amounts reserved per (slot, server, resource) in both pools
 :meth:`Ledger.find_block` finds, for a job's remaining work and deadline, the block that starts as late as
 possible (ties: more workers, i.e. fewer slots) and fits in what the other reservations leave free, in every
 slot of the block at once: the units that fit per slot and server are counted once, their minimum over every
-window of the block's length is a running minimum of integer arrays (numpy), and servers are filled in order
-of most room.
+window of the block's length comes from a sparse table of integer minima (numpy, ``O(log k)`` operations for
+length ``k``), and servers are filled in order of most room.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ class Ledger:
             return None
         # Units that fit per (slot, server), once: the slot-wise minimum over a window of these counts is the
         # count that fits the window's minimum free amounts (floor and min commute), so each block length only
-        # takes a running minimum of small integer arrays. Free amounts of the searched slots only.
+        # takes minima of small integer arrays (_RunningMinimum). Free amounts of the searched slots only.
         rows = slice(earliest, deadline + 1)
         needed = job.min_parameter_servers(np.arange(most + 1)).tolist()  # Z(D), D = 0..most, at once
         worker_units = fit_counts(self.worker_capacity[None] - self.worker_used[rows], job.worker_demand, most)
@@ -274,18 +274,25 @@ class PriceCache:
 
 
 class _RunningMinimum:
-    """Per window of ``k`` consecutive slots and per server, the least count over the window's slots, for
-    non-decreasing ``k``: each step from ``k`` to ``k + 1`` is one elementwise minimum of neighbours."""
+    """Per window of ``k`` consecutive slots and per server, the least count over the window's slots.
+
+    A sparse table: level ``j`` holds the minimum over every window of ``2^j`` slots, each level one
+    elementwise minimum of two shifted copies of the one below, built when a query first needs it; a window of
+    ``k`` slots is the union of the two windows of ``2^j <= k`` slots at its two ends (``j = floor(log2 k)``),
+    so its minimum is one more elementwise minimum. Minima of integers are exact and overlapping windows do
+    not change them, so the counts are those of ``k - 1`` steps of neighbour minima, in ``O(log k)``
+    operations instead of ``O(k)`` (a job with one worker asks for one window as long as its whole work)."""
 
     def __init__(self, *counts: np.ndarray):
-        self.k = 1
-        self.current = list(counts)
+        self.levels = [list(counts)]
 
     def of_length(self, k: int) -> list[np.ndarray]:
-        while self.k < k:
-            self.current = [np.minimum(c[:-1], c[1:]) for c in self.current]
-            self.k += 1
-        return self.current
+        j = k.bit_length() - 1
+        while len(self.levels) <= j:
+            half = 1 << (len(self.levels) - 1)
+            self.levels.append([np.minimum(c[:-half], c[half:]) for c in self.levels[-1]])
+        shift = k - (1 << j)
+        return [np.minimum(c[:c.shape[0] - shift], c[shift:]) if shift else c for c in self.levels[j]]
 
 
 def _fill(caps: np.ndarray, count: int) -> np.ndarray:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from oasis_helpers import brute_force_best, make_instance, make_job
 from primaldual.core.utility import Constant, LinearDecay, Step
-from primaldual.dual.cost_floor import cannot_pay, least_prices
+from primaldual.dual.cost_floor import RHO_TABLE_WORKERS, cannot_pay, cost_floor_of, least_prices, ps_per_worker
 from primaldual.dual.subroutine import best_schedule
 
 
@@ -106,3 +106,56 @@ def test_cannot_pay_is_the_subroutine_s_answer_without_its_search(case):
         best, _ = brute_force_best(instance, 0, worker_prices, ps_prices, worker_free, ps_free)
         event("brute force")
         assert best <= 0.0
+
+
+def test_the_floor_counts_whole_parameter_servers():
+    """One worker at a time (N = 1), ``b / B = 1/4``: every slot that runs the worker needs a whole PS, so 4
+    worker-slots need 4 PS-slots, not 1. At a PS price of 3 (workers free) the floor is 12 > 10 and the job
+    cannot pay; with ``V b / B`` PS-slots the floor was 3 and the subroutine searched. The full search
+    agrees: its best schedule pays 10 - 12."""
+    job = make_job(0, 4, 1, (1.0, 0.0), (0.0, 1.0), Constant(10.0), bandwidth_ratio=0.25)
+    instance = make_instance([job], [[4.0, 4.0]], [[0.0, 4.0]], 6)
+    assert ps_per_worker(job, 1) == 1.0
+    worker_prices, ps_prices = _flat_prices(instance, 0.0, 3.0)
+    least = least_prices(worker_prices, ps_prices)
+    assert math.isclose(cost_floor_of(job, 4, least, 0), 12.0, rel_tol=1e-5)
+    assert cannot_pay(job, 4, 0, instance.horizon, least) is True
+    free = (instance.cluster.worker_capacity, instance.cluster.ps_capacity)
+    full = best_schedule(instance, 0, worker_prices, ps_prices, *free, early_stop=False)
+    assert math.isclose(full.payoff, -2.0) and full.mu == 0.0
+
+
+@given(ratio=st.floats(0.01, 1.0), chunks=st.integers(1, 3 * RHO_TABLE_WORKERS // 2))
+@settings(max_examples=60, deadline=None)
+def test_ps_per_worker_is_the_least_ps_need_per_worker(ratio, chunks):
+    """``rho(m)`` is the least ``Z(D) / D`` over ``D = 1..m`` up to the table's end, and beyond it no more than
+    that and at least ``b / B``: a lower bound on the PS-slots per worker-slot either way."""
+    job = make_job(0, 4 * chunks, chunks, (1.0, 0.0), (0.0, 1.0), Constant(10.0), bandwidth_ratio=ratio)
+    per_worker = [job.min_parameter_servers(d) / d for d in range(1, chunks + 1)]
+    for most in range(1, chunks + 1):
+        rho = ps_per_worker(job, most)
+        assert rho <= min(per_worker[:most])
+        assert rho >= ratio * (1 - 1e-9)
+        if most <= RHO_TABLE_WORKERS:
+            assert rho == min(per_worker[:most])
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(tiny_offers())
+def test_the_floor_is_below_every_completion_cost(case):
+    """The floor at the offer's first slot is at most the least cost of covering the work by any slot, as the
+    full search (no early stop, no floor) computes it, and at most the brute force's cost of every schedule
+    that pays (a whole job at its arrival): what lets the search stop, or not start, without changing ``mu``."""
+    instance, worker_prices, ps_prices, start, left = case
+    job = instance.jobs[0]
+    first = max(start, job.arrival)
+    if left < 1 or first >= instance.horizon:
+        return
+    least = least_prices(worker_prices, ps_prices)
+    floor = cost_floor_of(job, left, least, first)
+    free = (instance.cluster.worker_capacity, instance.cluster.ps_capacity)
+    full = best_schedule(instance, 0, worker_prices, ps_prices, *free, work=left, start=start, early_stop=False)
+    costs = full.completion_costs[first:]
+    finite = costs[np.isfinite(costs)]
+    event("some schedule" if finite.size else "no schedule")
+    assert (floor <= finite).all()

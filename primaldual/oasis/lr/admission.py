@@ -35,7 +35,9 @@ admissions, so the promise invariant (G1) is untouched; ``oasis-p``'s bound (G3)
 
 **Cost** per offer: one subroutine call (:mod:`primaldual.dual.subroutine`, usually cut short by the cost
 floor), one block search over the slots up to the deadline (:meth:`primaldual.oasis.ledger.Ledger.find_block`)
-and, on a failed search, one per movable block for the re-pack.
+and, on a failed search, one per movable block for the re-pack. Most offers end at the cost floor; a round
+decides that test for all its jobs in one vector call (:class:`primaldual.oasis.lr.state.OfferScreen`, the
+same answers), so such an offer costs a lookup.
 """
 
 from __future__ import annotations
@@ -47,9 +49,9 @@ import numpy as np
 from primaldual.dual.cost_floor import cannot_pay
 from primaldual.dual.subroutine import best_schedule, unit_prices
 from primaldual.oasis.ledger import Reservation, block_length, latest_deadline
-from primaldual.oasis.lr.order import present_values
+from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.oasis.lr.settings import LrSettings, check_immediate_blocks  # noqa: F401 - re-exported
-from primaldual.oasis.lr.state import JobTables, LrState, Recorder
+from primaldual.oasis.lr.state import JobTables, LrState, OfferScreen, Recorder
 from primaldual.simulation.placement import can_finish
 
 
@@ -63,31 +65,33 @@ def offer_pending(settings: LrSettings, tables: JobTables, state: LrState, slot:
                   admit: Callable[[int, int], bool]) -> None:
     """Offer the pending jobs that are due, densest first (module docstring); ``admit(slot, i)`` makes one
     offer and says whether the job was promised."""
-    still = []
     if len(state.pending) > 1:
-        density = present_values(tables, state, slot, state.pending)[1]
-        pending = state.pending
-        state.pending = [pending[m] for m in sorted(range(len(pending)), key=lambda m: (-density[m], pending[m]))]
+        state.pending = by_key(state.pending, present_values(tables, state, slot, state.pending)[1])
     # Remaining work does not change during the offers, so one vector call decides every job (the same
-    # integer arithmetic as one call per job).
+    # integer arithmetic as one call per job), and one whether it is due.
     jobs = np.array(state.pending, dtype=np.int64)
-    finishable = can_finish(slot, state.remaining[jobs], tables.fastest_workers[jobs], tables.instance.horizon)
-    for i, alive in zip(state.pending, finishable.tolist()):
-        if not alive:
-            continue  # can no longer finish: it earns nothing, so it stops competing
-        last = state.offered.get(i)
-        due = last is None or slot - last[0] >= settings.reoffer_every or state.remaining[i] <= 0.75 * last[1]
-        if not due or not admit(slot, i):
-            still.append(i)
-        if due:
-            state.offered[i] = (slot, int(state.remaining[i]))
-    state.pending = still
+    remaining = state.remaining[jobs]
+    finishable = can_finish(slot, remaining, tables.fastest_workers[jobs], tables.instance.horizon)
+    due = finishable & state.offered.due(slot, jobs, remaining, settings.reoffer_every)
+    offers = jobs[due].tolist()
+    state.screen = OfferScreen(slot, offers)  # the round's cost-floor tests at once (admit_job reads them)
+    try:
+        promised = {i for i in offers if admit(slot, i)}
+    finally:
+        state.screen = None
+    # After the offers, which never read it (nor change the remaining work).
+    state.offered.record(slot, jobs[due], remaining[due])
+    # A job that can no longer finish earns nothing, so it stops competing.
+    state.pending = [i for i in jobs[finishable].tolist() if i not in promised]
 
 
 def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: Recorder, slot: int,
               i: int) -> bool:
     """One offer of job ``i`` in ``slot`` (module docstring): True if it was promised a block."""
     instance, constants = tables.instance, tables.constants
+    if state.screen is not None and state.screen.cannot_pay(tables, state, slot, i):
+        record.see_offer(i, 0.0)  # the scalar test's answer, from the round's vector call (OfferScreen)
+        return False
     worker_prices, ps_prices = state.prices(constants, slot)
     remaining = int(state.remaining[i])
     least = state.price_cache.least_prices()
@@ -96,7 +100,7 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
         return False
     worker_free, ps_free = state.free(constants, slot)
     result = best_schedule(instance, i, worker_prices, ps_prices, worker_free, ps_free, work=remaining,
-                           start=slot, cost_floor=least, plan=False)
+                           start=slot, cost_floor=least, plan=False, fills=state.pool_fills(constants, slot))
     record.see_offer(i, result.mu)
     if not result.admit:
         return False

@@ -178,11 +178,32 @@ def finish_blocks(restart_cost: float, tables: JobTables, state: LrState, slot: 
 def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int, order: list[int],
               free: FreeCapacity, out: dict[int, Allocation], stable: bool) -> dict[int, Allocation]:
     """The stable or the fresh plan (module docstring): ``order``'s jobs grown one after another into ``free``
-    (taken from it), added to ``out`` (the blocks) and returned."""
+    (taken from it), added to ``out`` (the blocks) and returned. Once every demand profile of ``order`` has
+    found no room (the cluster is full, as it mostly is under a long pending tier), :func:`_grow` would return
+    at its first line for every later job without a placement of its own, so only those with one are visited
+    (the same jobs in the same order, the same plan)."""
     no_room: set[tuple] = set()  # demand profiles with not one worker's room left (free only shrinks here)
-    for i in order:
+    profiles = tables.profiles
+    kinds = len({profiles[i] for i in order})
+    for n, i in enumerate(order):
+        if len(no_room) == kinds:
+            own = _own_placements(state, slot, out, stable)
+            for j in order[n:]:
+                if j in own:
+                    _grow(restart_cost, tables, state, slot, j, free, out, stable, no_room)
+            break
         _grow(restart_cost, tables, state, slot, i, free, out, stable, no_room)
     return out
+
+
+def _own_placements(state: LrState, slot: int, out: dict[int, Allocation], stable: bool) -> set[int]:
+    """The jobs for which :func:`_has_own_placement` holds, at once (``out`` only gains the jobs a plan has
+    already visited, ``state`` does not change during a plan)."""
+    own = set(out)
+    if stable:
+        own.update(i for i, (last, _) in state.previous.items() if last == slot - 1)
+        own.update(state.ledger.reservations)
+    return own
 
 
 def _has_own_placement(state: LrState, slot: int, i: int, out: dict[int, Allocation], stable: bool) -> bool:

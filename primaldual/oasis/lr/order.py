@@ -37,32 +37,42 @@ import numpy as np
 
 from primaldual.oasis.ledger import WORK_EPSILON
 from primaldual.oasis.lr.settings import ORDERS, check_order  # noqa: F401 - re-exported
-from primaldual.oasis.lr.state import JobTables, LrState
+from primaldual.oasis.lr.state import JobTables, LrState, PresentValues
 
 
 def present_values(tables: JobTables, state: LrState, slot: int, candidates: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """Each job's present value (``f_i`` at full speed from now, discounted for the risk of the slots still
     to run, as RRH) and that value per remaining resource-time (remaining work times the dominant share of
-    one worker). Kept for the slot in ``state.present``: the pending jobs are ranked when offered and again for
-    execution, and a job's figures change only with its remaining work."""
+    one worker). Kept for the slot in ``state.present`` (:class:`primaldual.oasis.lr.state.PresentValues`): the
+    pending jobs are ranked when offered and again for execution, and a job's figures change only with its
+    remaining work, so only the jobs whose work left moved are computed, in one vector call (elementwise: a
+    job's figures do not depend on which others are computed with it)."""
     known = state.present
-    if known is None or known[0] != slot:
-        known = state.present = (slot, {})
-    cache = known[1]
+    if known is None or known.slot != slot:
+        known = state.present = PresentValues.empty(slot, tables.instance.n_jobs)
+    jobs = np.asarray(candidates, dtype=np.int64)
     work_left = state.work_left
-    missing = [i for i in dict.fromkeys(candidates) if cache.get(i, (None,))[0] != work_left[i]]
-    if missing:
+    missing = jobs[known.work[jobs] != work_left[jobs]]  # NaN: never computed in this slot
+    if missing.size:
         instance = tables.instance
-        jobs = np.array(missing, dtype=np.int64)
-        remaining = np.maximum(work_left[jobs], 1e-9)
-        needed = np.maximum(-(-np.ceil(remaining - WORK_EPSILON) // tables.chunks[jobs]), 1)
+        remaining = np.maximum(work_left[missing], 1e-9)
+        needed = np.maximum(-(-np.ceil(remaining - WORK_EPSILON) // tables.chunks[missing]), 1)
         # One vector call per utility family: the values of the jobs' own calls, bit for bit (UtilityTable).
-        value = tables.utilities.at(jobs, slot + needed - 1 - instance.arrivals[jobs])
+        value = tables.utilities.at(missing, slot + needed - 1 - instance.arrivals[missing])
         value = value / (1.0 + state.policy.discount_rate * needed)
-        density = value / (np.maximum(remaining, 1.0) * np.maximum(tables.unit[jobs], 1e-12))
-        for i, v, d in zip(missing, value.tolist(), density.tolist()):
-            cache[i] = (work_left[i], v, d)
-    return (np.array([cache[i][1] for i in candidates]), np.array([cache[i][2] for i in candidates]))
+        density = value / (np.maximum(remaining, 1.0) * np.maximum(tables.unit[missing], 1e-12))
+        known.work[missing], known.value[missing], known.density[missing] = work_left[missing], value, density
+    return known.value[jobs], known.density[jobs]
+
+
+def by_key(jobs: list[int], key: np.ndarray) -> list[int]:
+    """``jobs`` by decreasing ``key`` (aligned with them), ties to the lower job index: the permutation of
+    sorting the pairs ``(-key, job)``, from one stable ``lexsort`` instead of a Python key per job (keys are
+    never NaN, so both orders are total and agree)."""
+    if len(jobs) < 2:
+        return list(jobs)
+    array = np.asarray(jobs, dtype=np.int64)
+    return array[np.lexsort((array, -np.asarray(key, dtype=float)))].tolist()
 
 
 def urgency_keys(tables: JobTables, state: LrState, restart_cost: float, slot: int,
@@ -99,7 +109,7 @@ def rerank(order_rule: str, order: list[int], values: dict[int, float], work_lef
         key = np.array([values[i] for i in order])
     else:  # work
         key = np.array([values[i] / max(float(work_left[i]), 1.0) for i in order])
-    return [order[m] for m in sorted(range(len(order)), key=lambda m: (-key[m], order[m]))]
+    return by_key(order, key)
 
 
 def growth_order(tables: JobTables, state: LrState, restart_cost: float, pending_tier: bool, slot: int,
@@ -112,7 +122,7 @@ def growth_order(tables: JobTables, state: LrState, restart_cost: float, pending
     if not candidates:
         return [], {}
     value, density = present_values(tables, state, slot, candidates)
-    order = [candidates[m] for m in sorted(range(len(candidates)), key=lambda m: (-density[m], candidates[m]))]
+    order = by_key(candidates, density)
     values = dict(zip(candidates, value.tolist()))
     rule = state.policy.order
     urgency = urgency_keys(tables, state, restart_cost, slot, order) if rule == "urgency" and len(order) > 1 \
@@ -120,4 +130,4 @@ def growth_order(tables: JobTables, state: LrState, restart_cost: float, pending
     return rerank(rule, order, values, state.work_left, urgency), values
 
 
-__all__ = ["ORDERS", "check_order", "growth_order", "present_values", "rerank", "urgency_keys"]
+__all__ = ["ORDERS", "by_key", "check_order", "growth_order", "present_values", "rerank", "urgency_keys"]

@@ -17,6 +17,8 @@ from typing import Protocol
 import numpy as np
 
 from primaldual.core.instance import Instance
+from primaldual.dual.cost_floor import JobFloors
+from primaldual.dual.slot_costs import PoolFills
 from primaldual.oasis.constants import PriceConstants
 from primaldual.oasis.learned_floor import PriceFloor, zero_floor
 from primaldual.oasis.ledger import WORK_EPSILON, Ledger, PriceCache
@@ -49,18 +51,68 @@ class JobTables:
     #: Every job's utility in one table (:class:`primaldual.core.utility.UtilityTable`: the same values as the
     #: jobs' own calls, bit for bit), for ranking a long pending tier in a few vector calls.
     utilities: UtilityTable | None = None
+    #: What the cost-floor test reads per job, as arrays: an offer round screens its jobs at once
+    #: (:class:`OfferScreen`).
+    floors: JobFloors | None = None
 
     @classmethod
     def of(cls, instance: Instance, constants: PriceConstants) -> "JobTables":
         cluster = instance.cluster
         worker_total, ps_total = cluster.worker_capacity.sum(axis=0), cluster.ps_capacity.sum(axis=0)
+        utilities = UtilityTable([job.utility for job in instance.jobs])
         return cls(instance=instance, constants=constants, standalone=standalone_utilities(instance),
                    fastest_workers=widest(instance),
                    chunks=np.array([job.chunks for job in instance.jobs], dtype=np.int64),
                    unit=np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs]),
                    ps_needed=tuple(ps_needed_table(job) for job in instance.jobs),
                    profiles=tuple(demand_profiles(instance)),
-                   utilities=UtilityTable([job.utility for job in instance.jobs]))
+                   utilities=utilities, floors=JobFloors.of(instance.jobs, utilities))
+
+
+@dataclass(eq=False)
+class LastOffers:
+    """Per job, the slot of its last offer and its remaining work then (``NEVER`` before any offer), as arrays:
+    an offer round decides which of its pending jobs are due in one vector call (:meth:`due`)."""
+
+    slot: np.ndarray
+    work: np.ndarray
+
+    #: The slot of "no offer yet": every slot is at least ``reoffer_every`` later (no int64 overflow).
+    NEVER = -(2 ** 62)
+
+    @classmethod
+    def none(cls, n_jobs: int) -> "LastOffers":
+        return cls(np.full(n_jobs, cls.NEVER, dtype=np.int64), np.zeros(n_jobs, dtype=np.int64))
+
+    def copy(self) -> "LastOffers":
+        return LastOffers(self.slot.copy(), self.work.copy())
+
+    def due(self, slot: int, jobs: np.ndarray, remaining: np.ndarray, every: int) -> np.ndarray:
+        """Whether each of ``jobs`` (remaining work ``remaining``, aligned) is offered in ``slot``: never offered,
+        or ``every`` slots since its last offer, or its remaining work fell to three quarters of what it was
+        then. The comparisons are those of one job at a time (an int64 against a float64 converts the integer
+        exactly, as numpy's scalars do)."""
+        return (slot - self.slot[jobs] >= every) | (remaining <= 0.75 * self.work[jobs])
+
+    def record(self, slot: int, jobs: np.ndarray, remaining: np.ndarray) -> None:
+        self.slot[jobs] = slot
+        self.work[jobs] = remaining
+
+
+@dataclass(eq=False)
+class PresentValues:
+    """Per job, the present value and density computed in slot ``slot`` and the work left they were computed
+    for (NaN: not computed), as arrays: a job's figures change only with its work left, so a slot ranks its
+    jobs again without recomputing them."""
+
+    slot: int
+    work: np.ndarray
+    value: np.ndarray
+    density: np.ndarray
+
+    @classmethod
+    def empty(cls, slot: int, n_jobs: int) -> "PresentValues":
+        return cls(slot, np.full(n_jobs, np.nan), np.zeros(n_jobs), np.zeros(n_jobs))
 
 
 @dataclass
@@ -82,8 +134,8 @@ class LrState:
     remaining: np.ndarray
     pending: list[int]
     deadlines: dict[int, int]
-    #: job -> (slot, remaining work) of its last offer.
-    offered: dict[int, tuple[int, int]]
+    #: Per job, the slot and remaining work of its last offer.
+    offered: LastOffers
     done: set[int]
     #: job -> (slot, allocation) of the last slot it ran.
     previous: dict[int, tuple[int, Allocation]]
@@ -93,14 +145,19 @@ class LrState:
     policy: Policy
     policy_name: str = "own"
     price_cache: PriceCache | None = None
-    #: (slot, job -> (work left, present value, density)): present values are kept for the slot.
-    present: tuple[int, dict] | None = None
+    #: Present values kept for the slot (:func:`primaldual.oasis.lr.order.present_values`).
+    present: PresentValues | None = None
+    #: The cost-floor test of the offer round under way (None between rounds).
+    screen: OfferScreen | None = None
+    #: Step (a)'s pool fills at the current prices, and the (ledger, changes, floor, slot) they are for.
+    fills: tuple[tuple, PoolFills] | None = None
 
     @classmethod
     def start(cls, instance: Instance, own: Policy) -> "LrState":
         remaining = np.array(instance.work_units, dtype=np.int64)
         return cls(ledger=Ledger(instance), floor=zero_floor(instance.cluster.n_resources),
-                   work_left=remaining.astype(float), remaining=remaining, pending=[], deadlines={}, offered={},
+                   work_left=remaining.astype(float), remaining=remaining, pending=[], deadlines={},
+                   offered=LastOffers.none(instance.n_jobs),
                    done=set(), previous={}, repacks=RepackCounts(),
                    arrival_slots=frozenset(int(a) for a in instance.arrivals), policy=own)
 
@@ -111,12 +168,12 @@ class LrState:
         ledger = self.ledger.copy()
         cache = self.price_cache
         return replace(self, ledger=ledger, work_left=self.work_left.copy(), remaining=self.remaining.copy(),
-                       pending=list(self.pending), deadlines=dict(self.deadlines), offered=dict(self.offered),
+                       pending=list(self.pending), deadlines=dict(self.deadlines), offered=self.offered.copy(),
                        done=set(self.done), previous=dict(self.previous),
                        repacks=replace(self.repacks),
                        price_cache=cache.copy_onto(ledger) if cache is not None and cache.ledger is self.ledger
                        else None,
-                       present=None)
+                       present=None, screen=None, fills=None)
 
     def set_policy(self, name: str, policy: Policy) -> None:
         self.policy_name, self.policy = name, policy
@@ -137,6 +194,21 @@ class LrState:
         self.prices(constants, slot)
         return self.price_cache.free
 
+    def pool_fills(self, constants: PriceConstants, slot: int) -> PoolFills:
+        """The subroutine's pool fills (:class:`primaldual.dual.slot_costs.PoolFills`) over the prices and free
+        amounts current from ``slot`` on, shared by the offers made at them: those are a function of the
+        ledger's contents (the object and its append-only list of changes) and of the floor object (as for
+        :class:`OfferScreen`), so the fills are kept while those and the slot are the same."""
+        worker_prices, ps_prices = self.prices(constants, slot)
+        ledger, kept = self.ledger, self.fills
+        if kept is not None:
+            kept_ledger, changes, floor, first = kept[0]
+            if kept_ledger is ledger and changes == len(ledger.changes) and floor is self.floor and first == slot:
+                return kept[1]
+        fills = PoolFills(worker_prices, ps_prices, *self.price_cache.free, slot)
+        self.fills = ((ledger, len(ledger.changes), self.floor, slot), fills)
+        return fills
+
     # ---------------------------------------------------------------------------------------- progress
 
     def kept(self, slot: int, i: int, allocation: Allocation) -> bool:
@@ -155,6 +227,50 @@ class LrState:
         """Jobs arrived by ``slot``, not completed, with work left."""
         return [i for i in np.flatnonzero((instance.arrivals <= slot) & (self.work_left > WORK_EPSILON)).tolist()
                 if i not in self.done]
+
+
+class OfferScreen:
+    """The cost-floor test (:func:`primaldual.dual.cost_floor.cannot_pay`) of one offer round's jobs, decided for
+    all of them in one vector call (:meth:`primaldual.dual.cost_floor.JobFloors.cannot_pay`) and again only when
+    the least prices may have moved.
+
+    **Why.** Most offers end at that test (on the 11cb48 Philly trace, about 289,000 of 297,000): one Python call
+    per job, with its utility value and floor, cost more than the searches that follow the rest.
+
+    **Correctness.** The test reads the least prices from the offer's slot on, the job's remaining work and
+    the job's constants. Within a round the slot is fixed; the prices are a function of the ledger (the
+    object, replaced by a successful re-pack, and its append-only list of changes) and of the floor object
+    (:class:`primaldual.oasis.ledger.PriceCache`); the remaining work is a new array whenever it changes. So
+    flags computed with the key ``(ledger, its number of changes, floor, remaining)`` hold while the key is
+    the same, and are recomputed otherwise (after an admission, or a re-pack adopted although the block
+    then failed its payoff test), by the same :meth:`LrState.prices` call the offer would have made first.
+    While they hold, that call would change nothing, so skipping it is exact. A True flag is the scalar
+    test's True (:meth:`~primaldual.dual.cost_floor.JobFloors.cannot_pay`); on a False flag, a job outside
+    the round or another slot the caller runs the scalar test itself, so every offer gets the scalar
+    answer. Cost: per round one vector call over its jobs (a dozen numpy operations), per offer a dict
+    lookup and four identity checks."""
+
+    def __init__(self, slot: int, jobs: list[int]):
+        self.slot = slot
+        self.jobs = np.asarray(jobs, dtype=np.int64)
+        self.position = {i: m for m, i in enumerate(jobs)}
+        self.key: tuple | None = None
+        self.flags: list[bool] = []
+
+    def cannot_pay(self, tables: JobTables, state: LrState, slot: int, i: int) -> bool:
+        """True only if the cost-floor test of job ``i``'s offer in ``slot`` is True (class docstring)."""
+        m = self.position.get(i)
+        if m is None or slot != self.slot:
+            return False
+        ledger, key = state.ledger, self.key
+        if key is None or key[0] is not ledger or key[1] != len(ledger.changes) or key[2] is not state.floor \
+                or key[3] is not state.remaining:
+            state.prices(tables.constants, slot)
+            least = state.price_cache.least_prices()
+            self.flags = tables.floors.cannot_pay(self.jobs, state.remaining[self.jobs], slot,
+                                                  tables.instance.horizon, least).tolist()
+            self.key = (ledger, len(ledger.changes), state.floor, state.remaining)
+        return self.flags[m]
 
 
 @dataclass
@@ -198,4 +314,5 @@ class NoRecord:
         pass
 
 
-__all__ = ["JobTables", "LookaheadCounts", "LrState", "NoRecord", "Recorder", "RepackCounts"]
+__all__ = ["JobTables", "LastOffers", "LookaheadCounts", "LrState", "NoRecord", "OfferScreen", "PresentValues",
+           "Recorder", "RepackCounts"]
