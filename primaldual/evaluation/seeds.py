@@ -3,7 +3,8 @@
 The offline solve never runs a scheduler: column generation (``method="cg"``) starts its restricted master
 from the columns of verified online schedules, and the large HiGHS ILP starts from the best of them (its
 online start). :func:`solve_seeds` runs the schedulers of :data:`SEED_SCHEDULERS` (the OASiS engine
-directly, for its certificate, whose dual objective is an upper bound on OPT), verifies each schedule and
+directly, for its certificate, whose dual objective is an upper bound on OPT), verifies each schedule and,
+after them, every other verified schedule a caller already computed (``ran``: the pipeline's other schedulers),
 hands them to :func:`primaldual.offline.solve.solve_offline` as :class:`~primaldual.offline.options.OnlineSeed`
 values, only when the solve will use them (:func:`primaldual.offline.methods.uses_seeds`).
 
@@ -22,11 +23,13 @@ from primaldual.core.schedule import Schedule
 from primaldual.core.verify import verify
 from primaldual.offline.options import OnlineSeed, SolveOptions
 
-#: The seeding schedulers, in the order their columns enter the master (cheapest first).
-SEED_SCHEDULERS = ("fifo", "rrh", "oasis", "greedy", "drf")
+#: The seeding schedulers, in the order their columns enter the master (cheapest first). OASiS-LR is the
+#: dearest and, on real arrivals, the best online schedule (docs/findings.md): the incumbent column
+#: generation must beat.
+SEED_SCHEDULERS = ("fifo", "rrh", "oasis", "greedy", "drf", "oasis-lr")
 
-#: The order in which the online start prefers seeds of equal utility.
-START_PREFERENCE = ("fifo", "greedy", "drf", "rrh", "oasis")
+#: The order in which the online start prefers seeds of equal utility (other schedulers' seeds come after).
+START_PREFERENCE = ("fifo", "greedy", "drf", "rrh", "oasis", "oasis-lr")
 
 
 def _oasis_seed(instance: Instance) -> tuple[Schedule, float | None]:
@@ -38,29 +41,36 @@ def _oasis_seed(instance: Instance) -> tuple[Schedule, float | None]:
 
 
 def online_seeds(instance: Instance, ran: Mapping[str, object] | None = None) -> tuple[OnlineSeed, ...]:
-    """The verified schedules of :data:`SEED_SCHEDULERS` on ``instance`` (an infeasible one is left out).
+    """The verified schedules of :data:`SEED_SCHEDULERS` on ``instance``, then those of the other schedulers in
+    ``ran`` by name (an infeasible one is left out).
 
     ``ran`` maps a scheduler's name to an outcome of it already computed on ``instance`` with its default
     parameters (anything with ``.result.schedule`` and ``.verification``); OASiS is always run here, for its
     certificate."""
+    ran = ran or {}
+    others = tuple(sorted(name for name, known in ran.items()
+                          if name not in SEED_SCHEDULERS and getattr(known, "verification", None) is not None))
+    preference = START_PREFERENCE + others
+    seeds = []
+    for name in SEED_SCHEDULERS + others:
+        schedule, report, bound = _seed(instance, name, ran.get(name))
+        if report.feasible:
+            seeds.append(OnlineSeed(name, schedule, float(report.utility), bound, preference.index(name)))
+    return tuple(seeds)
+
+
+def _seed(instance: Instance, name: str, known) -> tuple:
+    """Scheduler ``name``'s schedule on ``instance``, its verification and OASiS's certified bound (else None):
+    ``known``'s when it was already computed and verified, else run here."""
     from primaldual.simulation.simulator import simulate
 
-    ran = ran or {}
-    seeds = []
-    for name in SEED_SCHEDULERS:
-        bound = None
-        known = ran.get(name)
-        if name == "oasis":
-            schedule, bound = _oasis_seed(instance)
-            report = verify(instance, schedule)
-        elif known is not None and getattr(known, "verification", None) is not None:
-            schedule, report = known.result.schedule, known.verification
-        else:
-            schedule = simulate(instance, name).schedule
-            report = verify(instance, schedule)
-        if report.feasible:
-            seeds.append(OnlineSeed(name, schedule, float(report.utility), bound, START_PREFERENCE.index(name)))
-    return tuple(seeds)
+    if name == "oasis":
+        schedule, bound = _oasis_seed(instance)
+        return schedule, verify(instance, schedule), bound
+    if known is not None and getattr(known, "verification", None) is not None:
+        return known.result.schedule, known.verification, None
+    schedule = simulate(instance, name).schedule
+    return schedule, verify(instance, schedule), None
 
 
 def solve_seeds(instance: Instance, options: SolveOptions, start=None,

@@ -301,6 +301,10 @@ def solve_matrix_model(model: MatrixModel, *, relax: bool, time_limit, mip_gap, 
     highs.run()
     seconds = time.perf_counter() - started
     outcome, values = _outcome(highs, model, relax, seconds)
+    if trace is not None and not relax:
+        # HiGHS's callbacks stop before its last bound update (the one that proves optimality): the final
+        # values join the trace at the moment they were known, or a phase's bound would reach it only later.
+        trace.append((time.time() - trace_origin, outcome.objective, outcome.bound))
     if with_duals:
         solved = relax and outcome.status == "optimal"
         return outcome, values, np.asarray(highs.getSolution().row_dual, dtype=float) if solved else None

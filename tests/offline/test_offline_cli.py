@@ -137,3 +137,16 @@ def test_bench_offline(capsys):
         for key in ("lp_weak_over_ilp", "lp_strong_over_ilp", "pooled_over_ilp"):
             assert row[key] >= 1 - 1e-7
         assert row["lp_strong_over_ilp"] <= row["lp_weak_over_ilp"] + 1e-7
+
+
+def test_bench_offline_against_raw_prints_only_json(tmp_path):
+    # Plain highspy runs in a spawned process whose stdout is the command's: HiGHS's banner once broke --json.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "primaldual", "bench", "offline", "--against-raw", "--seeds", "1",
+                           "--budget", "2", "--json", "--no-progress"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [row["instance"] for row in data["rows"]] == ["J30-T24-S8/s1"]

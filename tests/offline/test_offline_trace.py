@@ -39,3 +39,15 @@ def test_highs_reports_its_progress_to_the_trace():
     assert outcome.has_solution and trace
     bounds = [b for _, _, b in trace if b is not None]
     assert all(b >= outcome.objective - 1e-6 for b in bounds)  # every reported bound is a bound
+
+
+def test_the_trace_ends_with_the_solves_final_incumbent_and_bound():
+    # HiGHS's callbacks stop before the bound update that proves optimality; the trace's last point must hold
+    # it, at the time it was known, or a phase's proven bound reaches the trace only when the whole solve ends.
+    trace: list = []
+    outcome, _ = solve_matrix_model(build_matrix_model(generate("small", 9)), relax=False, time_limit=60,
+                                    mip_gap=1e-7, threads=1, trace=trace, trace_origin=0.0)
+    assert outcome.status == "optimal"
+    assert trace[-1][1:] == (outcome.objective, outcome.bound)
+    assert relative_gap(*trace[-1][1:]) <= 1e-6
+
