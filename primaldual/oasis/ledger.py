@@ -30,6 +30,10 @@ from primaldual.oasis.prices import exponential_price, fit_counts
 #: Reservations are exact in units, like the dual subroutine's fills (:data:`primaldual.oasis.prices.FIT_TOLERANCE`).
 WORK_EPSILON = 1e-9
 
+#: The cap of the kept unit counts (:meth:`Ledger.unit_counts`), above any job's worker or PS count, so that
+#: capping them again at a job's own limit gives what capping once at it gives.
+_NO_LIMIT = 1 << 30
+
 
 def block_length(remaining: float, workers: int, restart_cost: float) -> int:
     """Fewest consecutive slots of ``workers`` workers, one restart included, that cover ``remaining``."""
@@ -76,6 +80,8 @@ class Ledger:
         self.reservations: dict[int, Reservation] = {}
         self.version = 0  # bumped on every change, so callers can cache what they derive from the amounts
         self.changes: list[tuple[int, int]] = []  # the slot ranges changed, in order (for incremental caches)
+        # Per (pool, demand): units that fit per (slot, server), and how many changes they have seen.
+        self._counts: dict[tuple[int, bytes], tuple[np.ndarray, int]] = {}
 
     def copy(self) -> "Ledger":
         other = object.__new__(Ledger)
@@ -83,6 +89,7 @@ class Ledger:
         other.worker_used, other.ps_used = self.worker_used.copy(), self.ps_used.copy()
         other.reservations = dict(self.reservations)
         other.changes = list(self.changes)
+        other._counts = {key: (counts.copy(), seen) for key, (counts, seen) in self._counts.items()}
         return other
 
     def _apply(self, reservation: Reservation, sign: float, first: int, last: int) -> None:
@@ -136,6 +143,28 @@ class Ledger:
     def ps_free(self) -> np.ndarray:
         return self.ps_capacity[None] - self.ps_used
 
+    def unit_counts(self, pool: int, demand: np.ndarray, rows: slice) -> np.ndarray:
+        """``fit_counts(capacity - used, demand)`` of pool ``pool`` (0 workers, 1 PSs) over the slots ``rows``,
+        capped at :data:`_NO_LIMIT` only. Kept per demand vector (a trace has a few, one per model) and brought
+        up to date by recomputing only the slots changed since (``changes``): each slot's counts are the same
+        elementwise operations whichever slots are computed with it, so the same integers as computing them
+        afresh. A search then pays one slice instead of a division over (slots, servers, resources)."""
+        capacity, used = (self.worker_capacity, self.worker_used) if pool == 0 else (self.ps_capacity, self.ps_used)
+        key = (pool, demand.tobytes())
+        entry = self._counts.get(key)
+        if entry is None:
+            counts = fit_counts(capacity[None] - used, demand, _NO_LIMIT)
+        else:
+            counts, seen = entry
+            if seen < len(self.changes):
+                changed = np.zeros(used.shape[0], dtype=bool)
+                for first, last in self.changes[seen:]:
+                    changed[first:last + 1] = True
+                stale = np.flatnonzero(changed)
+                counts[stale] = fit_counts(capacity[None] - used[stale], demand, _NO_LIMIT)
+        self._counts[key] = (counts, len(self.changes))
+        return counts[rows]
+
     def find_block(self, i: int, remaining: float, earliest: int, deadline: int,
                    restart_cost: float, late: bool = True) -> Reservation | None:
         """The block of job ``i`` that starts as late as possible within ``earliest..deadline`` and fits
@@ -147,11 +176,11 @@ class Ledger:
             return None
         # Units that fit per (slot, server), once: the slot-wise minimum over a window of these counts is the
         # count that fits the window's minimum free amounts (floor and min commute), so each block length only
-        # takes minima of small integer arrays (_RunningMinimum). Free amounts of the searched slots only.
+        # takes minima of small integer arrays (_RunningMinimum). The counts are kept per demand (unit_counts).
         rows = slice(earliest, deadline + 1)
         needed = job.min_parameter_servers(np.arange(most + 1)).tolist()  # Z(D), D = 0..most, at once
-        worker_units = fit_counts(self.worker_capacity[None] - self.worker_used[rows], job.worker_demand, most)
-        ps_units = fit_counts(self.ps_capacity[None] - self.ps_used[rows], job.ps_demand, max(needed[most], 1))
+        worker_units = np.minimum(self.unit_counts(0, job.worker_demand, rows), most)
+        ps_units = np.minimum(self.unit_counts(1, job.ps_demand, rows), max(needed[most], 1))
         windows = _RunningMinimum(worker_units, ps_units)
         best = None  # (key, first, workers, worker caps, PS caps, PSs, k)
         for workers in range(most, 0, -1):
