@@ -260,8 +260,9 @@ def test_a_one_worker_search_past_its_band_replays_whole_rows(case, flat):
 def _plan_every_job(restart_cost, tables, state, slot, order, free, out, stable):
     """The plan as written before the shortcut: every job of ``order`` visited."""
     no_room: set = set()
+    held = execution._held(state, slot, stable)
     for i in order:
-        execution._grow(restart_cost, tables, state, slot, i, free, out, stable, no_room)
+        execution._grow(restart_cost, tables, state, slot, i, free, out, stable, no_room, held)
     return out
 
 

@@ -183,38 +183,26 @@ def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int,
     at its first line for every later job without a placement of its own, so only those with one are visited
     (the same jobs in the same order, the same plan)."""
     no_room: set[tuple] = set()  # demand profiles with not one worker's room left (free only shrinks here)
+    held = _held(state, slot, stable)
     profiles = tables.profiles
     kinds = len({profiles[i] for i in order})
     for n, i in enumerate(order):
         if len(no_room) == kinds:
-            own = _own_placements(state, slot, out, stable)
             for j in order[n:]:
-                if j in own:
-                    _grow(restart_cost, tables, state, slot, j, free, out, stable, no_room)
+                if j in out or j in held:
+                    _grow(restart_cost, tables, state, slot, j, free, out, stable, no_room, held)
             break
-        _grow(restart_cost, tables, state, slot, i, free, out, stable, no_room)
+        _grow(restart_cost, tables, state, slot, i, free, out, stable, no_room, held)
     return out
 
 
-def _own_placements(state: LrState, slot: int, out: dict[int, Allocation], stable: bool) -> set[int]:
-    """The jobs for which :func:`_has_own_placement` holds, at once (``out`` only gains the jobs a plan has
-    already visited, ``state`` does not change during a plan)."""
-    own = set(out)
-    if stable:
-        own.update(i for i, (last, _) in state.previous.items() if last == slot - 1)
-        own.update(state.ledger.reservations)
-    return own
-
-
-def _has_own_placement(state: LrState, slot: int, i: int, out: dict[int, Allocation], stable: bool) -> bool:
-    """Whether :func:`_grow` tries a placement of job ``i``'s own (its block in ``out``, or in a stable plan its
-    placement of the previous slot or its reservation) before the search that ``no_room`` cuts short."""
-    if i in out:
-        return True
+def _held(state: LrState, slot: int, stable: bool) -> set[int]:
+    """The jobs with a placement of their own besides a block in the plan: in a stable plan, those that ran in
+    the previous slot and those holding a reservation (:func:`_grow` tries it before the search that
+    ``no_room`` cuts short); none in a fresh plan. ``state`` does not change during a plan."""
     if not stable:
-        return False
-    previous = state.previous.get(i)
-    return (previous is not None and previous[0] == slot - 1) or i in state.ledger.reservations
+        return set()
+    return {i for i, (last, _) in state.previous.items() if last == slot - 1} | set(state.ledger.reservations)
 
 
 def _most(restart_cost: float, tables: JobTables, state: LrState, i: int, restart: bool) -> int:
@@ -224,8 +212,8 @@ def _most(restart_cost: float, tables: JobTables, state: LrState, i: int, restar
 
 
 def _grow(restart_cost: float, tables: JobTables, state: LrState, slot: int, i: int, free: FreeCapacity,
-          out: dict[int, Allocation], stable: bool, no_room: set[tuple]) -> None:
-    if tables.profiles[i] in no_room and not _has_own_placement(state, slot, i, out, stable):
+          out: dict[int, Allocation], stable: bool, no_room: set[tuple], held: set[int]) -> None:
+    if tables.profiles[i] in no_room and i not in out and i not in held:
         return  # only the search below is left to try, and it found nothing (most jobs, once the cluster is full)
     job = tables.instance.jobs[i]
     most = _most(restart_cost, tables, state, i, restart=restart_cost > 0)
