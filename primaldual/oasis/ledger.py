@@ -78,7 +78,6 @@ class Ledger:
         self.worker_used = np.zeros((instance.horizon,) + cluster.worker_capacity.shape)
         self.ps_used = np.zeros((instance.horizon,) + cluster.ps_capacity.shape)
         self.reservations: dict[int, Reservation] = {}
-        self.version = 0  # bumped on every change, so callers can cache what they derive from the amounts
         self.changes: list[tuple[int, int]] = []  # the slot ranges changed, in order (for incremental caches)
         # Per (pool, demand): units that fit per (slot, server), and how many changes they have seen.
         self._counts: dict[tuple[int, bytes], tuple[np.ndarray, int]] = {}
@@ -95,7 +94,6 @@ class Ledger:
     def _apply(self, reservation: Reservation, sign: float, first: int, last: int) -> None:
         if last < first:
             return
-        self.version += 1
         self.changes.append((first, last))
         job = self.instance.jobs[reservation.job]
         self.worker_used[first:last + 1] += sign * reservation.workers[:, None] * job.worker_demand[None, :]
