@@ -8,7 +8,7 @@ and finite so that nothing downstream can overflow an int64, produce a NaN, or a
   below 1e16, far from 2^63 ~ 9.2e18;
 - sizes are bounded, and so are their products that the code allocates: per-slot arrays of slots x servers x
   resources (verifier loads, prices), schedules of jobs x slots x servers, and OASiS's dynamic programme over
-  slots x work units and work units x workers (``primaldual.dual.work_cover.WorkCover``);
+  slots x work units and work units x workers (``primaldual.dual.reference.search``);
 - every value entering the work ``W_i`` is bounded, so ``W_i`` is finite and positive.
 
 :func:`instance_problems` is the one validator of an in-memory instance: :class:`primaldual.core.instance.Instance`

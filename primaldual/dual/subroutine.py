@@ -2,56 +2,15 @@
 
 A schedule ``l`` of job ``i`` fixes ``y_ih(t)`` and ``z_ik(t)`` for every slot; its payoff is the right-hand side
 of the dual constraint (20), ``f_i(t_il - a_i) - sum p w y - sum q s z``, and eq. (21) sets
-``mu_i = max(0, max_l payoff(l))``. The subroutine finds ``max_l`` exactly, in three steps (proofs/oasis.md section 2):
+``mu_i = max(0, max_l payoff(l))``. :mod:`primaldual.dual.reference` states the algorithm that finds ``max_l``
+exactly (slot placement, the programme over slots, the best completion); :mod:`primaldual.dual.kernel` runs it
+compiled. Why it is exact, and its cost: proofs/oasis.md section 2.
 
-(a) **Slot placement** (:func:`slot_costs`). For a slot ``t`` and a worker count ``D``, the cheapest placement
-    of ``D`` workers and of their PSs. With prices frozen, a worker on server ``h`` costs
-    ``pi_h(t) = sum_r p_h^r(t) w_i^r`` whatever the other workers do: the cost is *linear in the counts*
-    ``y_h`` within a slot, and the only constraints coupling servers are ``sum_h y_h = D`` and
-    ``0 <= y_h <= cap_h`` (residual capacity, eqs. (4)). Minimising a linear function over that set is a
-    continuous knapsack with unit weights, solved exactly by filling the cheapest server first (exchange
-    argument: moving one worker from a dearer to a cheaper server with room never costs more), and its
-    greedy optimum is integral. The PSs are the same problem on the PS pool for ``Z(D) = ceil(D b_i / B_i)``
-    PSs: eq. (6) needs at least ``Z(D)``, more only add cost (prices are positive) and eq. (7) needs
-    ``Z(D) <= D``. The two pools share nothing, so ``c_t(D) = WorkerCost_t(D) + PSCost_t(Z(D))`` and
-    ``+inf`` where the workers or the PSs do not fit. All ``D = 0..min(N_i, V_i)`` come out of one sort per
-    slot and a masked prefix sum, vectorised over the slots.
-
-    ``c_t(D)`` is not convex in ``D``: the PS cost steps up each time ``D b_i / B_i`` crosses an integer, so
-    one PS serves several workers. This is why (b) is a dynamic programme and not a greedy over marginal costs.
-
-(b) **Dynamic programme over slots** (:func:`cover_work`). With ``F_t(v)`` the least cost of supplying exactly
-    ``v`` worker-slots in slots ``a_i..t``::
-
-        F_{a_i - 1}(0) = 0,  F_{a_i - 1}(v > 0) = +inf
-        F_t(v) = min_{0 <= D <= min(N_i, v)} F_{t-1}(v - D) + c_t(D)            (a min-plus convolution)
-
-    and ``C_i(t) = F_t(V_i)`` is the least cost of covering the work ``V_i`` (eq. (2)) by slot ``t``, for every
-    ``t`` in one forward pass. Supplying more than ``V_i`` never helps because ``c_t`` is non-decreasing in
-    ``D`` (a cheaper way to supply ``v + 1`` would give a way to supply ``v`` no dearer), so states stop at
-    ``V_i``. Each step is one vectorised min-plus convolution: a strided ``(V_i + 1) x (D_max + 1)`` view of the
-    previous row plus ``c_t``, its row ``argmin`` (the back-pointer) and the minima gathered there. Only the
-    columns up to the largest ``D`` with finite ``c_t(D)`` and the rows up to the most work the slots so far can
-    supply are computed (the rest is ``+inf``), which shrinks the step when servers are full. Ties go to the
-    smallest ``D`` in the later slot (work as early as possible).
-
-(c) **Best schedule.** ``t* = argmax_t f_i(t - a_i) - C_i(t)`` (earliest on ties), ``mu_i = max(0, payoff)``.
-    Because ``f_i`` is non-increasing, a schedule counted at ``t`` that finishes earlier is only worth more,
-    and the earliest maximiser always has a worker in ``t*`` (otherwise ``t* - 1`` has the same cost and at
-    least the utility), so ``t*`` is the schedule's completion slot of eq. (8). The forward pass stops early
-    once ``f_i(t - a_i) <= max(0, best payoff)``: no later completion can do better (costs are >= 0).
-
-**Complexity** per job, with ``S = T - a_i`` slots, ``n = min(N_i, V_i)``, ``H``/``K`` servers and ``R``
-resources: unit prices and caps ``O(S (H + K) R)``; placement tables ``O(S (H log H + K log K) + S n)``
-(one sort per slot, then one prefix sum over the ``n`` cheapest units); DP ``O(S V_i n)`` time and ``O(S V_i)``
-memory for the back-pointers; reconstruction ``O(S + T (H + K))``. Polynomial in ``T, H, K, N_i, V_i``;
-pseudo-polynomial in the job's numeric parameters through ``V_i`` (proofs/oasis.md section 8).
-
-**Modes.** The online loop calls it with the *residual* capacity (``capacity - already allocated``) as caps;
-the certificate calls it with each server's *own* capacity (``free = capacity``), i.e. over all schedules that
-respect every server's capacity on their own, at the final prices. ``objective="utility"`` is the ``greedy``
-ablation: the job pays nothing; the completion slot maximises utility, and among the schedules with the
-highest utility the one of least cost at the supplied (tie-break) prices is chosen.
+**Modes.** The online loop calls it with the *residual* capacity as the free amounts; the certificate with each
+server's *own* capacity, i.e. over all schedules that respect every server's capacity on their own, at the
+final prices. ``objective="utility"`` is the ``greedy`` ablation: the job pays nothing; the completion slot
+maximises utility, and among the schedules with the highest utility the one of least cost at the supplied
+(tie-break) prices is chosen.
 """
 
 from __future__ import annotations
@@ -63,15 +22,25 @@ import numpy as np
 from primaldual.dual.cost_floor import cost_floor_of, least_prices  # noqa: F401 - re-exported
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import JobSchedule
-from primaldual.dual.slot_costs import (  # noqa: F401 - re-exported
-    PoolFills,
-    PoolPlacement,
-    SlotCosts,
-    cheapest_fill,
-    slot_costs,
-    unit_prices,
-)
-from primaldual.dual.work_cover import OBJECTIVES, WorkCover, check_objective, cover_work  # noqa: F401 - re-exported
+from primaldual.dual import kernel
+from primaldual.core.errors import InputError
+
+#: What the subroutine maximises: ``"payoff"`` (utility minus cost, eq. (21): OASiS) or ``"utility"`` (the
+#: ``greedy`` ablation, cost only breaks ties).
+OBJECTIVES = ("payoff", "utility")
+
+
+def check_objective(objective: str) -> None:
+    if objective not in OBJECTIVES:
+        raise InputError(f"objective: must be one of {OBJECTIVES}, got {objective!r}")
+
+
+def unit_prices(prices: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """``sum_r prices[..., r] demand[r]`` over the demanded resources, in resource order (the kernel's sums)."""
+    out = np.zeros(prices.shape[:-1])
+    for r in np.flatnonzero(demand > 0):
+        out += prices[..., r] * demand[r]
+    return out
 
 @dataclass(frozen=True, eq=False)
 class Offer:
@@ -117,27 +86,6 @@ class DualResult(Offer):
     tie_break_cost: float = 0.0
 
 
-def _placements(tables, counts: np.ndarray, best: int, arrival: int, horizon: int, n_worker_servers: int,
-                n_ps_servers: int) -> JobSchedule:
-    """The best schedule on servers: each window slot's count placed by its cheapest fill (step (a))."""
-    workers = np.zeros((horizon, n_worker_servers), dtype=np.int64)
-    parameter_servers = np.zeros((horizon, n_ps_servers), dtype=np.int64)
-    for first, stop, table in tables:
-        window_slots = np.arange(first, min(stop, best + 1))
-        window_slots = window_slots[counts[window_slots] > 0]
-        if window_slots.size == 0:
-            continue
-        local = counts[window_slots]
-        table.workers.fill(workers, arrival + window_slots, window_slots - first, local)
-        table.parameter_servers.fill(parameter_servers, arrival + window_slots, window_slots - first,
-                                     table.ps_needed[local])
-    return JobSchedule(workers, parameter_servers)
-
-
-#: Slots of placement tables computed at a time, so that an early stop also saves the tables of later slots.
-FIRST_BLOCK = 8
-
-
 def best_schedule(
     instance: Instance,
     job_index: int,
@@ -151,28 +99,17 @@ def best_schedule(
     start: int | None = None,
     cost_floor: bool | tuple[np.ndarray, np.ndarray] = False,
     plan: bool = True,
-    fills: PoolFills | None = None,
 ) -> DualResult:
-    """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)).
-
-    ``work`` and ``start`` re-offer a job that has already progressed (OASiS-LR's pending tier): it still
-    needs ``work`` worker-slots (default ``V_i``) from slot ``start`` on (default its arrival); its utility is
-    still counted from its arrival, ``f_i(t - a_i)``.
-
-    ``cost_floor`` (True, or the tables :func:`least_prices` of the prices, to share them between jobs offered
-    at the same prices) bounds every schedule's cost from below (:func:`cost_floor_of`: the least prices from
-    the window's first slot on, for ``work`` worker-slots and the PS-slots eq. (6) needs): the search then stops where utility
-    no longer exceeds ``max(0, best payoff) + floor``, and is not run at all when finishing at full speed cannot
-    pay it. ``mu`` and, when ``mu > 0``, the schedule are unchanged; a job with ``mu = 0`` may come back with no
-    schedule (``feasible`` False). Only the payoff objective uses it. ``plan=False`` skips placing the best
-    schedule's workers and PSs on servers (``schedule`` is then None; its completion, per-slot counts, payoff
-    and ``mu`` are the same): for callers that only read those. ``fills`` (:class:`PoolFills` of these very
-    prices and free amounts, per slot) shares step (a)'s pool fills between jobs offered at the same prices:
-    the same slot costs, computed once.
+    """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)): a front over the
+    kernel (:mod:`primaldual.dual.reference` is its text). Utilities are computed here, by numpy.
 
     ``worker_prices`` (T, H, R) and ``ps_prices`` (T, K, R) are ``p_h^r(t)``, ``q_k^r(t)``; ``worker_free`` and
-    ``ps_free`` are the amounts the job may use, shape (T, H, R)/(T, K, R) or (H, R)/(K, R) for the same in
-    every slot (residual capacity online; own capacity for the certificate). See the module docstring.
+    ``ps_free`` the amounts the job may use, (T, H, R)/(T, K, R) or (H, R)/(K, R) for every slot alike.
+    ``work``/``start`` re-offer a job that has progressed: ``work`` worker-slots still needed from ``start`` on
+    (its utility still counted from its arrival). ``cost_floor`` (True, or :func:`least_prices`' tables) stops
+    the search where utility no longer exceeds ``max(0, best payoff) + floor`` and skips it when finishing at
+    full speed cannot pay the floor: ``mu`` and a positive-``mu`` schedule are unchanged. ``plan=False`` skips
+    placing the schedule on servers (``schedule`` None, the rest the same).
     """
     check_objective(objective)
     job = instance.jobs[job_index]
@@ -193,14 +130,33 @@ def best_schedule(
         fastest = -(-work // max_workers) - 1  # the earliest completion, at full speed from the first slot
         if fastest >= n_slots or utility[fastest] - floor <= 0.0:
             return _infeasible(job_index, horizon, completion_costs)  # no schedule pays: mu = 0 without searching
-    cover = WorkCover(work, max_workers, utility, objective, early_stop, floor)
-    arrays = [np.asarray(a, dtype=float) for a in (worker_prices, ps_prices, worker_free, ps_free)]
-    shared = fills if fills is not None and arrival >= fills.first else None
-    tables = _search(cover, job, arrays, arrival, n_slots, work, max_workers, shared)
-    completion_costs[arrival:] = cover.completion_cost
-    if cover.best_slot is None:
+    inputs = _kernel_inputs(job, max_workers, worker_prices, ps_prices, worker_free, ps_free)
+    best, counts, window_costs = kernel.functions().search(
+        *inputs, arrival, work, _read_only(utility), objective == "payoff", early_stop, floor)
+    completion_costs[arrival:] = window_costs
+    if best < 0:
         return _infeasible(job_index, horizon, completion_costs)
-    return _answer(instance, job_index, cover, tables, arrival, objective, plan, completion_costs)
+    return _answer(instance, job_index, inputs, counts, int(best), arrival, objective, plan, completion_costs)
+
+
+def _kernel_inputs(job, max_workers: int, worker_prices, ps_prices, worker_free, ps_free) -> tuple:
+    """The kernel's arguments before the window: C-contiguous float arrays (free amounts as (T or 1, n, R)),
+    the demands, ``Z(D)`` for ``D = 0..N`` and the most PSs a fill needs. Arrays go in as read-only views,
+    so that the kernel has one signature to compile whoever owns them."""
+    arrays = []
+    for values in (worker_prices, ps_prices, worker_free, ps_free):
+        values = np.ascontiguousarray(values, dtype=float)
+        arrays.append(_read_only(values[None] if values.ndim == 2 else values))
+    ps_needed = np.asarray(job.min_parameter_servers(np.arange(max_workers + 1)), dtype=np.int64)
+    ps_max = int(min(ps_needed.max(initial=0), max_workers))
+    demands = [_read_only(np.ascontiguousarray(d, dtype=float)) for d in (job.worker_demand, job.ps_demand)]
+    return (*arrays, *demands, _read_only(ps_needed), ps_max)
+
+
+def _read_only(values: np.ndarray) -> np.ndarray:
+    view = values.view()
+    view.flags.writeable = False
+    return view
 
 
 def _infeasible(job_index: int, horizon: int, completion_costs: np.ndarray) -> DualResult:
@@ -209,86 +165,40 @@ def _infeasible(job_index: int, horizon: int, completion_costs: np.ndarray) -> D
     return DualResult(job_index, False, 0.0, -np.inf, np.inf, 0.0, None, None, empty, empty, completion_costs)
 
 
-def _search(cover: WorkCover, job, arrays: list[np.ndarray], arrival: int, n_slots: int, work: int,
-            max_workers: int, fills: PoolFills | None = None) -> list[tuple[int, int, SlotCosts]]:
-    """Steps (a) and (b) block by block of doubling length until ``cover`` stops; the placement tables of
-    each block, ``(first window slot, stop, table)``, for rebuilding the schedule. Step (a) comes from
-    ``fills`` when given (the same tables)."""
-    tables: list[tuple[int, int, SlotCosts]] = []
-    # The first block reaches FIRST_BLOCK / 2 slots past the earliest completion at full speed, where a schedule
-    # can first be found, so searches with a cost floor mostly end in it; block sizes never change the result
-    # (every slot's costs are its own).
-    start, size = 0, max(FIRST_BLOCK, -(-work // max_workers) + FIRST_BLOCK // 2)
-    while start < n_slots:
-        stop = min(n_slots, start + size)
-        # Per-slot arrays are cut to the block's slots; per-server ones (the same in every slot) broadcast.
-        if fills is not None:
-            table = fills.slot_costs(job, max_workers, arrival + start, arrival + stop)
-        else:
-            window = [a[arrival + start: arrival + stop] if a.ndim == 3 else a[None] for a in arrays]
-            table = slot_costs(job, max_workers, *window)
-        tables.append((start, stop, table))
-        more = cover.extend(np.broadcast_to(table.cost, (stop - start, max_workers + 1)))
-        start, size = stop, size * 2
-        if not more:
-            break
-    return tables
-
-
-def _answer(instance: Instance, job_index: int, cover: WorkCover, tables: list[tuple[int, int, SlotCosts]],
-            arrival: int, objective: str, plan: bool, completion_costs: np.ndarray) -> DualResult:
-    """Step (c): the best schedule of a search that found one, placed on servers if ``plan``."""
+def _answer(instance: Instance, job_index: int, inputs: tuple, counts: np.ndarray, best: int, arrival: int,
+            objective: str, plan: bool, completion_costs: np.ndarray) -> DualResult:
+    """Step (c)'s answer for a search that found a schedule: its numbers, placed on servers if ``plan``."""
     job = instance.jobs[job_index]
     horizon = instance.horizon
-    best = cover.best_slot
-    counts = cover.workers_per_slot(best)
+    workers_per_slot = np.zeros(horizon, dtype=np.int64)
+    workers_per_slot[arrival:] = counts
+    ps_needed = inputs[6]
+    ps_per_slot = np.zeros(horizon, dtype=np.int64)
+    ps_per_slot[arrival:] = ps_needed[counts]
+    schedule = None
     if plan:
-        schedule = _placements(tables, counts, best, arrival, horizon, instance.cluster.n_worker_servers,
-                               instance.cluster.n_ps_servers)
-        completion = schedule.completion_slot()
-        workers_per_slot, ps_per_slot = schedule.workers_per_slot, schedule.parameter_servers_per_slot
-    else:  # the counts alone: the same completion and per-slot totals, without placing them on servers
-        schedule = None
-        workers_per_slot = np.zeros(horizon, dtype=np.int64)
-        workers_per_slot[arrival:arrival + best + 1] = counts
-        ps_per_slot = np.zeros(horizon, dtype=np.int64)
-        ps_per_slot[arrival:arrival + best + 1] = tables[0][2].ps_needed[counts]
-        completion = int(np.flatnonzero(workers_per_slot)[-1])
+        workers = np.zeros((horizon, instance.cluster.n_worker_servers), dtype=np.int64)
+        parameter_servers = np.zeros((horizon, instance.cluster.n_ps_servers), dtype=np.int64)
+        kernel.functions().place(*inputs, arrival, counts, workers, parameter_servers)
+        schedule = JobSchedule(workers, parameter_servers)
+    completion = int(np.flatnonzero(workers_per_slot)[-1])  # eq. (8); arrival + best (module docstring, (c))
     value = float(job.utility(completion - job.arrival))
-    path_cost = float(cover.completion_cost[best])
-    if objective == "payoff":
-        payoff = value - path_cost
-        result_cost, tie_break = path_cost, 0.0
-    else:
-        payoff = value
-        result_cost, tie_break = 0.0, path_cost
-    return DualResult(
-        job=job_index,
-        feasible=True,
-        mu=max(0.0, payoff),
-        payoff=payoff,
-        cost=result_cost,
-        utility=value,
-        completion_slot=completion,
-        schedule=schedule,
-        workers_per_slot=workers_per_slot,
-        parameter_servers_per_slot=ps_per_slot,
-        completion_costs=completion_costs,
-        tie_break_cost=tie_break,
-    )
+    path_cost = float(completion_costs[completion])
+    payoff, result_cost, tie_break = (value - path_cost, path_cost, 0.0) if objective == "payoff" else (
+        value, 0.0, path_cost)
+    return DualResult(job=job_index, feasible=True, mu=max(0.0, payoff), payoff=payoff, cost=result_cost,
+                      utility=value, completion_slot=completion, schedule=schedule,
+                      workers_per_slot=workers_per_slot, parameter_servers_per_slot=ps_per_slot,
+                      completion_costs=completion_costs, tie_break_cost=tie_break)
 
 
 __all__ = [
+    "OBJECTIVES",
     "DualResult",
     "Offer",
-    "PoolFills",
-    "PoolPlacement",
-    "SlotCosts",
-    "WorkCover",
     "best_schedule",
-    "cheapest_fill",
-    "cover_work",
+    "check_objective",
     "cost_floor_of",
     "least_prices",
-    "slot_costs",
+    "unit_prices",
 ]

@@ -17,6 +17,8 @@ length ``k``), and servers are filled in order of most room.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import math
 from dataclasses import dataclass
 
@@ -29,6 +31,10 @@ from primaldual.oasis.prices import exponential_price, fit_counts
 
 #: Reservations are exact in units, like the dual subroutine's fills (:data:`primaldual.oasis.prices.FIT_TOLERANCE`).
 WORK_EPSILON = 1e-9
+
+#: Demand vectors whose unit counts a ledger keeps, the most recently used: a trace has a few (one per model),
+#: a generated instance one per job, and each costs slots x servers integers.
+KEPT_DEMANDS = 16
 
 #: The cap of the kept unit counts (:meth:`Ledger.unit_counts`), above any job's worker or PS count, so that
 #: capping them again at a job's own limit gives what capping once at it gives.
@@ -80,7 +86,7 @@ class Ledger:
         self.reservations: dict[int, Reservation] = {}
         self.changes: list[tuple[int, int]] = []  # the slot ranges changed, in order (for incremental caches)
         # Per (pool, demand): units that fit per (slot, server), and how many changes they have seen.
-        self._counts: dict[tuple[int, bytes], tuple[np.ndarray, int]] = {}
+        self._counts: OrderedDict[tuple[int, bytes], tuple[np.ndarray, int]] = OrderedDict()
 
     def copy(self) -> "Ledger":
         other = object.__new__(Ledger)
@@ -88,7 +94,7 @@ class Ledger:
         other.worker_used, other.ps_used = self.worker_used.copy(), self.ps_used.copy()
         other.reservations = dict(self.reservations)
         other.changes = list(self.changes)
-        other._counts = {key: (counts.copy(), seen) for key, (counts, seen) in self._counts.items()}
+        other._counts = OrderedDict((key, (counts.copy(), seen)) for key, (counts, seen) in self._counts.items())
         return other
 
     def _apply(self, reservation: Reservation, sign: float, first: int, last: int) -> None:
@@ -143,13 +149,13 @@ class Ledger:
 
     def unit_counts(self, pool: int, demand: np.ndarray, rows: slice) -> np.ndarray:
         """``fit_counts(capacity - used, demand)`` of pool ``pool`` (0 workers, 1 PSs) over the slots ``rows``,
-        capped at :data:`_NO_LIMIT` only. Kept per demand vector (a trace has a few, one per model) and brought
+        capped at :data:`_NO_LIMIT` only. Kept for the :data:`KEPT_DEMANDS` demand vectors used last and brought
         up to date by recomputing only the slots changed since (``changes``): each slot's counts are the same
         elementwise operations whichever slots are computed with it, so the same integers as computing them
         afresh. A search then pays one slice instead of a division over (slots, servers, resources)."""
         capacity, used = (self.worker_capacity, self.worker_used) if pool == 0 else (self.ps_capacity, self.ps_used)
         key = (pool, demand.tobytes())
-        entry = self._counts.get(key)
+        entry = self._counts.pop(key, None)
         if entry is None:
             counts = fit_counts(capacity[None] - used, demand, _NO_LIMIT)
         else:
@@ -161,6 +167,8 @@ class Ledger:
                 stale = np.flatnonzero(changed)
                 counts[stale] = fit_counts(capacity[None] - used[stale], demand, _NO_LIMIT)
         self._counts[key] = (counts, len(self.changes))
+        if len(self._counts) > KEPT_DEMANDS:
+            self._counts.popitem(last=False)  # the least recently used
         return counts[rows]
 
     def find_block(self, i: int, remaining: float, earliest: int, deadline: int,

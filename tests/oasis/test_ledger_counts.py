@@ -55,3 +55,22 @@ def test_kept_counts_equal_fresh_counts_after_any_changes(seed, steps):
         _assert_counts_fresh(ledger, instance)
         if twin is not None:
             _assert_counts_fresh(twin, instance)
+
+
+def test_the_kept_counts_are_bounded_and_an_evicted_demand_is_recomputed():
+    """A generated instance gives every job its own demand vector: the ledger keeps the counts of the
+    ``KEPT_DEMANDS`` used last only (memory bounded by slots x servers x that), and a demand asked for again
+    after its eviction gets fresh counts after changes it did not see."""
+    from primaldual.oasis.ledger import KEPT_DEMANDS
+
+    instance = generate("small", 3, jobs=3 * KEPT_DEMANDS)
+    assert len({job.worker_demand.tobytes() for job in instance.jobs}) > KEPT_DEMANDS
+    ledger = Ledger(instance)
+    _assert_counts_fresh(ledger, instance)
+    assert len(ledger._counts) <= KEPT_DEMANDS
+    for i, job in enumerate(instance.jobs[:8]):
+        block = ledger.find_block(i, float(instance.work_units[i]), job.arrival, instance.horizon - 1, 0.0)
+        if block is not None:
+            ledger.add(block)
+    _assert_counts_fresh(ledger, instance)
+    assert len(ledger._counts) <= KEPT_DEMANDS

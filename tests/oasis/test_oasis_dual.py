@@ -17,7 +17,8 @@ from oasis_helpers import (
     make_instance,
     make_job,
 )
-from primaldual.dual.subroutine import best_schedule, cheapest_fill, cover_work, slot_costs
+from primaldual.dual import reference
+from primaldual.dual.subroutine import best_schedule
 from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step
 
 TOLERANCE = 1e-9
@@ -71,6 +72,36 @@ def tiny_cases(draw):
     return instance, worker_prices, ps_prices, worker_free, ps_free
 
 
+def slot_cost_table(instance, worker_prices, ps_prices, worker_free, ps_free) -> np.ndarray:
+    """Step (a) of job 0 in every slot from its arrival, ``c_t(D)`` for ``D = 0..N``, by the reference."""
+    job = instance.jobs[0]
+    max_workers = int(min(job.chunks, instance.work_units[0]))
+    ps_needed = np.asarray(job.min_parameter_servers(np.arange(max_workers + 1)), dtype=np.int64)
+    ps_max = int(min(ps_needed.max(), max_workers))
+    worker_free, ps_free = (np.broadcast_to(free, prices.shape) for free, prices in
+                            ((worker_free, worker_prices), (ps_free, ps_prices)))
+    return np.array([reference.slot_costs(worker_prices[t], ps_prices[t], worker_free[t], ps_free[t],
+                                          job.worker_demand, job.ps_demand, ps_needed, ps_max)
+                     for t in range(job.arrival, instance.horizon)])
+
+
+def cover_table(cost: np.ndarray, work: int, utility: np.ndarray) -> tuple[np.ndarray, int, list[int]]:
+    """Steps (b)-(c) of the reference over a table of slot costs, without the early stop: ``C(s)`` per slot,
+    the earliest best slot and its workers per slot."""
+    n_slots = cost.shape[0]
+    before, row = np.full(work + 1, np.inf), np.full(work + 1, np.inf)
+    before[0] = 0.0
+    choice = np.zeros((n_slots, work + 1), dtype=np.int64)
+    totals, reach = [], 0
+    for s in range(n_slots):
+        reach = reference.dp_step(before, reach, cost[s], work, row, choice[s])
+        totals.append(row[work] if reach == work else np.inf)
+        before, row = row, before
+    payoff = utility - np.array(totals)
+    best = int(payoff.argmax())
+    return np.array(totals), best, reference.workers_per_slot(choice, best, work, n_slots)[: best + 1].tolist()
+
+
 def schedule_payoff(instance, result, worker_prices, ps_prices):
     """Utility minus cost of the returned schedule, recomputed from its counts."""
     job = instance.jobs[0]
@@ -106,10 +137,8 @@ def test_best_schedule_matches_brute_force(case):
     instance, worker_prices, ps_prices, worker_free, ps_free = case
     expected, _ = brute_force_best(instance, 0, worker_prices, ps_prices, worker_free, ps_free)
     result = best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free, early_stop=False)
-    job = instance.jobs[0]
-    table = slot_costs(job, int(min(job.chunks, instance.work_units[0])), worker_prices[job.arrival:],
-                       ps_prices[job.arrival:], worker_free[job.arrival:], ps_free[job.arrival:])
-    finite = np.where(np.isfinite(table.cost), table.cost, np.nan)
+    table = slot_cost_table(instance, worker_prices, ps_prices, worker_free, ps_free)
+    finite = np.where(np.isfinite(table), table, np.nan)
     if np.any(np.diff(finite, n=2, axis=1) < -1e-12):
         event("slot cost non-convex in D")
     if expected == -math.inf:
@@ -179,21 +208,24 @@ def test_cheapest_fill_matches_enumeration(n_servers, n_slots, max_units, seed):
     rng = np.random.default_rng(seed)
     prices = rng.choice([0.5, 1.0, 2.5, 7.0], size=(n_slots, n_servers))  # ties on purpose
     caps = rng.integers(0, 4, size=(n_slots, n_servers))
-    placement = cheapest_fill(prices, caps, max_units)
     for s in range(n_slots):
+        # One resource, demand 1: the cap is the free amount itself.
+        unit_prices, free = prices[s][:, None], caps[s][:, None].astype(float)
+        cost = reference.pool_costs(unit_prices, free, np.array([1.0]), max_units)
+        order, _, fits = reference.pool_order(unit_prices, free, np.array([1.0]), max_units)
         for units in range(max_units + 1):
             best = math.inf
             for vector in itertools.product(*(range(c + 1) for c in caps[s])):
                 if sum(vector) == units:
                     best = min(best, float(np.dot(vector, prices[s])))
             if best == math.inf:
-                assert placement.cost[s, units] == math.inf
+                assert cost[units] == math.inf
             else:
-                assert placement.cost[s, units] == pytest.approx(best, abs=1e-12)
-                target = np.zeros((1, n_servers), dtype=np.int64)
-                placement.fill(target, np.array([0]), np.array([s]), np.array([units]))
-                assert target.sum() == units and np.all(target[0] <= caps[s])
-                assert float(np.dot(target[0], prices[s])) == pytest.approx(best, abs=1e-12)
+                assert cost[units] == pytest.approx(best, abs=1e-12)
+                target = np.zeros(n_servers, dtype=np.int64)
+                reference.fill(order, fits, units, target)
+                assert target.sum() == units and np.all(target <= caps[s])
+                assert float(np.dot(target, prices[s])) == pytest.approx(best, abs=1e-12)
 
 
 def nonconvex_instance():
@@ -206,14 +238,13 @@ def test_slot_cost_is_not_convex_and_the_dp_still_finds_the_optimum():
     """With an expensive PS the marginal cost of a worker goes 1+10, 1, 1+10: not convex in D. Covering 4
     units in 2 slots, filling slot 0 first (3 + 1 workers: 23 + 11) costs 34, the DP's 2 + 2 costs 24."""
     instance = nonconvex_instance()
-    job = instance.jobs[0]
     worker_prices = np.array([[[1.0, 0.0]], [[1.0, 0.0]]])
     ps_prices = np.array([[[0.0, 10.0]], [[0.0, 10.0]]])
     free_w = np.broadcast_to(instance.cluster.worker_capacity, (2, 1, 2))
     free_ps = np.broadcast_to(instance.cluster.ps_capacity, (2, 1, 2))
-    table = slot_costs(job, 3, worker_prices, ps_prices, free_w, free_ps)
-    np.testing.assert_allclose(table.cost, [[0.0, 11.0, 12.0, 23.0]] * 2)
-    marginal = np.diff(table.cost[0])
+    table = slot_cost_table(instance, worker_prices, ps_prices, free_w, free_ps)
+    np.testing.assert_allclose(table, [[0.0, 11.0, 12.0, 23.0]] * 2)
+    marginal = np.diff(table[0])
     assert marginal[1] < marginal[0] and marginal[2] > marginal[1]  # not convex
     result = best_schedule(instance, 0, worker_prices, ps_prices, free_w, free_ps, early_stop=False)
     expected, _ = brute_force_best(instance, 0, worker_prices, ps_prices, free_w, free_ps)
@@ -270,24 +301,24 @@ def test_cannot_finish_and_cannot_fit_are_infeasible():
 
 def test_cover_work_back_pointers_rebuild_the_cheapest_cover():
     cost = np.array([[0.0, 1.0, 5.0], [0.0, 3.0, 4.0], [0.0, 0.5, 0.75]])
-    cover = cover_work(cost, 3, utility=np.array([10.0, 10.0, 10.0]), early_stop=False)
+    totals, best, counts = cover_table(cost, 3, utility=np.array([10.0, 10.0, 10.0]))
     # By slot 0: impossible (3 > 2); by slot 1: 1 + 4 = 5 or 5 + 3 = 8; by slot 2: 1 + 0.75 = 1.75.
-    np.testing.assert_allclose(cover.completion_cost, [np.inf, 5.0, 1.75])
-    assert cover.best_slot == 2
-    assert cover.workers_per_slot(2).tolist() == [1, 0, 2]
+    np.testing.assert_allclose(totals, [np.inf, 5.0, 1.75])
+    assert best == 2
+    assert counts == [1, 0, 2]
 
 
 def test_ties_put_the_work_early():
     """Equal-cost covers: the back-pointer takes the fewest workers in the later slot (the docstring's tie
     rule), so the job works as early as it can and leaves later capacity to later jobs."""
     cost = np.array([[0.0, 1.0, np.inf], [0.0, 1.0, 2.0]])  # slot 0 takes one worker, slot 1 up to two
-    cover = cover_work(cost, 2, utility=np.array([10.0, 10.0]), early_stop=False)
+    totals, best, counts = cover_table(cost, 2, utility=np.array([10.0, 10.0]))
     # By slot 1 both 1 + 1 and 0 + 2 cost 2.
-    assert cover.completion_cost.tolist() == [np.inf, 2.0]
-    assert cover.workers_per_slot(1).tolist() == [1, 1]
+    assert totals.tolist() == [np.inf, 2.0]
+    assert counts == [1, 1]
     # Equal payoffs in two completion slots: the earliest wins (step (c)).
-    cover = cover_work(np.array([[0.0, 1.0], [0.0, 1.0]]), 1, utility=np.array([5.0, 5.0]), early_stop=False)
-    assert cover.completion_cost.tolist() == [1.0, 1.0] and cover.best_slot == 0
+    totals, best, _ = cover_table(np.array([[0.0, 1.0], [0.0, 1.0]]), 1, utility=np.array([5.0, 5.0]))
+    assert totals.tolist() == [1.0, 1.0] and best == 0
 
 
 def test_bad_objective_is_refused():

@@ -1,6 +1,5 @@
 """The offer round's vector calls (issue 26): which pending jobs are due, and the cost-floor screen, one vector
-call per round instead of one scalar test per offer; and the pool fills shared by the offers at one set of
-prices.
+call per round instead of one scalar test per offer.
 
 :meth:`primaldual.dual.cost_floor.JobFloors.cannot_pay` may say True only where the scalar
 :func:`primaldual.dual.cost_floor.cannot_pay` does, :class:`primaldual.oasis.lr.state.OfferScreen` must follow
@@ -21,7 +20,7 @@ from primaldual.core.utility import Constant, LinearDecay, Sigmoid
 from primaldual.dual.cost_floor import JobFloors, cannot_pay, cost_floor_of, least_prices
 from primaldual.oasis.learned_floor import PriceFloor
 from primaldual.oasis.ledger import Reservation
-from primaldual.oasis.lr.state import LastOffers, LrState, OfferScreen
+from primaldual.oasis.lr.state import LastOffers, OfferScreen
 from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
 
@@ -118,36 +117,17 @@ def test_the_screen_follows_every_change_of_the_least_prices():
     assert not screen.cannot_pay(tables, state, 2, jobs[0]) and not screen.cannot_pay(tables, state, 1, 0)
 
 
-def test_the_pool_fills_are_kept_only_while_the_prices_are():
-    """The same fills for offers at the same prices; new ones after a block is added or removed, the ledger
-    replaced, the floor changed or the slot moved on."""
-    instance, tables, state = _priced_state()
-    constants = tables.constants
-    fills = state.pool_fills(constants, 1)
-    assert state.pool_fills(constants, 1) is fills
-    block = Reservation(0, np.array([4]), np.array([1]), 1, 7)
-    for change in (lambda: state.ledger.add(block), lambda: state.ledger.remove(0),
-                   lambda: setattr(state, "ledger", state.ledger.copy()),
-                   lambda: setattr(state, "floor", PriceFloor(np.full(2, 1.0), np.full(2, 1.0)))):
-        change()
-        assert state.pool_fills(constants, 1) is not fills
-        fills = state.pool_fills(constants, 1)
-        assert state.pool_fills(constants, 1) is fills
-    assert state.pool_fills(constants, 2) is not fills
-
-
 def _run(instance, name, cost, shortcuts):
-    """A run's schedule, report and every offer's recorded ``mu``; ``shortcuts=False`` takes the screen and
-    the shared pool fills out (every offer then runs the scalar test, and each search its own step (a))."""
-    screen, fills = OfferScreen.cannot_pay, LrState.pool_fills
+    """A run's schedule, report and every offer's recorded ``mu``; ``shortcuts=False`` takes the screen out
+    (every offer then runs the scalar test)."""
+    screen = OfferScreen.cannot_pay
     if not shortcuts:
         OfferScreen.cannot_pay = lambda self, tables, state, slot, i: False
-        LrState.pool_fills = lambda self, constants, slot: None
     try:
         scheduler = make_scheduler(name, eta=0.25)
         result = simulate(instance, scheduler, restart_cost=cost)
     finally:
-        OfferScreen.cannot_pay, LrState.pool_fills = screen, fills
+        OfferScreen.cannot_pay = screen
     return schedule_to_dict(result.schedule), scheduler.report(), dict(scheduler.record.mu_last)
 
 
@@ -156,8 +136,7 @@ def _run(instance, name, cost, shortcuts):
        cost=st.sampled_from([0.0, 0.1]))
 def test_a_run_with_the_screen_is_the_run_without_it(seed, name, cost):
     """On random 20-job ``small`` instances (eta 0.25: many admissions, so the prices move within rounds) the
-    schedule, the report and every offer's ``mu`` are the same with and without the screen and the shared
-    fills."""
+    schedule, the report and every offer's ``mu`` are the same with and without the screen."""
     instance = generate("small", seed, jobs=20)
     assert _run(instance, name, cost, True) == _run(instance, name, cost, False)
 

@@ -100,7 +100,7 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
         return False
     worker_free, ps_free = state.free(constants, slot)
     result = best_schedule(instance, i, worker_prices, ps_prices, worker_free, ps_free, work=remaining,
-                           start=slot, cost_floor=least, plan=False, fills=state.pool_fills(constants, slot))
+                           start=slot, cost_floor=least, plan=False)
     record.see_offer(i, result.mu)
     if not result.admit:
         return False

@@ -18,7 +18,6 @@ import numpy as np
 
 from primaldual.core.instance import Instance
 from primaldual.dual.cost_floor import JobFloors
-from primaldual.dual.slot_costs import PoolFills
 from primaldual.oasis.constants import PriceConstants
 from primaldual.oasis.learned_floor import PriceFloor, zero_floor
 from primaldual.oasis.ledger import WORK_EPSILON, Ledger, PriceCache
@@ -149,8 +148,6 @@ class LrState:
     present: PresentValues | None = None
     #: The cost-floor test of the offer round under way (None between rounds).
     screen: OfferScreen | None = None
-    #: Step (a)'s pool fills at the current prices, and the (ledger, changes, floor, slot) they are for.
-    fills: tuple[tuple, PoolFills] | None = None
 
     @classmethod
     def start(cls, instance: Instance, own: Policy) -> "LrState":
@@ -173,7 +170,7 @@ class LrState:
                        repacks=replace(self.repacks),
                        price_cache=cache.copy_onto(ledger) if cache is not None and cache.ledger is self.ledger
                        else None,
-                       present=None, screen=None, fills=None)
+                       present=None, screen=None)
 
     def set_policy(self, name: str, policy: Policy) -> None:
         self.policy_name, self.policy = name, policy
@@ -193,21 +190,6 @@ class LrState:
         """The ledger's free amounts, current from ``slot`` on (cached with the prices)."""
         self.prices(constants, slot)
         return self.price_cache.free
-
-    def pool_fills(self, constants: PriceConstants, slot: int) -> PoolFills:
-        """The subroutine's pool fills (:class:`primaldual.dual.slot_costs.PoolFills`) over the prices and free
-        amounts current from ``slot`` on, shared by the offers made at them: those are a function of the
-        ledger's contents (the object and its append-only list of changes) and of the floor object (as for
-        :class:`OfferScreen`), so the fills are kept while those and the slot are the same."""
-        worker_prices, ps_prices = self.prices(constants, slot)
-        ledger, kept = self.ledger, self.fills
-        if kept is not None:
-            kept_ledger, changes, floor, first = kept[0]
-            if kept_ledger is ledger and changes == len(ledger.changes) and floor is self.floor and first == slot:
-                return kept[1]
-        fills = PoolFills(worker_prices, ps_prices, *self.price_cache.free, slot)
-        self.fills = ((ledger, len(ledger.changes), self.floor, slot), fills)
-        return fills
 
     # ---------------------------------------------------------------------------------------- progress
 
