@@ -50,31 +50,44 @@ def units_that_fit(free: np.ndarray, server: int, demand: np.ndarray, limit: int
     return int(min(max(fit, 0.0), limit))
 
 
-def pool_order(prices: np.ndarray, free: np.ndarray, demand: np.ndarray, limit: int):
-    """One pool in one slot: the servers cheapest first (unusable ones last, ties to the lower index), each
-    server's unit price and its cap (units that fit, at most ``limit``)."""
-    n_servers = prices.shape[0]
-    price = np.empty(n_servers)
-    caps = np.empty(n_servers, dtype=np.int64)
-    key = np.empty(n_servers)
-    for h in range(n_servers):
+def pool_prices(prices: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """Each server's price of one unit of ``demand`` in one slot."""
+    price = np.empty(prices.shape[0])
+    for h in range(prices.shape[0]):
         price[h] = unit_price(prices, h, demand)
-        caps[h] = units_that_fit(free, h, demand, limit)
-        key[h] = price[h] if caps[h] > 0 else np.inf
-    return np.argsort(key, kind="mergesort"), price, caps
+    return price
+
+
+def next_server(free: np.ndarray, demand: np.ndarray, limit: int, price: np.ndarray, visited: np.ndarray):
+    """The cheapest server not ``visited`` yet with room for a unit (ties to the lower index), marked visited,
+    and its cap (units that fit, at most ``limit``); ``(-1, 0)`` if none is left. Called repeatedly, it lists
+    the usable servers in the order of a stable sort by price."""
+    while True:
+        best = -1
+        for h in range(price.shape[0]):
+            if not visited[h] and (best < 0 or price[h] < price[best]):
+                best = h
+        if best < 0:
+            return -1, 0
+        visited[best] = True
+        cap = units_that_fit(free, best, demand, limit)
+        if cap > 0:
+            return best, cap
 
 
 def pool_costs(prices: np.ndarray, free: np.ndarray, demand: np.ndarray, limit: int) -> np.ndarray:
     """``cost[n]``, the least cost of ``n = 0..limit`` units on one pool in one slot (``+inf`` past what fits):
     the running sum of the unit prices, cheapest server first."""
-    order, price, caps = pool_order(prices, free, demand, limit)
+    price = pool_prices(prices, demand)
+    visited = np.zeros(price.shape[0], dtype=np.bool_)
     cost = np.full(limit + 1, np.inf)
     cost[0] = 0.0
     units, total = 0, 0.0
-    for server in order:
-        for _ in range(caps[server]):
-            if units == limit:
-                return cost
+    while units < limit:
+        server, cap = next_server(free, demand, limit, price, visited)
+        if server < 0:
+            break
+        for _ in range(min(cap, limit - units)):
             total += price[server]
             units += 1
             cost[units] = total
@@ -166,12 +179,18 @@ def workers_per_slot(choice: np.ndarray, best: int, work: int, n_slots: int) -> 
     return counts
 
 
-def fill(order: np.ndarray, caps: np.ndarray, units: int, out: np.ndarray) -> None:
-    """Place ``units`` on the servers cheapest first (``out[server] = units taken there``)."""
-    for server in order:
-        take = min(units, caps[server])
-        out[server] = take
-        units -= take
+def fill(prices: np.ndarray, free: np.ndarray, demand: np.ndarray, limit: int, units: int,
+         out: np.ndarray) -> None:
+    """Place ``units`` on one pool in one slot cheapest server first (``out[server] = units taken there``), as
+    :func:`pool_costs` counts them."""
+    price = pool_prices(prices, demand)
+    visited = np.zeros(price.shape[0], dtype=np.bool_)
+    while units > 0:
+        server, cap = next_server(free, demand, limit, price, visited)
+        if server < 0:
+            return
+        out[server] = min(units, cap)
+        units -= out[server]
 
 
 def place(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed, ps_max: int,
@@ -180,15 +199,12 @@ def place(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_dema
     written into ``workers`` (T, H) and ``parameter_servers`` (T, K)."""
     max_workers = ps_needed.shape[0] - 1
     for s in range(counts.shape[0]):
-        if counts[s] == 0:
-            continue
-        t = arrival + s
-        order, _, caps = pool_order(worker_prices[t], free_in(worker_free, t), worker_demand, max_workers)
-        fill(order, caps, counts[s], workers[t])
-        order, _, caps = pool_order(ps_prices[t], free_in(ps_free, t), ps_demand, ps_max)
-        fill(order, caps, ps_needed[counts[s]], parameter_servers[t])
+        if counts[s] > 0:
+            t = arrival + s
+            fill(worker_prices[t], free_in(worker_free, t), worker_demand, max_workers, counts[s], workers[t])
+            fill(ps_prices[t], free_in(ps_free, t), ps_demand, ps_max, ps_needed[counts[s]], parameter_servers[t])
 
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
-KERNEL_FUNCTIONS = ("free_in", "unit_price", "units_that_fit", "pool_order", "pool_costs", "slot_costs", "dp_step", "workers_per_slot",
-                    "search", "fill", "place")
+KERNEL_FUNCTIONS = ("free_in", "unit_price", "units_that_fit", "pool_prices", "next_server", "pool_costs",
+                    "slot_costs", "dp_step", "workers_per_slot", "search", "fill", "place")

@@ -212,7 +212,6 @@ def test_cheapest_fill_matches_enumeration(n_servers, n_slots, max_units, seed):
         # One resource, demand 1: the cap is the free amount itself.
         unit_prices, free = prices[s][:, None], caps[s][:, None].astype(float)
         cost = reference.pool_costs(unit_prices, free, np.array([1.0]), max_units)
-        order, _, fits = reference.pool_order(unit_prices, free, np.array([1.0]), max_units)
         for units in range(max_units + 1):
             best = math.inf
             for vector in itertools.product(*(range(c + 1) for c in caps[s])):
@@ -223,7 +222,7 @@ def test_cheapest_fill_matches_enumeration(n_servers, n_slots, max_units, seed):
             else:
                 assert cost[units] == pytest.approx(best, abs=1e-12)
                 target = np.zeros(n_servers, dtype=np.int64)
-                reference.fill(order, fits, units, target)
+                reference.fill(unit_prices, free, np.array([1.0]), max_units, units, target)
                 assert target.sum() == units and np.all(target <= caps[s])
                 assert float(np.dot(target, prices[s])) == pytest.approx(best, abs=1e-12)
 
