@@ -27,9 +27,9 @@ import numpy as np
 from primaldual.core.standalone import FIT_TOLERANCE
 
 
-def free_in(free: np.ndarray, t: int) -> np.ndarray:
-    """The free amounts of slot ``t``: ``free`` holds one row per slot, or one row for every slot."""
-    return free[t] if free.shape[0] > 1 else free[0]
+def in_slot(values: np.ndarray, t: int) -> np.ndarray:
+    """Prices or free amounts in slot ``t``: ``values`` holds one row per slot, or one row for every slot."""
+    return values[t] if values.shape[0] > 1 else values[0]
 
 
 def unit_price(prices: np.ndarray, server: int, demand: np.ndarray) -> float:
@@ -136,7 +136,7 @@ def search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_dem
            floor: float):
     """Steps (a)-(c) over the window ``arrival..arrival + len(utility) - 1``.
 
-    Prices are (T, servers, R); free amounts (T, servers, R) or (1, servers, R) for every slot alike.
+    Prices and free amounts are (T, servers, R), or (1, servers, R) for every slot alike.
     Returns ``(best, counts, completion_cost)``: the best window slot (-1 if none), the workers per window
     slot of its schedule, and ``C(s) = F_s(V)`` per window slot (``nan`` past an early stop)."""
     n_slots = utility.shape[0]
@@ -149,8 +149,8 @@ def search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_dem
     best, best_payoff, best_utility, best_cost = -1, -np.inf, -np.inf, np.inf
     for s in range(n_slots):
         t = arrival + s
-        cost = slot_costs(worker_prices[t], ps_prices[t], free_in(worker_free, t), free_in(ps_free, t),
-                          worker_demand, ps_demand, ps_needed, ps_max)
+        cost = slot_costs(in_slot(worker_prices, t), in_slot(ps_prices, t), in_slot(worker_free, t),
+                          in_slot(ps_free, t), worker_demand, ps_demand, ps_needed, ps_max)
         reach = dp_step(before, reach_before, cost, work, row, choice[s])
         total = row[work] if reach == work else np.inf
         completion_cost[s] = total
@@ -201,10 +201,12 @@ def place(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_dema
     for s in range(counts.shape[0]):
         if counts[s] > 0:
             t = arrival + s
-            fill(worker_prices[t], free_in(worker_free, t), worker_demand, max_workers, counts[s], workers[t])
-            fill(ps_prices[t], free_in(ps_free, t), ps_demand, ps_max, ps_needed[counts[s]], parameter_servers[t])
+            fill(in_slot(worker_prices, t), in_slot(worker_free, t), worker_demand, max_workers, counts[s],
+                 workers[t])
+            fill(in_slot(ps_prices, t), in_slot(ps_free, t), ps_demand, ps_max, ps_needed[counts[s]],
+                 parameter_servers[t])
 
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
-KERNEL_FUNCTIONS = ("free_in", "unit_price", "units_that_fit", "pool_prices", "next_server", "pool_costs",
+KERNEL_FUNCTIONS = ("in_slot", "unit_price", "units_that_fit", "pool_prices", "next_server", "pool_costs",
                     "slot_costs", "dp_step", "workers_per_slot", "search", "fill", "place")

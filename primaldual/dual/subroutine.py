@@ -140,13 +140,18 @@ def best_schedule(
 
 
 def _kernel_inputs(job, max_workers: int, worker_prices, ps_prices, worker_free, ps_free) -> tuple:
-    """The kernel's arguments before the window: C-contiguous float arrays (free amounts as (T or 1, n, R)),
-    the demands, ``Z(D)`` for ``D = 0..N`` and the most PSs a fill needs. Arrays go in as read-only views,
-    so that the kernel has one signature to compile whoever owns them."""
+    """The kernel's arguments before the window: C-contiguous float arrays of shape (T or 1, n, R) (one row for
+    every slot alike, as a broadcast over the slots is passed), the demands, ``Z(D)`` for ``D = 0..N`` and the
+    most PSs a fill needs. Arrays go in as read-only views, so that the kernel has one signature to compile
+    whoever owns them."""
     arrays = []
     for values in (worker_prices, ps_prices, worker_free, ps_free):
-        values = np.ascontiguousarray(values, dtype=float)
-        arrays.append(_read_only(values[None] if values.ndim == 2 else values))
+        values = np.asarray(values, dtype=float)
+        if values.ndim == 2:
+            values = values[None]
+        elif values.strides[0] == 0:  # the same in every slot: one row, not a copy per slot
+            values = values[:1]
+        arrays.append(_read_only(np.ascontiguousarray(values)))
     ps_needed = np.asarray(job.min_parameter_servers(np.arange(max_workers + 1)), dtype=np.int64)
     ps_max = int(min(ps_needed.max(initial=0), max_workers))
     demands = [_read_only(np.ascontiguousarray(d, dtype=float)) for d in (job.worker_demand, job.ps_demand)]

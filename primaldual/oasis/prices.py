@@ -72,9 +72,11 @@ class PoolState:
         shape = (horizon, *pool.capacity.shape)
         self.capacity = np.broadcast_to(pool.capacity, shape)
         self.used = np.zeros(shape)
-        self.free = np.array(self.capacity)
+        # C order: the dual subroutine's kernel reads these arrays as they are (np.array of a broadcast keeps
+        # its strides' order, slot last, and every call would copy it).
+        self.free = np.array(self.capacity, order="C")
         self.lower, self.log_ratio = lower, log_ratio
-        self.prices = None if lower is None else np.array(np.broadcast_to(lower, shape))
+        self.prices = None if lower is None else np.array(np.broadcast_to(lower, shape), order="C")
 
     def allocate(self, job: Job, counts: np.ndarray) -> np.ndarray:
         """Add ``counts`` (T, servers) units of ``job`` to the amounts; return the slots it touched."""

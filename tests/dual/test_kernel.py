@@ -36,6 +36,8 @@ def kernel_cases(draw):
     levels = np.array(draw(st.lists(st.sampled_from([0.0, 0.1, 0.3, 0.7, 1.3, 2.9]), min_size=1, max_size=3)))
     worker_prices = rng.choice(levels, size=(horizon, n_worker, n_resources))
     ps_prices = rng.choice(levels, size=(horizon, n_ps, n_resources))
+    if draw(st.booleans()):  # the same prices in every slot, as one row
+        worker_prices, ps_prices = worker_prices[:1].copy(), ps_prices[:1].copy()
     per_slot = draw(st.booleans())
     shape = (horizon if per_slot else 1,)
     worker_free = rng.choice([0.0, 1.0, 2.0, 4.0], size=shape + (n_worker, n_resources))
@@ -50,11 +52,17 @@ def kernel_cases(draw):
             arrival, work, utility)
 
 
+def arrival_plus_window(case) -> int:
+    """The horizon: the arrival plus the window's slots (one per utility value)."""
+    return case[8] + case[10].shape[0]
+
+
 def _run(functions, case, payoff_objective, early_stop, floor):
-    worker_prices, ps_prices, worker_free, ps_free, *_ = case
+    worker_prices, ps_prices, *_ = case
     best, counts, costs = functions.search(*case, payoff_objective, early_stop, floor)
-    workers = np.zeros(worker_prices.shape[:2], dtype=np.int64)
-    parameter_servers = np.zeros(ps_prices.shape[:2], dtype=np.int64)
+    horizon = arrival_plus_window(case)
+    workers = np.zeros((horizon, worker_prices.shape[1]), dtype=np.int64)
+    parameter_servers = np.zeros((horizon, ps_prices.shape[1]), dtype=np.int64)
     if best >= 0:
         functions.place(*case[:9], counts, workers, parameter_servers)
     return int(best), counts.tobytes(), costs.tobytes(), workers.tobytes(), parameter_servers.tobytes()

@@ -53,9 +53,9 @@ class DualRecord:
         self.worker_capacity = np.broadcast_to(instance.cluster.worker_capacity, shape_w)
         self.ps_capacity = np.broadcast_to(instance.cluster.ps_capacity, shape_ps)
         # Contiguous copies for the admissions, which multiply by them (faster; the same products and sums).
-        self._dense_capacity = (np.array(self.worker_capacity), np.array(self.ps_capacity))
-        self.worker_max = np.array(np.broadcast_to(constants.worker_lower, shape_w))
-        self.ps_max = np.array(np.broadcast_to(constants.ps_lower, shape_ps))
+        self._dense_capacity = (np.array(self.worker_capacity, order="C"), np.array(self.ps_capacity, order="C"))
+        self.worker_max = np.array(np.broadcast_to(constants.worker_lower, shape_w), order="C")
+        self.ps_max = np.array(np.broadcast_to(constants.ps_lower, shape_ps), order="C")
         n_resources = instance.cluster.n_resources
         self.floor_worker = np.zeros(n_resources)
         self.floor_ps = np.zeros(n_resources)
