@@ -17,7 +17,7 @@ length ``k``), and servers are filled in order of most room.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import math
 from dataclasses import dataclass
@@ -87,6 +87,11 @@ class Ledger:
         self.changes: list[tuple[int, int]] = []  # the slot ranges changed, in order (for incremental caches)
         # Per (pool, demand): units that fit per (slot, server), and how many changes they have seen.
         self._counts: OrderedDict[tuple[int, bytes], tuple[np.ndarray, int]] = OrderedDict()
+        # The demand vectors of two jobs or more: only theirs are worth keeping (a trace's jobs share a few; a
+        # generated instance's jobs each have their own).
+        seen = Counter((pool, demand.tobytes()) for job in instance.jobs
+                       for pool, demand in ((0, job.worker_demand), (1, job.ps_demand)))
+        self._shared = frozenset(key for key, jobs in seen.items() if jobs > 1)
 
     def copy(self) -> "Ledger":
         other = object.__new__(Ledger)
@@ -149,12 +154,14 @@ class Ledger:
 
     def unit_counts(self, pool: int, demand: np.ndarray, rows: slice) -> np.ndarray:
         """``fit_counts(capacity - used, demand)`` of pool ``pool`` (0 workers, 1 PSs) over the slots ``rows``,
-        capped at :data:`_NO_LIMIT` only. Kept for the :data:`KEPT_DEMANDS` demand vectors used last and brought
-        up to date by recomputing only the slots changed since (``changes``): each slot's counts are the same
-        elementwise operations whichever slots are computed with it, so the same integers as computing them
-        afresh. A search then pays one slice instead of a division over (slots, servers, resources)."""
+        capped at :data:`_NO_LIMIT` only. Kept for the :data:`KEPT_DEMANDS` demand vectors used last among those
+        that two jobs or more share (computed over ``rows`` alone for the others) and brought up to date by
+        recomputing only the slots changed since (``changes``): each slot's counts are the same elementwise
+        operations whichever slots are computed with it, so the same integers as computing them afresh."""
         capacity, used = (self.worker_capacity, self.worker_used) if pool == 0 else (self.ps_capacity, self.ps_used)
         key = (pool, demand.tobytes())
+        if key not in self._shared:  # one job's own demand: the slots asked for, not kept
+            return fit_counts(capacity[None] - used[rows], demand, _NO_LIMIT)
         entry = self._counts.pop(key, None)
         if entry is None:
             counts = fit_counts(capacity[None] - used, demand, _NO_LIMIT)

@@ -58,12 +58,17 @@ def test_kept_counts_equal_fresh_counts_after_any_changes(seed, steps):
 
 
 def test_the_kept_counts_are_bounded_and_an_evicted_demand_is_recomputed():
-    """A generated instance gives every job its own demand vector: the ledger keeps the counts of the
-    ``KEPT_DEMANDS`` used last only (memory bounded by slots x servers x that), and a demand asked for again
-    after its eviction gets fresh counts after changes it did not see."""
+    """More shared demand vectors than the cache holds: the ledger keeps the counts of the ``KEPT_DEMANDS`` used
+    last only (memory bounded by slots x servers x that), a demand asked for again after its eviction gets
+    fresh counts after changes it did not see, and a job's own demand vector is never kept."""
+    from dataclasses import replace
+
     from primaldual.oasis.ledger import KEPT_DEMANDS
 
-    instance = generate("small", 3, jobs=3 * KEPT_DEMANDS)
+    base = generate("small", 3, jobs=3 * KEPT_DEMANDS)
+    # Pairs of jobs share a demand vector (only shared ones are kept), more pairs than the cache holds.
+    instance = replace(base, jobs=[replace(job, worker_demand=base.jobs[i - i % 2].worker_demand)
+                                   for i, job in enumerate(base.jobs)])
     assert len({job.worker_demand.tobytes() for job in instance.jobs}) > KEPT_DEMANDS
     ledger = Ledger(instance)
     _assert_counts_fresh(ledger, instance)
@@ -74,3 +79,7 @@ def test_the_kept_counts_are_bounded_and_an_evicted_demand_is_recomputed():
             ledger.add(block)
     _assert_counts_fresh(ledger, instance)
     assert len(ledger._counts) <= KEPT_DEMANDS
+    own = generate("small", 3, jobs=4)  # every job its own demand vector
+    ledger = Ledger(own)
+    _assert_counts_fresh(ledger, own)
+    assert not any(pool == 0 for pool, _ in ledger._counts)  # no worker demand vector is shared
