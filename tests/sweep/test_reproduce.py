@@ -37,6 +37,7 @@ def mini(tmp_path_factory):
     return out, result, messages
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_every_figure_and_the_summary_are_written(mini):
     out, result, messages = mini
     names = sorted(p.name for p in result.figures)
@@ -94,6 +95,7 @@ def test_every_figure_and_the_summary_are_written(mini):
     assert any(o["result"].startswith("LB-BSP lbbsp_replay") for o in data["outcomes"])
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_the_artifact_checks_hold_on_the_miniature(mini):
     _, result, _ = mini
     expectations = {o.result: o for o in result.outcomes if o.kind == "expectation"}
@@ -106,6 +108,7 @@ def test_the_artifact_checks_hold_on_the_miniature(mini):
     assert any(o.kind == "paper" for o in result.outcomes)
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_rerun_reuses_every_record(mini):
     out, first, _ = mini
     again = reproduce(out, settings=MINI, workers=1, progress=False, log=lambda message: None)
@@ -121,6 +124,7 @@ def _records(out):
     return list(read_records(out / "results.jsonl").values())
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_a_certificate_below_opt_fails(mini):
     out, _, _ = mini
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
@@ -130,6 +134,7 @@ def test_a_certificate_below_opt_fails(mini):
     assert not outcome.passed and outcome.measured.startswith("2/3 hold")
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_an_infeasible_schedule_fails(mini):
     out, _, _ = mini
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
@@ -138,6 +143,7 @@ def test_an_infeasible_schedule_fails(mini):
     assert not outcome.passed
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_one_seed_never_reproduces_a_claim_and_a_bound_breach_fails(mini):
     out, _, _ = mini
     jobs = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "utility-vs-jobs"]
@@ -152,6 +158,7 @@ def test_one_seed_never_reproduces_a_claim_and_a_bound_breach_fails(mini):
     assert not outcomes["OASiS certificate at scale (jobs, paper)"].passed
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_a_utility_above_the_start_cost_relaxation_fails(mini):
     out, _, _ = mini
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny-restart-0.1"]
@@ -208,6 +215,7 @@ def test_reproduce_cli_bad_input(capsys, tmp_path):
     assert "--out: required" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_a_time_limited_solve_is_inconclusive_not_a_failure(mini):
     out, _, _ = mini
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
