@@ -21,6 +21,7 @@ def test_there_are_notebooks():
     assert {p.stem for p in NOTEBOOKS} >= {"competitive_ratio", "oasis_vs_baselines", "lbbsp"}
 
 
+@pytest.mark.slow  # 2.5 min for the four; test_committed_with_outputs stays in the fast tier
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path, tmp_path):
     notebook = nbformat.read(path, as_version=4)

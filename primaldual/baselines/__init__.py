@@ -9,6 +9,7 @@ name      reading                                                     module
 ``dorm``  partitions re-solved by a MILP at arrivals and departures   :mod:`.dorm`
 ========  ==========================================================  ==========================
 
+RRH's two other readings, ``rrh-full-reward`` and ``rrh-nonpreemptive``, are named in :mod:`.readings`.
 They are registered by name in :data:`primaldual.simulation.scheduler.BUILTIN_SCHEDULERS` and share the in-slot
 placement rules of :mod:`.placement`.
 

@@ -24,7 +24,7 @@ from primaldual.evaluation.compare import compare
 from primaldual.core.errors import InputError
 from primaldual.core.plural import counted
 from primaldual.core.provenance import provenance
-from primaldual.offline.options import add_solve_arguments, solve_options_from_args
+from primaldual.commands._solve_flags import add_solve_arguments, solve_options_from_args
 from primaldual.simulation.simulator import check_restart_cost
 from primaldual.commands._progress import add_progress_flag, progress_enabled, slow_steps
 from primaldual.simulation.scheduler import available_schedulers, scheduler_class

@@ -1,6 +1,6 @@
 """``primaldual ratio``: a resumable sweep of empirical competitive ratios OPT/ALG, locally or on Dask.
 
-Every setting is a flag, or a key of an experiment file (``--config FILE.toml``, :mod:`primaldual.sweep.config`);
+Every setting is a flag, or a key of an experiment file (``--config FILE.toml``, :mod:`primaldual.commands._config`);
 the resolved settings are written beside the results (``OUT.config.toml``) so that the run can be repeated.
 """
 
@@ -13,7 +13,7 @@ from primaldual.commands._common import add_json_flag, check_output_path, print_
 from primaldual.commands._progress import progress_enabled
 from primaldual.core.errors import InputError
 from primaldual.core.generate import PRESETS
-from primaldual.offline.options import add_solve_arguments, solve_options_from_args
+from primaldual.commands._solve_flags import add_solve_arguments, solve_options_from_args
 from primaldual.simulation.simulator import check_restart_cost
 
 ORDER = 60
@@ -115,7 +115,7 @@ def run(args) -> int:
     from primaldual.sweep import format_summary, summarize
     from primaldual.commands._flags import check_parsed
     from primaldual.core.output import write_text
-    from primaldual.sweep.config import apply_config, dump_config
+    from primaldual.commands._config import apply_config, dump_config
 
     terminate_like_interrupt()  # SIGTERM stops the sweep like Ctrl-C: workers stopped, records kept
     args = apply_config(args, args.parser)

@@ -50,7 +50,7 @@ def run(args) -> int:
     from primaldual.reproduce import reproduce
     from primaldual.sweep import dask_executor
 
-    from primaldual.sweep.config import apply_config
+    from primaldual.commands._config import apply_config
 
     args = apply_config(args, args.parser)
     if not args.out:

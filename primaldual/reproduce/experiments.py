@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from primaldual.reproduce.readings import READINGS, run_task  # noqa: F401  (registers the RRH readings)
+from primaldual.reproduce.readings import READINGS, run_task  # noqa: F401  (run_task: the sweep task)
 from primaldual.sweep import Spec, ratio_specs
 
 #: OASiS and its variants OASiS-LR and OASiS-P, whose claims summary.md checks.
 OASIS_FAMILY = ("oasis", "oasis-lr", "oasis-p")
-#: The baselines, RRH in its three readings (:mod:`primaldual.reproduce.readings`).
+#: The baselines, RRH in its three readings (:mod:`primaldual.baselines.readings`).
 BASELINES = ("greedy", "fifo", "drf", "rrh", *READINGS, "dorm")
 SCHEDULERS = OASIS_FAMILY + BASELINES
 #: The scheduler the papers' "best" claim is checked for: the variant this artifact puts forward.

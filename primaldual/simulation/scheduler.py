@@ -110,6 +110,8 @@ BUILTIN_SCHEDULERS: dict[str, str] = {
     "dorm": "primaldual.baselines.dorm:DormScheduler",
     "oasis-lr": "primaldual.oasis.lr.scheduler:OasisLr",
     "oasis-p": "primaldual.oasis.lr.scheduler:OasisP",
+    "rrh-full-reward": "primaldual.baselines.readings:RrhFullReward",
+    "rrh-nonpreemptive": "primaldual.baselines.readings:RrhNonpreemptive",
 }
 ENTRY_POINT_GROUP = "primaldual.schedulers"
 _REGISTERED: dict[str, Callable[..., OnlineScheduler]] = {}

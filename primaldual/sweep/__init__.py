@@ -16,7 +16,6 @@
 - :mod:`~primaldual.sweep.summary`: per-scheduler OPT/ALG tables over records, and utility per knob value;
   :mod:`~primaldual.sweep.distributions`: the per-job distributions (JCT, fairness, utilisation) over records.
   Both read records through :class:`primaldual.sweep.records.Record`, the typed reader of the format.
-- :mod:`~primaldual.sweep.config`: experiment files (``ratio --config FILE.toml``).
 
 The record format is documented with an example in ``docs/formats.md``.
 """

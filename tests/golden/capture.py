@@ -23,6 +23,8 @@ SCHEDULER_CASES = [("tiny", 424242, None), ("tiny", 424243, None), ("small", 424
 RESTART_COSTS = (0.0, 0.1)
 #: Every built-in scheduler (a test checks the list is complete); tests that register their own come and go.
 SCHEDULERS = ("oasis", "greedy", "fifo", "drf", "rrh", "dorm", "oasis-lr", "oasis-p")
+#: The two other readings of RRH (built-in names too): their runs are captured, compare's summary keeps the eight.
+READINGS = ("rrh-full-reward", "rrh-nonpreemptive")
 SOLVE_CASES = [("tiny", 424247, None), ("small", 424248, None)]
 COMPARE_CASES = [("tiny", 424249, None), ("small", 424250, None)]
 
@@ -46,7 +48,7 @@ def _instance(preset, seed, jobs):
     return generate(preset, seed=seed) if jobs is None else generate(preset, seed=seed, jobs=jobs)
 
 
-def scheduler_outputs() -> dict:
+def scheduler_outputs(names=SCHEDULERS + READINGS) -> dict:
     from primaldual.core.files import schedule_to_dict
     from primaldual.core.jsonable import jsonable
     from primaldual.simulation.simulator import simulate
@@ -54,7 +56,7 @@ def scheduler_outputs() -> dict:
     out = {}
     for preset, seed, jobs in SCHEDULER_CASES:
         instance = _instance(preset, seed, jobs)
-        for name in SCHEDULERS:
+        for name in names:
             for cost in RESTART_COSTS:
                 result = simulate(instance, name, restart_cost=cost)
                 out[f"{preset}/{seed}/{jobs}/{name}/{cost}"] = {

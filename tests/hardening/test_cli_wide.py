@@ -153,10 +153,10 @@ def test_ci_runs_the_readme_commands_without_upgrading_anything():
     commands = [line.strip() for line in script.splitlines() if line.strip() and not line.strip().startswith("#")]
     assert "python3 -m venv .venv" in commands
     assert "pip install -e '.[dev]'" in commands
-    assert "pytest" in commands
+    assert "pytest" in commands and "pytest -m slow" in commands  # both tiers
     assert not [c for c in commands if "--upgrade" in c or " -U " in c], "CI must not upgrade pip/setuptools/wheel"
     readme = (ROOT / "README.md").read_text()
-    assert "pip install -e '.[dev]'" in readme and "\npytest\n" in readme
+    assert "pip install -e '.[dev]'" in readme and "\npytest && pytest -m slow " in readme
 
 
 def test_what_building_a_wheel_needs_is_a_declared_dependency():

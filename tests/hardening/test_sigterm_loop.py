@@ -7,6 +7,8 @@ from __future__ import annotations
 import multiprocessing
 import random
 
+import pytest
+
 from primaldual.commands.bench.sigterm import kill_once
 
 
@@ -39,6 +41,7 @@ def test_a_child_holds_pyomos_import_lock_unnamed_so_its_death_cannot_leak_it():
     assert method == "spawn"
 
 
+@pytest.mark.slow  # 10 s of real signals; tests/sweep/test_processes.py sends one in the fast tier
 def test_a_few_sigterms_at_random_moments_end_cleanly(tmp_path):
     rng = random.Random(29)
     for n in range(3):

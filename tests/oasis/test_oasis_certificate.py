@@ -61,7 +61,11 @@ def test_final_mu_is_the_best_payoff_over_own_capacity_schedules(seed):
     assert result.certificate.dual_objective == pytest.approx(sum(result.certificate.mu_final) + price_term)
 
 
-@pytest.mark.parametrize("preset,seed", [("tiny", s) for s in range(8)] + [("small", s) for s in range(4)])
+# small seed 2 takes HiGHS about 7 s to prove (the others under 1 s): it runs in the slow tier.
+SMALL_SEEDS = [pytest.param("small", s, marks=pytest.mark.slow) if s == 2 else ("small", s) for s in range(4)]
+
+
+@pytest.mark.parametrize("preset,seed", [("tiny", s) for s in range(8)] + SMALL_SEEDS)
 def test_certificate_bounds_the_ilp_optimum(preset, seed):
     """Lemma 3 against the ILP (primaldual.offline.solve): D >= OPT wherever the ILP is solved, and D is at least
     any verified schedule's utility in any case. On tiny instances the ILP and the brute force agree."""

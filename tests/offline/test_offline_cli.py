@@ -139,6 +139,7 @@ def test_bench_offline(capsys):
         assert row["lp_strong_over_ilp"] <= row["lp_weak_over_ilp"] + 1e-7
 
 
+@pytest.mark.slow  # 7 s of raw-solver runs; test_bench_offline covers the command in the fast tier
 def test_bench_offline_against_raw_prints_only_json(tmp_path):
     # Plain highspy runs in a spawned process whose stdout is the command's: HiGHS's banner once broke --json.
     import subprocess

@@ -83,6 +83,7 @@ def test_ratio_bad_input_exit_2(capsys, tmp_path, flags, message):
     assert not (tmp_path / "x.jsonl").exists()
 
 
+@pytest.mark.slow  # starts a dask scheduler and workers; test_sweep.py runs a local dask cluster in the fast tier
 def test_ratio_on_a_dask_cluster_by_address(ratio_run, cli, tmp_path):
     distributed = pytest.importorskip("distributed")
     out, _ = ratio_run

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from primaldual.cli import build_parser
-from primaldual.sweep.config import apply_config, load_config
+from primaldual.commands._config import apply_config, load_config
 
 from .conftest import ROOT
 

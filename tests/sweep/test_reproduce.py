@@ -30,6 +30,20 @@ MINI = Settings(
 
 
 @pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """The miniature's ``ratio-tiny`` records at both restart costs alone (seconds, not minutes): enough for the
+    checks that read only those, so they stay in the fast tier. Returns the folder of ``results.jsonl``."""
+    from primaldual.reproduce.experiments import experiment_specs
+    from primaldual.sweep import sweep
+
+    out = tmp_path_factory.mktemp("reproduce-tiny")
+    specs = [spec for spec in experiment_specs(MINI) if spec.label.startswith("ratio-tiny")]
+    assert {spec.label for spec in specs} == {"ratio-tiny", "ratio-tiny-restart-0.1"}
+    sweep(specs, out / "results.jsonl", executor=_Inline(), progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
 def mini(tmp_path_factory):
     out = tmp_path_factory.mktemp("reproduce")
     messages = []
@@ -37,6 +51,7 @@ def mini(tmp_path_factory):
     return out, result, messages
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_every_figure_and_the_summary_are_written(mini):
     out, result, messages = mini
     names = sorted(p.name for p in result.figures)
@@ -94,6 +109,7 @@ def test_every_figure_and_the_summary_are_written(mini):
     assert any(o["result"].startswith("LB-BSP lbbsp_replay") for o in data["outcomes"])
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_the_artifact_checks_hold_on_the_miniature(mini):
     _, result, _ = mini
     expectations = {o.result: o for o in result.outcomes if o.kind == "expectation"}
@@ -106,6 +122,7 @@ def test_the_artifact_checks_hold_on_the_miniature(mini):
     assert any(o.kind == "paper" for o in result.outcomes)
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_rerun_reuses_every_record(mini):
     out, first, _ = mini
     again = reproduce(out, settings=MINI, workers=1, progress=False, log=lambda message: None)
@@ -121,8 +138,8 @@ def _records(out):
     return list(read_records(out / "results.jsonl").values())
 
 
-def test_a_certificate_below_opt_fails(mini):
-    out, _, _ = mini
+def test_a_certificate_below_opt_fails(tiny_run):
+    out = tiny_run
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
     assert all(o.passed for o in ratio_checks(tiny) if o.result == "OASiS certificate on tiny")
     tiny[1]["opt_interval"]["upper_candidates"]["oasis_certificate"] = tiny[1]["opt_interval"]["low"] * 0.9
@@ -130,14 +147,15 @@ def test_a_certificate_below_opt_fails(mini):
     assert not outcome.passed and outcome.measured.startswith("2/3 hold")
 
 
-def test_an_infeasible_schedule_fails(mini):
-    out, _, _ = mini
+def test_an_infeasible_schedule_fails(tiny_run):
+    out = tiny_run
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
     tiny[0]["schedulers"]["fifo"]["feasible"] = False
     outcome = next(o for o in ratio_checks(tiny) if o.result == "feasibility (tiny)")
     assert not outcome.passed
 
 
+@pytest.mark.slow  # reads the miniature reproduction (2 min to compute, once per module)
 def test_one_seed_never_reproduces_a_claim_and_a_bound_breach_fails(mini):
     out, _, _ = mini
     jobs = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "utility-vs-jobs"]
@@ -152,8 +170,8 @@ def test_one_seed_never_reproduces_a_claim_and_a_bound_breach_fails(mini):
     assert not outcomes["OASiS certificate at scale (jobs, paper)"].passed
 
 
-def test_a_utility_above_the_start_cost_relaxation_fails(mini):
-    out, _, _ = mini
+def test_a_utility_above_the_start_cost_relaxation_fails(tiny_run):
+    out = tiny_run
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny-restart-0.1"]
     # OPT's upper end: the exact restart model's where it proved OPT, else the start-cost relaxation's.
     assert all(r["opt"]["relaxation"] is None or r["opt"]["relaxation"]["name"] == "start-cost" for r in tiny)
@@ -208,8 +226,8 @@ def test_reproduce_cli_bad_input(capsys, tmp_path):
     assert "--out: required" in capsys.readouterr().err
 
 
-def test_a_time_limited_solve_is_inconclusive_not_a_failure(mini):
-    out, _, _ = mini
+def test_a_time_limited_solve_is_inconclusive_not_a_failure(tiny_run):
+    out = tiny_run
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]
     tiny[0]["opt"].update(status="feasible", time_limited=True)
     outcome = next(o for o in ratio_checks(tiny) if o.result == "OPT on tiny")
