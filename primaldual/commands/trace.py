@@ -18,13 +18,14 @@ ORDER = 15
 
 
 def _window(text: str) -> tuple[float, float]:
+    """``--window START_HOUR:HOURS``, both ASCII decimal numbers (:mod:`primaldual.core.numerals`)."""
+    from primaldual.core.numerals import echo, read_number
+
     start, colon, hours = text.partition(":")
-    try:
-        if not colon:
-            raise ValueError
-        return float(start), float(hours)
-    except ValueError:
-        raise InputError(f"--window: must be START_HOUR:HOURS, e.g. 0:168, got {text!r}") from None
+    values = (read_number(start), read_number(hours))
+    if not colon or None in values:
+        raise InputError(f"--window: must be START_HOUR:HOURS in ASCII decimal, e.g. 0:168, got {echo(text)}")
+    return values
 
 
 def register(subparsers) -> None:

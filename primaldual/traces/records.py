@@ -32,8 +32,9 @@ import io
 import math
 from dataclasses import dataclass
 
-from primaldual.core.domains import Domain, show
+from primaldual.core.domains import Domain
 from primaldual.core.errors import InputError
+from primaldual.core.numerals import echo, read_number
 
 #: The range of every number a trace may hold. Arrivals up to ~31 years, jobs up to 10^9 steps or seconds,
 #: scale 1-10,000 GPUs (the cluster's server limit times 8 is larger; a job wider than its cluster is capped or
@@ -79,11 +80,9 @@ class TraceJob:
 def _number(text: str, field: str, where: str, integer_ok: bool = True) -> float | int:
     """``text`` parsed and checked against :data:`FIELD_RANGES`; one-line :class:`InputError` otherwise."""
     domain = FIELD_RANGES[field]
-    stripped = text.strip()
-    try:
-        value: float | int = float(stripped)
-    except ValueError:
-        raise InputError(f"{where}: {field}: must be a number, got {show(stripped)}") from None
+    value: float | int | None = read_number(text)
+    if value is None:
+        raise InputError(f"{where}: {field}: must be an ASCII decimal number, got {echo(text.strip())}")
     if domain.integer and math.isfinite(value) and value == int(value):
         value = int(value)
     problems = domain.problem(field, value)

@@ -27,6 +27,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from primaldual.core.errors import InputError
+from primaldual.core.numerals import echo, read_number
 from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step, Utility
 
 RULES = ("sigmoid", "step", "linear", "constant")
@@ -80,10 +81,9 @@ def parse_rule(text: str | UtilityRule | None) -> UtilityRule:
         key = key.strip()
         if key not in _LIMITS or not equals:
             raise InputError(f"--utility: {part!r}: expected key=value with key one of {', '.join(_LIMITS)}")
-        try:
-            value = float(number)
-        except ValueError:
-            raise InputError(f"--utility: {key}: must be a number, got {number.strip()!r}") from None
+        value = read_number(number)
+        if value is None:
+            raise InputError(f"--utility: {key}: must be an ASCII decimal number, got {echo(number.strip())}")
         low, high = _LIMITS[key]
         if not (math.isfinite(value) and low <= value <= high):
             raise InputError(f"--utility: {key}: must be a number in [{low:g}, {high:g}], got {number.strip()}")

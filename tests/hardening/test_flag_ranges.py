@@ -107,7 +107,7 @@ def test_text_flags_are_bounded_in_length():
     (["generate", "--jobs", "100001", "-o", "x.json"], "--jobs: must be an integer in 1..100000, got 100001"),
     (["solve", "i.json", "--gap", "1"], "--gap: must be a number in [0, 1), got 1.0"),
     (["ratio", "--time-limit", "nan"], "--time-limit: must be a number in (0, 1e6], got nan"),
-    (["generate", "--jobs", "9" * 5000, "-o", "x.json"], "argument --jobs: invalid int value"),
+    (["generate", "--jobs", "9" * 5000, "-o", "x.json"], "argument --jobs: must be an integer in ASCII decimal digits"),
     (["run", "--preset", "tiny", "--scheduler", "fifo", "--param", "skip_unfinishable=[]"],
      "scheduler fifo: skip_unfinishable: must be true or false, got []"),
     (["compare", "--preset", "tiny", "--schedulers", "oasis", "--param", "oasis.constants=3"],

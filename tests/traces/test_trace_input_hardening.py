@@ -1,0 +1,64 @@
+"""Trace input and paths (issue 43): no traceback, no hang, never an input overwritten, one line per refusal."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from primaldual.cli import main
+from primaldual.core.numerals import read_integer, read_number
+from primaldual.traces import read_csv, read_gavel
+
+LINE7 = "ResNet-50 (batch size 128)\tcd x && python3 main.py\t--num_steps\t1\t{steps}\t{arrival}\t{gpus}\n"
+
+
+def refused(capsys, argv, expected: str) -> str:
+    """Exit 2 with one line of at most 300 characters holding ``expected``; returns the line."""
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:  # argparse's own refusals (a flag's type) exit from inside the parser
+        code = stop.code
+    assert code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and len(lines[0]) <= 300, lines
+    assert expected in lines[0], lines[0]
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize("text", ["1_000", "\uff11\uff12", "\u0661\u0662", "0x10", "1e", "--1", ""])
+def test_only_ascii_decimal_numbers_are_read(text):
+    assert read_number(text) is None
+    assert read_integer(text) is None
+
+
+@given(st.integers(-10**30, 10**30))
+def test_every_ascii_integer_reads_back(value):
+    assert read_integer(str(value)) == value
+    assert read_number(str(value)) == float(value)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_every_float_repr_reads_back(value):
+    assert read_number(repr(value)) == value
+
+
+@pytest.mark.parametrize("field,text", [("steps", "1_000"), ("arrival", "\uff11\uff12"), ("gpus", "\u0661")])
+def test_a_gavel_field_in_other_digits_is_refused(field, text):
+    values = {"steps": 1000, "arrival": 0, "gpus": 1, field: text}
+    with pytest.raises(Exception, match="ASCII decimal"):
+        read_gavel(LINE7.format(**values), "t.trace")
+
+
+@pytest.mark.parametrize("argv", [
+    ["trace", "busiest", "philly:0/23dbec", "--hours", "1_0"],
+    ["trace", "busiest", "philly:0/23dbec", "--seed", "\uff10"],
+    ["trace", "import", "philly:0/23dbec", "--window", "1_0:5", "-o", "x.json"],
+    ["trace", "import", "philly:0/23dbec", "--utility", "step:slack=1_5", "-o", "x.json"],
+    ["generate", "--jobs", "1_0"],
+])
+def test_a_flag_in_other_digits_is_refused(capsys, tmp_path, argv):
+    refused(capsys, [a.replace("x.json", str(tmp_path / "x.json")) for a in argv], "ASCII decimal")
