@@ -62,3 +62,44 @@ def test_a_gavel_field_in_other_digits_is_refused(field, text):
 ])
 def test_a_flag_in_other_digits_is_refused(capsys, tmp_path, argv):
     refused(capsys, [a.replace("x.json", str(tmp_path / "x.json")) for a in argv], "ASCII decimal")
+
+
+# ------------------------------------------------------------------------------------------- paths
+
+
+def _instance(tmp_path, capsys) -> str:
+    trace = tmp_path / "t.trace"
+    trace.write_text(LINE7.format(steps=1000, arrival=0, gpus=1))
+    path = tmp_path / "i.json"
+    assert main(["trace", "import", str(trace), "-o", str(path)]) == 0
+    capsys.readouterr()
+    return str(path)
+
+
+@pytest.mark.parametrize("argv", [
+    ["trace", "import", "{long}", "-o", "x.json"], ["trace", "busiest", "{long}"],
+    ["trace", "import", "philly:0/23dbec", "-o", "{long}"], ["run", "{instance}", "--scheduler", "rrh", "-o", "{long}"],
+    ["verify", "{long}", "{long}"], ["solve", "{instance}", "-o", "{long}"],
+])
+def test_a_name_longer_than_255_bytes_is_refused_by_every_command(capsys, tmp_path, argv):
+    values = {"long": str(tmp_path / ("a" * 300 + ".json")), "instance": _instance(tmp_path, capsys)}
+    argv = [a.format(**values).replace("x.json", str(tmp_path / "x.json")) for a in argv]
+    refused(capsys, argv, "at most 255 bytes, got one of 305 bytes")
+
+
+@pytest.mark.parametrize("argv", [
+    ["trace", "import", "{trace}", "-o", "{trace}"],
+    ["run", "{instance}", "--scheduler", "rrh", "-o", "{instance}"],
+    ["run", "{instance}", "--scheduler", "rrh", "-o", "{folder}/new/../i.json"],
+    ["solve", "{instance}", "-o", "{instance}"],
+    ["solve", "{instance}", "--write-mps", "{instance}"],
+    ["trace", "import", "{trace}", "-o", "{link}"],
+])
+def test_an_output_naming_an_input_is_refused_and_the_input_kept(capsys, tmp_path, argv):
+    instance = _instance(tmp_path, capsys)
+    (tmp_path / "link.trace").symlink_to(tmp_path / "t.trace")
+    values = {"trace": str(tmp_path / "t.trace"), "instance": instance, "folder": str(tmp_path),
+              "link": str(tmp_path / "link.trace")}
+    before = {name: (tmp_path / name).read_bytes() for name in ("t.trace", "i.json")}
+    refused(capsys, [a.format(**values) for a in argv], "is also the input")
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
