@@ -19,11 +19,11 @@ _WORDS = ("nan", "inf", "infinity")
 ECHO_CHARACTERS = 80
 
 
-def echo(text: str) -> str:
-    """``text`` quoted for a message, cut to :data:`ECHO_CHARACTERS` with its length when longer."""
-    if len(text) <= ECHO_CHARACTERS:
+def echo(text: str, limit: int = ECHO_CHARACTERS) -> str:
+    """``text`` quoted for a message, cut to ``limit`` characters with its length when longer."""
+    if len(text) <= limit:
         return repr(text)
-    return f"{text[:ECHO_CHARACTERS]!r}... ({len(text):,} characters)"
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 def read_number(text: str) -> float | None:

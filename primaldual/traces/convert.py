@@ -34,8 +34,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from primaldual.core.domains import MAX_HORIZON, MAX_SERVERS, MAX_WORK_CELLS, UTILITY_FIELDS
+from primaldual.core.domains import JOB_FIELDS, MAX_HORIZON, MAX_SERVERS, MAX_WORK_CELLS, UTILITY_FIELDS
 from primaldual.core.errors import InputError
+from primaldual.core.numerals import echo
 from primaldual.core.instance import Cluster, Instance, Job, ceil_tolerant
 from primaldual.core.plural import by_count
 from primaldual.traces import profiles
@@ -104,7 +105,7 @@ def running_times(records, table: ThroughputTable, efficiency: float, source: st
             out.append(Timed(record, float(record.duration_seconds), False))
             continue
         if not table.measured(record.model):
-            raise InputError(f"{source}:{record.line}: job_type: {record.model!r} is not in the throughput table "
+            raise InputError(f"{source}:{record.line}: job_type: {echo(record.model)} is not in the throughput table "
                              f"({table.gpu_type}); give duration_seconds in a CSV instead")
         rate, extrapolated = table.throughput(record.model, record.gpus, efficiency)
         out.append(Timed(record, record.steps / rate, extrapolated))
@@ -227,7 +228,8 @@ def _slot_jobs(timed, start_seconds, slot_seconds, horizon, cluster_gpus, option
                 counts["dropped_outlasting"] += 1
                 continue
             counts["kept_outlasting"] += 1
-        if (horizon - arrival) * units > MAX_WORK_CELLS or units * min(units, chunks) > MAX_WORK_CELLS:
+        if (horizon - arrival) * units > MAX_WORK_CELLS or units * min(units, chunks) > MAX_WORK_CELLS or \
+                not JOB_FIELDS["compute_seconds"].contains(job.compute_seconds):  # a capped long job's step
             counts["dropped_too_large"] += 1
             continue
         counts["extrapolated"] += int(t.extrapolated)

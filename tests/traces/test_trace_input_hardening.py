@@ -103,3 +103,42 @@ def test_an_output_naming_an_input_is_refused_and_the_input_kept(capsys, tmp_pat
     before = {name: (tmp_path / name).read_bytes() for name in ("t.trace", "i.json")}
     refused(capsys, [a.format(**values) for a in argv], "is also the input")
     assert {name: (tmp_path / name).read_bytes() for name in before} == before
+
+
+# ------------------------------------------------------------------------------------------- trace files
+
+CSV_HEADER = "job,arrival_seconds,gpus,duration_seconds"
+
+
+@pytest.mark.parametrize("name,content,expected", [
+    ("long.csv", CSV_HEADER + "\n" + "x" * 200_000 + ",0,1,3600\n", "job, model: at most 999 characters"),
+    ("head.csv", CSV_HEADER + "," + "y" * 200_000 + "\n", "unknown column(s) 'yyyy"),
+    ("empty.trace", "", "no jobs"), ("blank.trace", "\n \n\n", "no jobs"), ("header.csv", CSV_HEADER + "\n", "no jobs"),
+    ("tabs.trace", "\t\t\t\t\t\t\n", "job_type: must not be empty"),
+    ("tiny.csv", CSV_HEADER + "\na,0,1,1e-300\n", "tiny.csv:2: duration_seconds: must be a number in [1e-9, 1e9]"),
+    ("both.csv", CSV_HEADER + ",steps,model\na,0,1,3600,1000,ResNet-50 (batch size 128)\n",
+     "both.csv:2: duration_seconds, steps: both given"),
+])
+@pytest.mark.parametrize("command", [["trace", "import", "-o", "{out}"], ["trace", "busiest"]])
+def test_a_bad_trace_file_is_one_line_for_import_and_busiest(capsys, tmp_path, name, content, expected, command):
+    path = tmp_path / name
+    path.write_text(content)
+    argv = [a.format(out=tmp_path / "o.json") for a in command[:2] + [str(path)] + command[2:]]
+    refused(capsys, argv, expected)
+    assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.parametrize("source,expected", [
+    ("philly:0/../../etc", "one slash, no empty part"), ("philly:0/23dbec/", "one slash, no empty part"),
+    ("philly:0//23dbec", "one slash, no empty part"), ("/dev/null", "not a regular file"),
+    ("{folder}", "is a folder"),
+])
+def test_a_bad_source_is_named_for_what_it_is(capsys, tmp_path, source, expected):
+    refused(capsys, ["trace", "busiest", source.format(folder=tmp_path)], expected)
+
+
+def test_seed_with_a_trace_file_is_refused(capsys, tmp_path):
+    trace = tmp_path / "t.trace"
+    trace.write_text(LINE7.format(steps=1000, arrival=0, gpus=1))
+    refused(capsys, ["trace", "import", trace, "--seed", "3", "-o", tmp_path / "o.json"],
+            "--seed: applies to a packaged name")
