@@ -237,6 +237,22 @@ def _slot_jobs(timed, start_seconds, slot_seconds, horizon, cluster_gpus, option
     return jobs, counts
 
 
+def _horizon(records, options: TraceOptions, hours: float, source: str) -> int:
+    """``T = ceil((hours + tail) / slot)`` (at least 1: a window of positive length holds a slot), or one line
+    naming what makes it too long: the trace's last arrival when no ``--window`` was given, else the flags."""
+    horizon = max(1, math.ceil((hours + options.tail_hours) / options.slot_hours - 1e-9))
+    if horizon <= MAX_HORIZON:
+        return horizon
+    fitting = (hours + options.tail_hours) / MAX_HORIZON
+    if options.window is None:
+        last = max(records, key=lambda r: r.arrival_seconds)
+        raise InputError(f"{source}:{last.line}: arrival_seconds: the last arrival, {last.arrival_seconds:g} s, makes "
+                         f"the whole trace {hours:g} h, {horizon} slots of {options.slot_hours:g} h (at most "
+                         f"{MAX_HORIZON}); give --window START:HOURS or --slot-hours >= {fitting:.3g}")
+    raise InputError(f"--window/--slot-hours: {horizon} slots; the horizon must be 1..{MAX_HORIZON} slots (give "
+                     f"--slot-hours >= {fitting:.3g} for this window)")
+
+
 def build_instance(records, options: TraceOptions, table: ThroughputTable, *, source: str,
                    format: str, seed: int | None = None, vc: str | None = None) -> Instance:
     """The instance of ``records`` under ``options`` (module docstring), its meta naming every parameter."""
@@ -246,9 +262,7 @@ def build_instance(records, options: TraceOptions, table: ThroughputTable, *, so
     ordered = sorted(records, key=lambda r: r.arrival_seconds)  # stable: ties keep the file's order
     inside = [r for r in ordered if start <= r.arrival_seconds < end]
     slot_seconds = options.slot_hours * 3600.0
-    horizon = math.ceil((hours + options.tail_hours) / options.slot_hours - 1e-9)
-    if not 1 <= horizon <= MAX_HORIZON:
-        raise InputError(f"--window/--slot-hours: {horizon} slots; the horizon must be 1..{MAX_HORIZON} slots")
+    horizon = _horizon(records, options, hours, source)
     timed = running_times(inside, table, options.scaling_efficiency, source)
     cluster, facts = cluster_for(timed, (start_hour, hours), options)
     jobs, counts = _slot_jobs(timed, start, slot_seconds, horizon, facts["gpus"], options, source)

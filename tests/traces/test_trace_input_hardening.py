@@ -142,3 +142,47 @@ def test_seed_with_a_trace_file_is_refused(capsys, tmp_path):
     trace.write_text(LINE7.format(steps=1000, arrival=0, gpus=1))
     refused(capsys, ["trace", "import", trace, "--seed", "3", "-o", tmp_path / "o.json"],
             "--seed: applies to a packaged name")
+
+
+# ------------------------------------------------------------------------------------------- busiest
+
+
+def _records(jobs):
+    from primaldual.traces.records import TraceJob
+
+    return [TraceJob(name=f"j{n}", arrival_seconds=a, gpus=g, duration_seconds=d, line=n + 1)
+            for n, (a, g, d) in enumerate(jobs)]
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.0, 1800.0, 3600.0, 7200.0, 9000.0, 36000.0, 86400.0, 90000.0]),
+                          st.integers(1, 8), st.sampled_from([60.0, 3600.0, 7200.0, 50000.0])), min_size=1, max_size=8),
+       st.sampled_from([0.5, 1.0, 2.0, 24.0]), st.sampled_from([0.25, 1.0, 3.0, 24.0]))
+def test_the_busiest_window_search_is_the_argmax_of_every_step(jobs, hours, step_hours):
+    from primaldual.traces.throughput import packaged_table
+    from primaldual.traces.windows import busiest_window, window_loads
+
+    records = _records(jobs)
+    every = window_loads(records, packaged_table(), hours, step_hours)
+    expected = max(every, key=lambda w: (w.gpu_hours, -w.start_hour))
+    found = busiest_window(records, packaged_table(), hours, step_hours)
+    assert (found.start_hour, found.arrivals) == (expected.start_hour, expected.arrivals)
+    assert found.gpu_hours == pytest.approx(expected.gpu_hours)
+
+
+@pytest.mark.parametrize("flags", [["--step-hours", "1e-9"], ["--step-hours", "1e-6", "--hours", "1e-6"],
+                                   ["--step-hours", "1e-5"], ["--hours", "1e-9"], ["--hours", "1e6"]])
+def test_busiest_finishes_on_tiny_steps_and_prints_a_window_import_reads(capsys, tmp_path, flags):
+    assert main(["trace", "busiest", "philly:0/6214e9", "--json", *flags]) == 0
+    import json
+
+    window = json.loads(capsys.readouterr().out)["window"]
+    assert "e" not in window
+    slot = ["--slot-hours", "10"] if "1e6" in flags else []
+    assert main(["trace", "import", "philly:0/6214e9", "--window", window, *slot, "-o", str(tmp_path / "w.json")]) == 0
+
+
+def test_an_arrival_at_1e9_s_is_named_not_flags_never_given(capsys, tmp_path):
+    trace = tmp_path / "late.trace"
+    trace.write_text(LINE7.format(steps=1000, arrival="1e9", gpus=1))
+    line = refused(capsys, ["trace", "import", trace, "-o", tmp_path / "o.json"], "late.trace:1: arrival_seconds:")
+    assert "--window/--slot-hours:" not in line
