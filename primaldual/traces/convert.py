@@ -130,7 +130,8 @@ def mean_gpu_load(timed: list[Timed], start_hour: float, hours: float) -> float:
     return busy / (end - start)
 
 
-def cluster_for(timed: list[Timed], window: tuple[float, float], options: TraceOptions) -> tuple[Cluster, dict]:
+def cluster_for(timed: list[Timed], window: tuple[float, float], options: TraceOptions,
+                source: str = "trace") -> tuple[Cluster, dict]:
     """Step 3: the servers and how their number was chosen."""
     mean_load = mean_gpu_load(timed, *window)
     per_server = profiles.GPUS_PER_SERVER
@@ -140,8 +141,13 @@ def cluster_for(timed: list[Timed], window: tuple[float, float], options: TraceO
         servers = max(1, math.ceil(mean_load / (options.target_load * per_server) - 1e-9))
         gpus, rule = servers * per_server, f"fewest 8-GPU servers with mean GPU load <= {options.target_load:g}"
     n_servers = -(-gpus // per_server)
+    if n_servers > MAX_SERVERS and options.gpus is None:  # the jobs, not a flag, ask for too many servers
+        widest = max(timed, key=lambda t: t.record.gpus).record
+        raise InputError(f"{source}:{widest.line}: gpus: the window's jobs keep {mean_load:.4g} GPUs busy on average "
+                         f"(the widest {widest.gpus} GPUs, this line): {n_servers} servers at --target-load "
+                         f"{options.target_load:g}, more than {MAX_SERVERS}; give --gpus (wider jobs are capped)")
     if n_servers > MAX_SERVERS:
-        raise InputError(f"--gpus: {n_servers} servers exceed {MAX_SERVERS}; give a smaller --gpus or --target-load")
+        raise InputError(f"--gpus: {n_servers} servers exceed {MAX_SERVERS}; give a smaller --gpus")
     full = np.array([profiles.WORKER_SERVER[r] for r in profiles.RESOURCES])
     workers = np.tile(full, (n_servers, 1))
     remainder = gpus - (n_servers - 1) * per_server
@@ -264,7 +270,7 @@ def build_instance(records, options: TraceOptions, table: ThroughputTable, *, so
     slot_seconds = options.slot_hours * 3600.0
     horizon = _horizon(records, options, hours, source)
     timed = running_times(inside, table, options.scaling_efficiency, source)
-    cluster, facts = cluster_for(timed, (start_hour, hours), options)
+    cluster, facts = cluster_for(timed, (start_hour, hours), options, source)
     jobs, counts = _slot_jobs(timed, start, slot_seconds, horizon, facts["gpus"], options, source)
     counts = {"read": len(records), "in_window": len(inside), "outside_window": len(records) - len(inside),
               **counts, "kept": len(jobs)}

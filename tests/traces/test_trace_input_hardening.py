@@ -186,3 +186,35 @@ def test_an_arrival_at_1e9_s_is_named_not_flags_never_given(capsys, tmp_path):
     trace.write_text(LINE7.format(steps=1000, arrival="1e9", gpus=1))
     line = refused(capsys, ["trace", "import", trace, "-o", tmp_path / "o.json"], "late.trace:1: arrival_seconds:")
     assert "--window/--slot-hours:" not in line
+
+
+# ------------------------------------------------------------------------------------------- utility
+
+
+@pytest.mark.parametrize("deadline,target", [(1, 0), (3600, 0), (7199, 0), (7200, 1), (10800, 2), (10799.5, 1)])
+def test_a_csv_deadline_gives_the_target_of_the_documented_formula(tmp_path, deadline, target):
+    """docs/traces.md: tau_i = max(0, floor(deadline_seconds / slot_seconds) - 1)."""
+    import math
+
+    from primaldual.traces import TraceOptions, import_trace, parse_rule
+
+    trace = tmp_path / "d.csv"
+    trace.write_text(f"{CSV_HEADER},deadline_seconds\na,0,1,60,{deadline}\n")
+    job = import_trace(trace, TraceOptions(utility=parse_rule("step"), tail_hours=10)).jobs[0]
+    assert job.utility.deadline == target == max(0, math.floor(deadline / 3600) - 1)
+    docs = open("docs/traces.md", encoding="utf-8").read()
+    assert "max(0, floor(deadline / slot) - 1)" in docs
+
+
+@pytest.mark.parametrize("rule,expected", [("sigmoid:slack=2,slack=3", "--utility: slack: given twice"),
+                                           ("constant:slack=2", "--utility: slack: the constant rule does not use"),
+                                           ("step:steepness=2", "--utility: steepness: the step rule does not use")])
+def test_a_utility_key_given_twice_or_unused_is_refused(capsys, tmp_path, rule, expected):
+    refused(capsys, ["trace", "import", "philly:0/23dbec", "--utility", rule, "-o", tmp_path / "o.json"], expected)
+
+
+def test_very_wide_jobs_are_named_not_gpus_never_given(capsys, tmp_path):
+    trace = tmp_path / "wide.csv"
+    trace.write_text(CSV_HEADER + "\n" + "".join(f"j{i},{i},10000,1e9\n" for i in range(20)))
+    line = refused(capsys, ["trace", "import", trace, "-o", tmp_path / "o.json"], "wide.csv:2: gpus:")
+    assert "--gpus:" not in line.split("wide.csv")[0]
