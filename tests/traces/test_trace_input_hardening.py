@@ -218,3 +218,26 @@ def test_very_wide_jobs_are_named_not_gpus_never_given(capsys, tmp_path):
     trace.write_text(CSV_HEADER + "\n" + "".join(f"j{i},{i},10000,1e9\n" for i in range(20)))
     line = refused(capsys, ["trace", "import", trace, "-o", tmp_path / "o.json"], "wide.csv:2: gpus:")
     assert "--gpus:" not in line.split("wide.csv")[0]
+
+
+# ------------------------------------------------------------------------------------------- admitted
+
+
+def test_run_compare_and_verify_agree_on_admitted_with_an_abandoned_job(capsys, tmp_path):
+    import json
+
+    instance, schedule = tmp_path / "k.json", tmp_path / "s.json"
+    assert main(["trace", "import", "philly:0/23dbec", "--outlasting", "keep", "--gpus", "8", "-o", str(instance)]) == 0
+    assert main(["run", str(instance), "--scheduler", "rrh", "-o", str(schedule), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["run", str(instance), "--scheduler", "rrh", "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)
+    assert run["abandoned"] >= 1 and run["started"] == run["admitted"] + run["abandoned"]
+    assert main(["verify", str(instance), str(schedule), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["admitted"] == run["admitted"]
+    assert main(["compare", str(instance), "--schedulers", "rrh", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"][0]["admitted"] == run["admitted"]
+    assert main(["verify", str(instance), str(schedule)]) == 0
+    assert f"; {run['admitted']} jobs admitted" in capsys.readouterr().out
+    assert main(["run", str(instance), "--scheduler", "rrh"]) == 0
+    assert f"admitted {run['admitted']}, completed" in capsys.readouterr().out
