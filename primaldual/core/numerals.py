@@ -57,6 +57,11 @@ def flag_integer(text: str) -> int:
     return value
 
 
+# What each reader returns, for code that reads a flag's Python type from its argparse action (sweep/config.py).
+flag_number.reads = float  # type: ignore[attr-defined]
+flag_integer.reads = int  # type: ignore[attr-defined]
+
+
 def use_ascii_numbers(parser: argparse.ArgumentParser) -> None:
     """Give every ``type=int``/``type=float`` argument of ``parser`` and its subcommands the readers above (one
     rule for every flag, whichever module declared it)."""
