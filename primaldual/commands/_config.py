@@ -47,7 +47,7 @@ def _check(key: str, action: argparse.Action, value: Any) -> Any:
         if not value or not all(isinstance(v, str) and v for v in value):
             raise InputError(f"{key}: must be a list of scheduler names, got {value!r}")
         return ",".join(value)
-    kind = action.type or str
+    kind = getattr(action.type, "reads", action.type) or str  # the ASCII readers say which type they return
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if isinstance(value, bool) or not isinstance(value, kind):

@@ -20,12 +20,15 @@ import argparse
 
 from primaldual.core.domains import MAX_HORIZON, MAX_JOBS, MAX_SERVERS
 from primaldual.core.errors import InputError
-from primaldual.core.ranges import MAX_PATH, SEED, Choice, Text, integer, number, problem
+from primaldual.core.output import refuse_writing_an_input
+from primaldual.core.ranges import MAX_PATH, SEED, Choice, PathText, Text, integer, number, problem
 from primaldual.lbbsp import flags as lbbsp_flags
 
 SWITCH = "switch"
-INPUT = Text("a file path", MAX_PATH)
-OUTPUT = Text("an output path", MAX_PATH)
+INPUT = PathText("a file path", MAX_PATH)
+OUTPUT = PathText("an output path", MAX_PATH)
+#: The LB-BSP commands' trace argument: a file (an input, never to be written over) or a packaged name.
+TRACE_INPUT = PathText("a trace file or packaged name", MAX_PATH)
 #: ``--param``: each ``KEY=VALUE`` at most this long (a JSON value is also depth-limited before parsing).
 PARAM = Text("KEY=VALUE", 10_000)
 NAMES = Text("comma-separated names")
@@ -97,7 +100,7 @@ FLAGS: dict[str, dict[str, object]] = {
 
 
 #: The LB-BSP table's text kinds (their meaning checked by its handlers), bounded in length here.
-_LBBSP_TEXT = {lbbsp_flags.TRACE: Text("a trace file or packaged name", MAX_PATH), lbbsp_flags.PATH: OUTPUT,
+_LBBSP_TEXT = {lbbsp_flags.TRACE: TRACE_INPUT, lbbsp_flags.PATH: OUTPUT,
                lbbsp_flags.SPAN: Text("an A-B range", 100)}
 
 
@@ -131,6 +134,7 @@ def check_parsed(path: str, command: argparse.ArgumentParser, args) -> None:
     table = FLAGS.get(path)
     if table is None:
         return
+    paths: dict[str, list[tuple[str, str]]] = {"input": [], "output": []}
     for action in command._actions:
         if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
             continue
@@ -144,3 +148,6 @@ def check_parsed(path: str, command: argparse.ArgumentParser, args) -> None:
             found = problem(name, kind, item)
             if found:
                 raise InputError(found)
+            if kind in (INPUT, TRACE_INPUT, OUTPUT):
+                paths["output" if kind is OUTPUT else "input"].append((name, item))
+    refuse_writing_an_input(paths["output"], paths["input"])

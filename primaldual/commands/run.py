@@ -125,8 +125,8 @@ def run(args) -> int:
         f"scheduler runtime {result.scheduler_seconds:.3f} s"
     )
     if metrics.unfinished:
-        print(f"{metrics.abandoned} started jobs abandoned, never completed ({metrics.wasted_worker_slots} "
-              f"worker-slots wasted)")
+        print(f"{counted(metrics.abandoned, 'started job')} abandoned, never completed, not admitted "
+              f"({metrics.wasted_worker_slots} worker-slots wasted)")
     if result.restart_cost > 0:
         bound = ("the optimum with one more worker-slot per job bounds this run from above, proofs/oasis-lr.md "
                  "Lemma R" if applies(result.restart_cost) else "the optimum without restart costs bounds this run")

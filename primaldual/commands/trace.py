@@ -18,13 +18,14 @@ ORDER = 15
 
 
 def _window(text: str) -> tuple[float, float]:
+    """``--window START_HOUR:HOURS``, both ASCII decimal numbers (:mod:`primaldual.core.numerals`)."""
+    from primaldual.core.numerals import echo, read_number
+
     start, colon, hours = text.partition(":")
-    try:
-        if not colon:
-            raise ValueError
-        return float(start), float(hours)
-    except ValueError:
-        raise InputError(f"--window: must be START_HOUR:HOURS, e.g. 0:168, got {text!r}") from None
+    values = (read_number(start), read_number(hours))
+    if not colon or None in values:
+        raise InputError(f"--window: must be START_HOUR:HOURS in ASCII decimal, e.g. 0:168, got {echo(text)}")
+    return values
 
 
 def register(subparsers) -> None:
@@ -110,6 +111,7 @@ def run_import(args) -> int:
 
 
 def run_busiest(args) -> int:
+    from primaldual.core.domains import MAX_HORIZON
     from primaldual.traces import TraceOptions, read_records
     from primaldual.traces.throughput import packaged_table
     from primaldual.traces.windows import busiest_window
@@ -117,6 +119,9 @@ def run_busiest(args) -> int:
     options = TraceOptions(format=args.format, seed=args.seed)
     records, found = read_records(args.source, options)
     window = busiest_window(records, packaged_table(), args.hours, args.step_hours, options, found.name)
+    if window.hours > MAX_HORIZON:  # the window is valid, but not in slots of 1 h (trace import's default)
+        print(f"primaldual trace busiest: note: import this window with --slot-hours >= "
+              f"{window.hours / MAX_HORIZON:g} (at most {MAX_HORIZON} slots)", file=sys.stderr)
     if args.json:
         print_json({"source": found.name, "window": window.flag, "start_hour": window.start_hour,
                     "hours": window.hours, "arrivals": window.arrivals, "gpu_hours": window.gpu_hours,

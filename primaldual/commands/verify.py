@@ -33,7 +33,7 @@ def run(args) -> int:
         print_json(report.to_dict())
     else:
         status = "feasible" if report.feasible else f"INFEASIBLE ({counted(len(report.violations), 'violation')})"
-        print(f"{status}; utility {report.utility:.6g}; {counted(len(report.job_utilities), 'job')} admitted")
+        print(f"{status}; utility {report.utility:.6g}; {counted(report.admitted, 'job')} admitted")
         for violation in report.violations:
             print(f"  eq. {violation.equation} [{violation.kind}] {violation.message}")
     return 0 if report.feasible else 1

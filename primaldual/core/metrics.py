@@ -4,12 +4,13 @@ Conventions (docs/architecture.md, Model conventions): a job's completion slot i
 one worker (eq. 8); its utility is ``f_i(t_hat_i - a_i)`` (eq. 1); its job completion time (JCT) is
 ``t_hat_i - a_i + 1`` slots, so a job that completes in its arrival slot has JCT 1.
 
-``admitted`` counts jobs that received any resources; only completed jobs earn utility and appear in the
-schedule, so ``unfinished = admitted - completed`` counts jobs whose resources were wasted, and
-``wasted_worker_slots`` says how much. ``abandoned`` is the same count under the name the comparison of
-schedulers uses: jobs that were started (admitted) but never completed, a broken service promise whatever the
-scheduler (RRH drops started jobs it can no longer finish; a planning scheduler never does without restart
-costs). Utilisation counts every allocated resource, wasted or not: it measures
+``admitted`` is the one definition of docs/formats.md ("Admitted"): the jobs the schedule holds,
+:func:`admitted_count`, the count ``verify`` reports for the same schedule file. A simulated run's schedule holds
+its completed jobs; a job that was given resources and then left unfinished is **abandoned** (not admitted: its
+allocation is wasted and not in the schedule), a broken service promise whatever the scheduler (RRH drops started
+jobs it can no longer finish; a planning scheduler never does without restart costs). ``started`` counts the jobs
+given any resources, ``admitted + abandoned`` for a run; ``unfinished`` is the same count as ``abandoned`` and
+``wasted_worker_slots`` says how much work they took. Utilisation counts every allocated resource, wasted or not: it measures
 how busy the cluster was, ``sum_t sum_s load / (T sum_s capacity)`` per resource and pool, for resources with
 positive capacity in that pool.
 """
@@ -39,6 +40,7 @@ class RunMetrics:
 
     utility: float
     admitted: int
+    started: int
     completed: int
     unfinished: int = 0
     abandoned: int = 0
@@ -91,11 +93,16 @@ def schedule_load(instance: Instance, schedule: Schedule) -> tuple[np.ndarray, n
     return loads
 
 
+def admitted_count(schedule: Schedule) -> int:
+    """The admitted jobs of ``schedule`` (docs/formats.md, "Admitted"): the jobs it holds. The one place this
+    count is computed: run, compare, verify, the metrics and every JSON form read it from here."""
+    return len(schedule.assignments)
+
+
 def compute_metrics(
     instance: Instance,
     schedule: Schedule,
     *,
-    admitted: int | None = None,
     wasted_worker_slots: int = 0,
     worker_load: np.ndarray | None = None,
     ps_load: np.ndarray | None = None,
@@ -107,8 +114,9 @@ def compute_metrics(
 ) -> RunMetrics:
     """Metrics of ``schedule`` (completed jobs; a job with no worker in any slot counts as not completed).
 
-    ``admitted`` defaults to the number of jobs in the schedule; the simulator passes the number of jobs that
-    got any resources, and the loads of every allocation it applied (wasted ones included).
+    ``admitted`` is :func:`admitted_count`; ``abandoned`` defaults to the admitted jobs that did not complete.
+    The simulator passes the jobs it gave resources to that never completed (``abandoned``) and the loads of
+    every allocation it applied (wasted ones included).
     """
     completion_slots: dict[int, int] = {}
     job_utilities: dict[int, float] = {}
@@ -124,24 +132,26 @@ def compute_metrics(
     if worker_load is None or ps_load is None:
         worker_load, ps_load = schedule_load(instance, schedule)
     completed = len(completion_slots)
-    n_admitted = len(schedule.assignments) if admitted is None else int(admitted)
+    n_admitted = admitted_count(schedule)
+    n_abandoned = (n_admitted - completed) if abandoned is None else int(abandoned)
     return RunMetrics(
         utility=float(sum(job_utilities.values())),
         admitted=n_admitted,
+        started=completed + n_abandoned,
         completed=completed,
         completion_slots=completion_slots,
         job_utilities=job_utilities,
         jct=jct,
         mean_jct=float(np.mean(list(jct.values()))) if jct else None,
         utilisation=utilisation(instance, worker_load, ps_load),
-        unfinished=n_admitted - completed,
+        unfinished=n_abandoned,
         wasted_worker_slots=int(wasted_worker_slots),
         scheduler_seconds=scheduler_seconds,
         restarts=restarts,
         restart_lost_worker_slots=restart_lost_worker_slots,
         extra=dict(extra or {}),
-        abandoned=(n_admitted - completed) if abandoned is None else int(abandoned),
+        abandoned=n_abandoned,
     )
 
 
-__all__ = ["RunMetrics", "compute_metrics", "schedule_load", "utilisation"]
+__all__ = ["RunMetrics", "admitted_count", "compute_metrics", "schedule_load", "utilisation"]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 from primaldual.core.errors import InputError
+from primaldual.core.numerals import echo
 
 #: The process's umask, read once: a temporary file is made 0600, the target gets what a plain open() gives.
 _UMASK = os.umask(0o022)
@@ -51,6 +52,31 @@ def check_output(path, flag: str, *, directory: bool = False) -> Path:
     if not directory and target.exists() and not os.access(target, os.W_OK):
         raise InputError(f"{flag}: {target} is not writable")
     return target
+
+
+def refuse_writing_an_input(outputs, inputs) -> None:
+    """Refuse (exit 2, before anything is read) an output that is one of the command's own input files:
+    ``outputs`` and ``inputs`` are ``(flag, path)`` pairs. Only an existing input can be lost, so a path that is
+    not a file yet (or a packaged name) is never the same file; a link or another spelling of the path is."""
+    for out_flag, out_path in outputs:
+        for in_flag, in_path in inputs:
+            if _same_file(out_path, in_path):
+                raise InputError(f"{out_flag}: {echo(str(out_path))} is also the input {in_flag}: writing it would "
+                                 f"replace that input; give another output path")
+
+
+def _same_file(output, source) -> bool:
+    """``output`` names the existing file ``source``: the same file (links too), or the same path once
+    ``..`` is resolved textually (``sub/../a.json`` is ``a.json`` after the output's folders are created)."""
+    try:
+        if not os.path.isfile(source):
+            return False  # a path that is no file yet (or a packaged name) is no file to lose
+        if os.path.exists(output) and os.path.samefile(output, source):
+            return True
+        return os.path.normpath(os.path.abspath(output)) == os.path.normpath(os.path.realpath(source)) or \
+            os.path.normpath(os.path.abspath(output)) == os.path.normpath(os.path.abspath(source))
+    except (OSError, ValueError):  # a path that cannot be looked up cannot be compared: the write will say why
+        return False
 
 
 @contextlib.contextmanager
@@ -85,4 +111,4 @@ def write_text(path, text: str, flag: str | None = None) -> None:
         temporary.write_text(text, encoding="utf-8")
 
 
-__all__ = ["check_output", "replacing", "write_text"]
+__all__ = ["check_output", "refuse_writing_an_input", "replacing", "write_text"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from primaldual.core.domains import Domain, show
+from primaldual.core.numerals import echo
 
 #: numpy's seeds: every seed flag and parameter.
 SEED_HIGH = 2 ** 32 - 1
@@ -29,6 +30,8 @@ SEED_HIGH = 2 ** 32 - 1
 MAX_TEXT = 10_000
 #: Longest path (Linux's PATH_MAX).
 MAX_PATH = 4096
+#: Longest file or folder name in a path, in bytes (Linux's NAME_MAX): a longer one is "File name too long".
+MAX_NAME_BYTES = 255
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,23 @@ class Text:
         return value is None or (isinstance(value, str) and len(value) <= self.length)
 
 
+def longest_name(path: str) -> str:
+    """The longest file or folder name of ``path`` in bytes (the part the file system refuses past
+    :data:`MAX_NAME_BYTES`)."""
+    return max(path.split("/"), key=lambda name: len(name.encode("utf-8", "surrogateescape")), default="")
+
+
+@dataclass(frozen=True)
+class PathText(Text):
+    """A path (:class:`Text`) whose every file or folder name is at most :data:`MAX_NAME_BYTES` bytes: the one
+    path check of every command, before anything is read or written."""
+
+    def contains(self, value) -> bool:
+        if not super().contains(value) or value is None:
+            return super().contains(value)
+        return len(longest_name(value).encode("utf-8", "surrogateescape")) <= MAX_NAME_BYTES
+
+
 @dataclass(frozen=True)
 class PythonOnly:
     """A parameter only a Python caller sets (an object of ``what``); from text it is refused."""
@@ -137,10 +157,14 @@ def problem(name: str, kind, value) -> str | None:
     """``NAME: must be RANGE, got VALUE`` when ``value`` is outside ``kind``, else None."""
     if kind.contains(value):
         return None
+    if isinstance(value, str) and isinstance(kind, PathText) and len(value) <= kind.length:
+        longest = longest_name(value)
+        return (f"{name}: a file or folder name holds at most {MAX_NAME_BYTES} bytes, got one of "
+                f"{len(longest.encode('utf-8', 'surrogateescape')):,} bytes ({echo(longest)})")
     if isinstance(value, str) and isinstance(kind, Text):
         return f"{name}: must be {kind.describe()}, got a text of {len(value):,} characters"
     return f"{name}: must be {kind.describe()}, got {show(value)}"
 
 
-__all__ = ["BOOLEAN", "Boolean", "Choice", "FlagRange", "MAX_PATH", "MAX_TEXT", "PythonOnly", "RANGE_KINDS",
-           "SEED", "SEED_HIGH", "Text", "integer", "number", "problem"]
+__all__ = ["BOOLEAN", "Boolean", "Choice", "FlagRange", "MAX_NAME_BYTES", "MAX_PATH", "MAX_TEXT", "PathText",
+           "PythonOnly", "RANGE_KINDS", "SEED", "SEED_HIGH", "Text", "integer", "longest_name", "number", "problem"]

@@ -17,6 +17,7 @@ import numpy as np
 
 from primaldual.core.domains import show
 from primaldual.core.instance import Instance
+from primaldual.core.metrics import admitted_count
 from primaldual.core.schedule import Schedule
 
 #: Absolute slack on capacity sums, so that 0.1 + 0.2 units fit a capacity of 0.3.
@@ -46,6 +47,8 @@ class VerificationReport:
     violations: tuple[Violation, ...]
     completion_slots: dict[int, int] = field(default_factory=dict)
     job_utilities: dict[int, float] = field(default_factory=dict)
+    #: docs/formats.md, "Admitted": the jobs the schedule holds (:func:`primaldual.core.metrics.admitted_count`).
+    admitted: int = 0
 
     @property
     def kinds(self) -> set[str]:
@@ -55,7 +58,7 @@ class VerificationReport:
         return {
             "feasible": self.feasible,
             "utility": self.utility,
-            "admitted": len(self.job_utilities),
+            "admitted": self.admitted,
             "completion_slots": {str(i): t for i, t in self.completion_slots.items()},
             "violations": [v.to_dict() for v in self.violations],
         }
@@ -112,7 +115,8 @@ def verify(instance: Instance, schedule: Schedule) -> VerificationReport:
     feasible = not violations
     # The utility is reported for infeasible schedules too: it says what the schedule claims to earn.
     utility = float(sum(job_utilities.values()))
-    return VerificationReport(feasible, utility, tuple(violations), completion_slots, job_utilities)
+    return VerificationReport(feasible, utility, tuple(violations), completion_slots, job_utilities,
+                              admitted=admitted_count(schedule))
 
 
 def _counts(instance: Instance, i: int, assignment) -> tuple[int, np.ndarray, np.ndarray] | Violation:

@@ -77,7 +77,8 @@ def _scheduler_row(instance, outcome, low: float, high: float | None) -> dict:
     alg = float(outcome.utility)
     return {
         "ran": True, "verified": bool(outcome.feasible), "utility": outcome.utility,
-        "ratio": [_ratio(low, alg), _ratio(high, alg)], "admitted": int(jobs.admitted.sum()), "completed": int(done.sum()),
+        "ratio": [_ratio(low, alg), _ratio(high, alg)], "admitted": outcome.result.metrics.admitted,
+        "completed": int(done.sum()),
         "jct": jobs.jct[done].tolist(), "slowdown": slowdown.tolist(), "jain_slowdown": jain_index(slowdown),
         "seconds": outcome.seconds,
     }

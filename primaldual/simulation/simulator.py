@@ -147,7 +147,13 @@ class SimulationResult:
 
     @property
     def admitted(self) -> int:
+        """The jobs the schedule holds (docs/formats.md, "Admitted"): the completed ones, for a run."""
         return self.metrics.admitted
+
+    @property
+    def started(self) -> int:
+        """The jobs given any resources: admitted plus abandoned."""
+        return self.metrics.started
 
     @property
     def completed(self) -> int:
@@ -280,7 +286,7 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
         meta["promised_deadlines"] = {str(i): int(d) for i, d in deadlines.items()}
     schedule = Schedule(_assignments(instance, records, completed), meta=meta)
     metrics = compute_metrics(
-        instance, schedule, admitted=int(received.sum()), wasted_worker_slots=int(given[received & ~completed].sum()),
+        instance, schedule, wasted_worker_slots=int(given[received & ~completed].sum()),
         worker_load=loads[0], ps_load=loads[1], scheduler_seconds=clock.seconds,
         restarts=restarts.count, restart_lost_worker_slots=restarts.lost,
         abandoned=int((received & ~completed).sum()),

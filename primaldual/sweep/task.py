@@ -73,7 +73,7 @@ def _scheduler_entry(instance, outcome, timings: dict) -> dict[str, Any]:
         "utility": outcome.utility,
         "feasible": bool(check.feasible),
         "violations": len(check.violations),
-        "admitted": len(check.job_utilities),
+        "admitted": check.admitted,
         "metrics": _without_seconds(jsonable(result.metrics), timings),
         "parameters": jsonable(result.parameters),
         "report": _without_seconds(jsonable(result.report), timings),

@@ -8,6 +8,7 @@ the shipped VCs. This layer imports only ``core``.
 
 from __future__ import annotations
 
+from primaldual.core.errors import InputError
 from primaldual.traces.convert import TraceOptions, build_instance
 from primaldual.traces.packaged import SEEDS, packaged_vcs, read_source
 from primaldual.traces.records import TraceJob, read_csv, read_gavel, write_csv
@@ -20,7 +21,11 @@ def read_records(source, options: TraceOptions | None = None):
     options = options or TraceOptions()
     found = read_source(source, options.format, options.seed)
     reader = read_csv if found.format == "csv" else read_gavel
-    return reader(found.text, found.name), found
+    records = reader(found.text, found.name)
+    if not records:  # one answer for import and busiest alike
+        raise InputError(f"{found.name}: no jobs (the file is empty, blank or a CSV header only); a trace needs "
+                         f"at least one job line")
+    return records, found
 
 
 def import_trace(source, options: TraceOptions | None = None):

@@ -34,8 +34,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from primaldual.core.domains import MAX_HORIZON, MAX_SERVERS, MAX_WORK_CELLS, UTILITY_FIELDS
+from primaldual.core.domains import JOB_FIELDS, MAX_HORIZON, MAX_SERVERS, MAX_WORK_CELLS, UTILITY_FIELDS
 from primaldual.core.errors import InputError
+from primaldual.core.numerals import echo
 from primaldual.core.instance import Cluster, Instance, Job, ceil_tolerant
 from primaldual.core.plural import by_count
 from primaldual.traces import profiles
@@ -104,7 +105,7 @@ def running_times(records, table: ThroughputTable, efficiency: float, source: st
             out.append(Timed(record, float(record.duration_seconds), False))
             continue
         if not table.measured(record.model):
-            raise InputError(f"{source}:{record.line}: job_type: {record.model!r} is not in the throughput table "
+            raise InputError(f"{source}:{record.line}: job_type: {echo(record.model)} is not in the throughput table "
                              f"({table.gpu_type}); give duration_seconds in a CSV instead")
         rate, extrapolated = table.throughput(record.model, record.gpus, efficiency)
         out.append(Timed(record, record.steps / rate, extrapolated))
@@ -129,7 +130,8 @@ def mean_gpu_load(timed: list[Timed], start_hour: float, hours: float) -> float:
     return busy / (end - start)
 
 
-def cluster_for(timed: list[Timed], window: tuple[float, float], options: TraceOptions) -> tuple[Cluster, dict]:
+def cluster_for(timed: list[Timed], window: tuple[float, float], options: TraceOptions,
+                source: str = "trace") -> tuple[Cluster, dict]:
     """Step 3: the servers and how their number was chosen."""
     mean_load = mean_gpu_load(timed, *window)
     per_server = profiles.GPUS_PER_SERVER
@@ -139,8 +141,13 @@ def cluster_for(timed: list[Timed], window: tuple[float, float], options: TraceO
         servers = max(1, math.ceil(mean_load / (options.target_load * per_server) - 1e-9))
         gpus, rule = servers * per_server, f"fewest 8-GPU servers with mean GPU load <= {options.target_load:g}"
     n_servers = -(-gpus // per_server)
+    if n_servers > MAX_SERVERS and options.gpus is None:  # the jobs, not a flag, ask for too many servers
+        widest = max(timed, key=lambda t: t.record.gpus).record
+        raise InputError(f"{source}:{widest.line}: gpus: the window's jobs keep {mean_load:.4g} GPUs busy on average "
+                         f"(the widest {widest.gpus} GPUs, this line): {n_servers} servers at --target-load "
+                         f"{options.target_load:g}, more than {MAX_SERVERS}; give --gpus (wider jobs are capped)")
     if n_servers > MAX_SERVERS:
-        raise InputError(f"--gpus: {n_servers} servers exceed {MAX_SERVERS}; give a smaller --gpus or --target-load")
+        raise InputError(f"--gpus: {n_servers} servers exceed {MAX_SERVERS}; give a smaller --gpus")
     full = np.array([profiles.WORKER_SERVER[r] for r in profiles.RESOURCES])
     workers = np.tile(full, (n_servers, 1))
     remainder = gpus - (n_servers - 1) * per_server
@@ -227,12 +234,29 @@ def _slot_jobs(timed, start_seconds, slot_seconds, horizon, cluster_gpus, option
                 counts["dropped_outlasting"] += 1
                 continue
             counts["kept_outlasting"] += 1
-        if (horizon - arrival) * units > MAX_WORK_CELLS or units * min(units, chunks) > MAX_WORK_CELLS:
+        if (horizon - arrival) * units > MAX_WORK_CELLS or units * min(units, chunks) > MAX_WORK_CELLS or \
+                not JOB_FIELDS["compute_seconds"].contains(job.compute_seconds):  # a capped long job's step
             counts["dropped_too_large"] += 1
             continue
         counts["extrapolated"] += int(t.extrapolated)
         jobs.append(job)
     return jobs, counts
+
+
+def _horizon(records, options: TraceOptions, hours: float, source: str) -> int:
+    """``T = ceil((hours + tail) / slot)`` (at least 1: a window of positive length holds a slot), or one line
+    naming what makes it too long: the trace's last arrival when no ``--window`` was given, else the flags."""
+    horizon = max(1, math.ceil((hours + options.tail_hours) / options.slot_hours - 1e-9))
+    if horizon <= MAX_HORIZON:
+        return horizon
+    fitting = (hours + options.tail_hours) / MAX_HORIZON
+    if options.window is None:
+        last = max(records, key=lambda r: r.arrival_seconds)
+        raise InputError(f"{source}:{last.line}: arrival_seconds: the last arrival, {last.arrival_seconds:g} s, makes "
+                         f"the whole trace {hours:g} h, {horizon} slots of {options.slot_hours:g} h (at most "
+                         f"{MAX_HORIZON}); give --window START:HOURS or --slot-hours >= {fitting:.3g}")
+    raise InputError(f"--window/--slot-hours: {horizon} slots; the horizon must be 1..{MAX_HORIZON} slots (give "
+                     f"--slot-hours >= {fitting:.3g} for this window)")
 
 
 def build_instance(records, options: TraceOptions, table: ThroughputTable, *, source: str,
@@ -244,11 +268,9 @@ def build_instance(records, options: TraceOptions, table: ThroughputTable, *, so
     ordered = sorted(records, key=lambda r: r.arrival_seconds)  # stable: ties keep the file's order
     inside = [r for r in ordered if start <= r.arrival_seconds < end]
     slot_seconds = options.slot_hours * 3600.0
-    horizon = math.ceil((hours + options.tail_hours) / options.slot_hours - 1e-9)
-    if not 1 <= horizon <= MAX_HORIZON:
-        raise InputError(f"--window/--slot-hours: {horizon} slots; the horizon must be 1..{MAX_HORIZON} slots")
+    horizon = _horizon(records, options, hours, source)
     timed = running_times(inside, table, options.scaling_efficiency, source)
-    cluster, facts = cluster_for(timed, (start_hour, hours), options)
+    cluster, facts = cluster_for(timed, (start_hour, hours), options, source)
     jobs, counts = _slot_jobs(timed, start, slot_seconds, horizon, facts["gpus"], options, source)
     counts = {"read": len(records), "in_window": len(inside), "outside_window": len(records) - len(inside),
               **counts, "kept": len(jobs)}

@@ -1,7 +1,8 @@
 """The shipped Philly traces (``primaldual/traces/data/philly/``, README and MIT licence there) and trace sources.
 
 A **source** is a file path or a packaged name ``philly:SEED/VC`` (``philly:0/6214e9``), or ``philly:VC`` with
-the seed taken from the options (``--seed``, default 0; a seed in the name and a different ``--seed`` are refused). :func:`read_source` returns the source's text, its display name,
+the seed taken from the options (``--seed``, default 0; a seed in the name and a different ``--seed`` are refused, and so is ``--seed``
+with a trace file, which has no seed). :func:`read_source` returns the source's text, its display name,
 its format and, for packaged names, the seed and VC.
 """
 
@@ -12,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from primaldual.core.errors import InputError
+from primaldual.core.numerals import echo, read_integer
 
 PREFIX = "philly:"
 SEEDS = (0, 1)
@@ -40,24 +42,50 @@ def packaged_vcs(seed: int) -> tuple[str, ...]:
     return tuple(sorted(entry.name[:-len(".trace")] for entry in folder.iterdir() if entry.name.endswith(".trace")))
 
 
+def _seed_and_vc(name: str, default_seed: int | None) -> tuple[int, str]:
+    """``philly:SEED/VC`` or ``philly:VC`` split, each part checked: one slash at most, neither part empty, the
+    seed ASCII decimal digits."""
+    parts = name[len(PREFIX):].split("/")
+    if len(parts) > 2 or not all(parts):
+        raise InputError(f"SOURCE: {echo(name)}: expected philly:SEED/VC or philly:VC (one slash, no empty part)")
+    if len(parts) == 1:
+        return (0 if default_seed is None else default_seed), parts[0]
+    seed = read_integer(parts[0])
+    if seed is None:
+        raise InputError(f"SOURCE: {echo(name)}: the seed {echo(parts[0])} must be an integer (philly:SEED/VC)")
+    if default_seed is not None and default_seed != seed:
+        raise InputError(f"--seed: {default_seed} disagrees with the seed {seed} named in {name}")
+    return seed, parts[1]
+
+
 def _packaged(name: str, default_seed: int | None) -> Source:
-    body = name[len(PREFIX):]
-    seed_text, slash, vc = body.rpartition("/")
-    if not slash:
-        seed, vc = (0 if default_seed is None else default_seed), body
-    else:
-        try:
-            seed = int(seed_text)
-        except ValueError:
-            raise InputError(f"SOURCE: {name}: the seed must be an integer (philly:SEED/VC)") from None
-        if default_seed is not None and default_seed != seed:
-            raise InputError(f"--seed: {default_seed} disagrees with the seed {seed} named in {name}")
+    seed, vc = _seed_and_vc(name, default_seed)
     if seed not in SEEDS:
         raise InputError(f"SOURCE: {name}: shipped seeds are {', '.join(map(str, SEEDS))}, got {seed}")
     if vc not in packaged_vcs(seed):
-        raise InputError(f"SOURCE: {name}: no VC {vc!r} in seed {seed} (primaldual trace list shows them)")
+        raise InputError(f"SOURCE: {echo(name)}: no VC {echo(vc)} in seed {seed} (primaldual trace list shows them)")
     text = _data().joinpath(f"seed={seed}", f"{vc}.trace").read_text(encoding="utf-8")
     return Source(text=text, name=f"{PREFIX}{seed}/{vc}", format="gavel", seed=seed, vc=vc)
+
+
+def _read_file(path: Path) -> str:
+    """The text of the trace file ``path``; a missing path, a folder, a device or pipe, a file too large and
+    text that is not UTF-8 are each one line naming the path."""
+    try:
+        if not path.exists():
+            raise InputError(f"SOURCE: {echo(str(path))}: no such file (or a packaged name like philly:0/6214e9)")
+        if path.is_dir():
+            raise InputError(f"SOURCE: {echo(str(path))}: is a folder, expected a trace file")
+        if not path.is_file():
+            raise InputError(f"SOURCE: {echo(str(path))}: not a regular file (a device or a pipe), expected a trace "
+                             f"file")
+        if path.stat().st_size > MAX_SOURCE_BYTES:
+            raise InputError(f"SOURCE: {echo(str(path))}: larger than {MAX_SOURCE_BYTES // 2**20} MB")
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{echo(str(path))}: not UTF-8 text (byte {error.start})") from None
+    except OSError as error:
+        raise InputError(f"SOURCE: {echo(str(path))}: cannot read: {error.strerror}") from None
 
 
 def read_source(source: str | Path, format: str | None, default_seed: int | None = None) -> Source:
@@ -70,16 +98,9 @@ def read_source(source: str | Path, format: str | None, default_seed: int | None
         if format == "csv":
             raise InputError(f"--format: {text_name} is a Gavel trace, not csv")
         return _packaged(text_name, default_seed)
+    if default_seed is not None:
+        raise InputError(f"--seed: applies to a packaged name (philly:VC) only; {echo(text_name)} is a file")
     path = Path(source)
-    if not path.is_file():
-        raise InputError(f"SOURCE: {path}: no such file (or a packaged name like philly:0/6214e9)")
-    if path.stat().st_size > MAX_SOURCE_BYTES:
-        raise InputError(f"SOURCE: {path}: larger than {MAX_SOURCE_BYTES // 2**20} MB")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text (byte {error.start})") from None
-    except OSError as error:
-        raise InputError(f"SOURCE: {path}: cannot read: {error.strerror}") from None
+    text = _read_file(path)
     chosen = format or ("csv" if path.suffix.lower() == ".csv" else "gavel")
     return Source(text=text, name=str(path), format=chosen)

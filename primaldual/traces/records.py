@@ -3,7 +3,8 @@
 A record is what a trace says about one job, in the trace's own units (seconds, GPUs, steps), before any
 modelling choice: :mod:`primaldual.traces.convert` turns records into an instance.
 
-**Gavel** (tab-separated, one job a line, empty lines skipped):
+**Gavel** (tab-separated, one job a line, blank lines skipped; a line of tabs only has empty fields and is
+refused like any line with an empty field):
 
 * 7 fields, as in the shipped Philly traces: job type, command, steps flag, needs data dir, total steps,
   arrival time (s), scale factor (GPUs);
@@ -32,8 +33,9 @@ import io
 import math
 from dataclasses import dataclass
 
-from primaldual.core.domains import Domain, show
+from primaldual.core.domains import JOB_FIELDS, MAX_NAME_LENGTH, Domain
 from primaldual.core.errors import InputError
+from primaldual.core.numerals import echo, read_number
 
 #: The range of every number a trace may hold. Arrivals up to ~31 years, jobs up to 10^9 steps or seconds,
 #: scale 1-10,000 GPUs (the cluster's server limit times 8 is larger; a job wider than its cluster is capped or
@@ -42,7 +44,7 @@ FIELD_RANGES: dict[str, Domain] = {
     "arrival_seconds": Domain(0, 1e9),
     "gpus": Domain(1, 10_000, integer=True),
     "steps": Domain(1, 1e9, integer=True),
-    "duration_seconds": Domain(0, 1e9, low_open=True),
+    "duration_seconds": Domain(JOB_FIELDS["compute_seconds"].low, 1e9),  # the instance's shortest slot work
     "value": Domain(0, 1e12),
     "deadline_seconds": Domain(0, 1e9, low_open=True),
     "priority_weight": Domain(0, 1e6),
@@ -79,17 +81,23 @@ class TraceJob:
 def _number(text: str, field: str, where: str, integer_ok: bool = True) -> float | int:
     """``text`` parsed and checked against :data:`FIELD_RANGES`; one-line :class:`InputError` otherwise."""
     domain = FIELD_RANGES[field]
-    stripped = text.strip()
-    try:
-        value: float | int = float(stripped)
-    except ValueError:
-        raise InputError(f"{where}: {field}: must be a number, got {show(stripped)}") from None
+    value: float | int | None = read_number(text)
+    if value is None:
+        raise InputError(f"{where}: {field}: must be an ASCII decimal number, got {echo(text.strip())}")
     if domain.integer and math.isfinite(value) and value == int(value):
         value = int(value)
     problems = domain.problem(field, value)
     if problems:
         raise InputError(f"{where}: {problems[0]}")
     return value
+
+
+def _check_name(name: str, model: str, where: str, columns: str) -> None:
+    """The instance names the job ``NAME:MODEL``, at most :data:`MAX_NAME_LENGTH` characters: refuse a longer
+    pair here, naming the trace's columns, rather than as an instance field later."""
+    if len(name) + len(model) + 1 > MAX_NAME_LENGTH:
+        raise InputError(f"{where}: {columns}: at most {MAX_NAME_LENGTH - 1:,} characters together, got "
+                         f"{len(name):,} + {len(model):,} ({echo(name if len(name) > len(model) else model)})")
 
 
 def _gavel_record(fields: list[str], where: str, line: int) -> TraceJob:
@@ -99,6 +107,7 @@ def _gavel_record(fields: list[str], where: str, line: int) -> TraceJob:
     row = dict(zip(layout, fields))
     if not row["job_type"].strip():
         raise InputError(f"{where}: job_type: must not be empty")
+    _check_name(f"line{line}", row["job_type"].strip(), where, "job_type")
     slo = None
     if "slo" in row and row["slo"].strip().lower() not in ("none", ""):
         slo = float(_number(row["slo"], "slo", where))
@@ -119,8 +128,8 @@ def read_gavel(text: str, source: str) -> tuple[TraceJob, ...]:
     """Every job of a Gavel trace, in file order (7- and 10-field lines may even be mixed)."""
     jobs = []
     for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
+        if not raw.strip() and "\t" not in raw:
+            continue  # a blank line; a line of tabs has (empty) fields, and is read and refused as such
         jobs.append(_gavel_record(raw.rstrip("\r\n").split("\t"), f"{source}:{number}", number))
     return tuple(jobs)
 
@@ -131,7 +140,7 @@ def _csv_header(header: list[str], source: str) -> list[str]:
     unknown = [name for name in names if name not in CSV_REQUIRED + CSV_OPTIONAL]
     if missing or unknown:
         parts = ([f"missing column(s) {', '.join(missing)}"] if missing else []) + (
-            [f"unknown column(s) {', '.join(unknown)}"] if unknown else [])
+            [f"unknown column(s) {', '.join(echo(name, 30) for name in unknown[:3])}"] if unknown else [])
         raise InputError(f"{source}:1: header: {'; '.join(parts)} (expected {', '.join(CSV_REQUIRED)} and "
                          f"duration_seconds or steps, model; optional value, deadline_seconds)")
     if "duration_seconds" not in names and not ("steps" in names and "model" in names):
@@ -150,7 +159,11 @@ def _csv_record(row: dict[str, str], where: str, line: int) -> TraceJob:
     model = (row.get("model") or "").strip()
     if duration is None and (steps is None or not model):
         raise InputError(f"{where}: duration_seconds: empty, and steps with model not given either")
+    if duration is not None and steps is not None:
+        raise InputError(f"{where}: duration_seconds, steps: both given; give one (the running time, or the steps "
+                         f"that the model's throughput turns into one)")
     name = (row.get("job") or "").strip() or f"line{line}"
+    _check_name(name, model, where, "job, model")
     value, deadline = optional("value"), optional("deadline_seconds")
     return TraceJob(name=name, arrival_seconds=float(_number(row["arrival_seconds"], "arrival_seconds", where)),
                     gpus=int(_number(row["gpus"], "gpus", where)), model=model,
@@ -162,6 +175,9 @@ def _csv_record(row: dict[str, str], where: str, line: int) -> TraceJob:
 
 def read_csv(text: str, source: str) -> tuple[TraceJob, ...]:
     """Every job of a CSV trace (module docstring), in file order; lines count from the header (line 1)."""
+    # csv's default field limit (131,072 characters) raises inside the reader; the file's size is bounded
+    # instead (packaged.MAX_SOURCE_BYTES), and a long field is refused by its column's own check.
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     rows = list(csv.reader(io.StringIO(text)))
     if not rows or not any(cell.strip() for cell in rows[0]):
         raise InputError(f"{source}:1: header: empty file (expected a header line)")

@@ -27,6 +27,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from primaldual.core.errors import InputError
+from primaldual.core.numerals import echo, read_number
 from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step, Utility
 
 RULES = ("sigmoid", "step", "linear", "constant")
@@ -62,6 +63,9 @@ class UtilityRule:
 
 
 _LIMITS = {"slack": (1.0, 1e3), "steepness": (0.0, 1e3), "value_per_gpu_hour": (0.0, 1e6)}
+#: The keys each rule reads (module docstring); another key would be ignored, so it is refused.
+USED_KEYS = {"sigmoid": ("slack", "steepness", "value_per_gpu_hour"), "step": ("slack", "value_per_gpu_hour"),
+             "linear": ("slack", "value_per_gpu_hour"), "constant": ("value_per_gpu_hour",)}
 
 
 def parse_rule(text: str | UtilityRule | None) -> UtilityRule:
@@ -79,11 +83,15 @@ def parse_rule(text: str | UtilityRule | None) -> UtilityRule:
         key, equals, number = part.partition("=")
         key = key.strip()
         if key not in _LIMITS or not equals:
-            raise InputError(f"--utility: {part!r}: expected key=value with key one of {', '.join(_LIMITS)}")
-        try:
-            value = float(number)
-        except ValueError:
-            raise InputError(f"--utility: {key}: must be a number, got {number.strip()!r}") from None
+            raise InputError(f"--utility: {echo(part)}: expected key=value with key one of {', '.join(_LIMITS)}")
+        if key not in USED_KEYS[kind]:
+            raise InputError(f"--utility: {key}: the {kind} rule does not use it (it reads "
+                             f"{', '.join(USED_KEYS[kind])})")
+        if key in values:
+            raise InputError(f"--utility: {key}: given twice; give each key once")
+        value = read_number(number)
+        if value is None:
+            raise InputError(f"--utility: {key}: must be an ASCII decimal number, got {echo(number.strip())}")
         low, high = _LIMITS[key]
         if not (math.isfinite(value) and low <= value <= high):
             raise InputError(f"--utility: {key}: must be a number in [{low:g}, {high:g}], got {number.strip()}")

@@ -13,7 +13,7 @@ import pytest
 from primaldual.cli import build_parser, main
 from primaldual.commands._flags import FLAGS, SWITCH, check_command_flags, flag_name
 from primaldual.core.errors import InputError
-from primaldual.core.ranges import Boolean, Choice, FlagRange, PythonOnly, Text
+from primaldual.core.ranges import Boolean, Choice, FlagRange, PathText, PythonOnly, Text
 from primaldual.simulation.parameter_ranges import PARAMETERS, parse_value
 from primaldual.simulation.scheduler import _init_parameters, available_schedulers, make_scheduler, \
     scheduler_class
@@ -93,21 +93,26 @@ def test_both_edges_of_every_numeric_flag(path, name):
         assert str(raised.value).startswith(f"{name}: must be {kind.describe()}, got ")
 
 
+def _text_of(length: int, kind) -> str:
+    """``length`` characters; for a path, in names of at most 255 bytes (the longest a file system holds)."""
+    return ("x" * 254 + "/") * (length // 255) + "x" * (length % 255) if isinstance(kind, PathText) else "x" * length
+
+
 def test_text_flags_are_bounded_in_length():
     for path, table in FLAGS.items():
         for name, kind in table.items():
             if isinstance(kind, Text):
                 dest = _flags(COMMANDS[path])[name].dest
-                check_command_flags(ROOT, _namespace(path, dest, "x" * kind.length))
+                check_command_flags(ROOT, _namespace(path, dest, _text_of(kind.length, kind)))
                 with pytest.raises(InputError, match=f"^{name}: must be .* got a text of"):
-                    check_command_flags(ROOT, _namespace(path, dest, "x" * (kind.length + 1)))
+                    check_command_flags(ROOT, _namespace(path, dest, _text_of(kind.length + 1, kind)))
 
 
 @pytest.mark.parametrize("args, expected", [
     (["generate", "--jobs", "100001", "-o", "x.json"], "--jobs: must be an integer in 1..100000, got 100001"),
     (["solve", "i.json", "--gap", "1"], "--gap: must be a number in [0, 1), got 1.0"),
     (["ratio", "--time-limit", "nan"], "--time-limit: must be a number in (0, 1e6], got nan"),
-    (["generate", "--jobs", "9" * 5000, "-o", "x.json"], "argument --jobs: invalid int value"),
+    (["generate", "--jobs", "9" * 5000, "-o", "x.json"], "argument --jobs: must be an integer in ASCII decimal digits"),
     (["run", "--preset", "tiny", "--scheduler", "fifo", "--param", "skip_unfinishable=[]"],
      "scheduler fifo: skip_unfinishable: must be true or false, got []"),
     (["compare", "--preset", "tiny", "--schedulers", "oasis", "--param", "oasis.constants=3"],

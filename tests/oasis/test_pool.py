@@ -106,7 +106,7 @@ def test_metrics_json_keeps_its_key_order():
     instance = generate("tiny", 3)
     metrics = compute_metrics(instance, run_oasis(instance).schedule, extra={"restarts": 4})
     keys = list(metrics.to_dict())
-    assert keys == ["utility", "admitted", "completed", "unfinished", "abandoned", "mean_jct", "jct",
+    assert keys == ["utility", "admitted", "started", "completed", "unfinished", "abandoned", "mean_jct", "jct",
                     "completion_slots", "job_utilities", "utilisation", "wasted_worker_slots",
                     "scheduler_seconds", "restarts"]
     assert all(isinstance(k, str) for k in metrics.to_dict()["jct"])

@@ -126,7 +126,7 @@ def test_restart_costs_only_delay_completions_and_schedules_verify(seed, cost, n
     result = simulate(instance, name, restart_cost=cost)
     assert verify(instance, result.schedule).feasible
     metrics = result.metrics
-    assert metrics.completed + metrics.abandoned == metrics.admitted
+    assert metrics.completed + metrics.abandoned == metrics.started
     if cost == 0:
         assert metrics.restart_lost_worker_slots == 0
     for i, assignment in result.schedule.assignments.items():

@@ -58,7 +58,7 @@ def test_unfinished_job_is_left_out_but_counted():
     # Job 0 gets 1 worker-slot of its 4 and never finishes; job 1 finishes.
     result = simulate(instance, ScriptedScheduler({0: {0: ([1], [1])}, 1: {1: ([2], [1])}}))
     assert result.schedule.admitted == [1]
-    assert result.admitted == 2 and result.completed == 1
+    assert result.started == 2 and result.admitted == result.completed == 1
     assert result.metrics.unfinished == 1
     assert result.metrics.wasted_worker_slots == 1
     assert verify(instance, result.schedule).feasible
