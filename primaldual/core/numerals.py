@@ -57,7 +57,7 @@ def flag_integer(text: str) -> int:
     return value
 
 
-# What each reader returns, for code that reads a flag's Python type from its argparse action (sweep/config.py).
+# What each reader returns, for code that reads a flag's Python type from its argparse action (primaldual/commands/_config.py).
 flag_number.reads = float  # type: ignore[attr-defined]
 flag_integer.reads = int  # type: ignore[attr-defined]
 
