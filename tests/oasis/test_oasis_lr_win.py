@@ -81,7 +81,7 @@ def _recording_admissions(scheduler):
     return seen
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 100_000), cost=st.sampled_from([0.0, 0.05, 0.1]), eta=st.sampled_from([0.05, 0.25]))
 def test_every_promise_leaves_its_offer_slot_free_and_none_is_broken(seed, cost, eta):
     """G1 under the rule, on random 20-job ``small`` instances (heavy contention) with and without restart

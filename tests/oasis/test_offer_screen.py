@@ -131,7 +131,7 @@ def _run(instance, name, cost, shortcuts):
     return schedule_to_dict(result.schedule), scheduler.report(), dict(scheduler.record.mu_last)
 
 
-@settings(max_examples=8, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=4, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), name=st.sampled_from(["oasis-lr", "oasis-p"]),
        cost=st.sampled_from([0.0, 0.1]))
 def test_a_run_with_the_screen_is_the_run_without_it(seed, name, cost):
