@@ -42,7 +42,8 @@ def unit_price(prices: np.ndarray, server: int, demand: np.ndarray) -> float:
 
 
 def units_that_fit(free: np.ndarray, server: int, demand: np.ndarray, limit: int) -> int:
-    """How many units of ``demand`` fit in ``free[server]``, capped at ``limit`` (zero demand fits anywhere)."""
+    """How many units of ``demand`` fit in ``free[server]``, capped at ``limit`` (zero demand fits anywhere): the
+    rule of :func:`primaldual.core.standalone.fit_counts`, one server at a time."""
     fit = np.inf
     for r in range(demand.shape[0]):
         if demand[r] > 0:

@@ -16,6 +16,7 @@ maximises utility, and among the schedules with the highest utility the one of l
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,6 +42,20 @@ def unit_prices(prices: np.ndarray, demand: np.ndarray) -> np.ndarray:
     for r in np.flatnonzero(demand > 0):
         out += prices[..., r] * demand[r]
     return out
+
+
+class KernelInputs(NamedTuple):
+    """The kernel's arguments before the window, in its order (:func:`primaldual.dual.reference.search`)."""
+
+    worker_prices: np.ndarray
+    ps_prices: np.ndarray
+    worker_free: np.ndarray
+    ps_free: np.ndarray
+    worker_demand: np.ndarray
+    ps_demand: np.ndarray
+    ps_needed: np.ndarray
+    ps_max: int
+
 
 @dataclass(frozen=True, eq=False)
 class Offer:
@@ -139,7 +154,7 @@ def best_schedule(
     return _answer(instance, job_index, inputs, counts, int(best), arrival, objective, plan, completion_costs)
 
 
-def _kernel_inputs(job, max_workers: int, worker_prices, ps_prices, worker_free, ps_free) -> tuple:
+def _kernel_inputs(job, max_workers: int, worker_prices, ps_prices, worker_free, ps_free) -> KernelInputs:
     """The kernel's arguments before the window: C-contiguous float arrays of shape (T or 1, n, R) (one row for
     every slot alike, as a broadcast over the slots is passed), the demands, ``Z(D)`` for ``D = 0..N`` and the
     most PSs a fill needs. Arrays go in as read-only views, so that the kernel has one signature to compile
@@ -155,7 +170,7 @@ def _kernel_inputs(job, max_workers: int, worker_prices, ps_prices, worker_free,
     ps_needed = np.asarray(job.min_parameter_servers(np.arange(max_workers + 1)), dtype=np.int64)
     ps_max = int(min(ps_needed.max(initial=0), max_workers))
     demands = [_read_only(np.ascontiguousarray(d, dtype=float)) for d in (job.worker_demand, job.ps_demand)]
-    return (*arrays, *demands, _read_only(ps_needed), ps_max)
+    return KernelInputs(*arrays, *demands, _read_only(ps_needed), ps_max)
 
 
 def _read_only(values: np.ndarray) -> np.ndarray:
@@ -170,16 +185,15 @@ def _infeasible(job_index: int, horizon: int, completion_costs: np.ndarray) -> D
     return DualResult(job_index, False, 0.0, -np.inf, np.inf, 0.0, None, None, empty, empty, completion_costs)
 
 
-def _answer(instance: Instance, job_index: int, inputs: tuple, counts: np.ndarray, best: int, arrival: int,
+def _answer(instance: Instance, job_index: int, inputs: KernelInputs, counts: np.ndarray, best: int, arrival: int,
             objective: str, plan: bool, completion_costs: np.ndarray) -> DualResult:
     """Step (c)'s answer for a search that found a schedule: its numbers, placed on servers if ``plan``."""
     job = instance.jobs[job_index]
     horizon = instance.horizon
     workers_per_slot = np.zeros(horizon, dtype=np.int64)
     workers_per_slot[arrival:] = counts
-    ps_needed = inputs[6]
     ps_per_slot = np.zeros(horizon, dtype=np.int64)
-    ps_per_slot[arrival:] = ps_needed[counts]
+    ps_per_slot[arrival:] = inputs.ps_needed[counts]
     schedule = None
     if plan:
         workers = np.zeros((horizon, instance.cluster.n_worker_servers), dtype=np.int64)
@@ -200,6 +214,7 @@ def _answer(instance: Instance, job_index: int, inputs: tuple, counts: np.ndarra
 __all__ = [
     "OBJECTIVES",
     "DualResult",
+    "KernelInputs",
     "Offer",
     "best_schedule",
     "check_objective",

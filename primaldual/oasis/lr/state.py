@@ -217,7 +217,8 @@ class OfferScreen:
     the least prices may have moved.
 
     **Why.** Most offers end at that test (on the 11cb48 Philly trace, about 289,000 of 297,000): one Python call
-    per job, with its utility value and floor, cost more than the searches that follow the rest.
+    per job, with its utility value and floor, cost more than the searches that follow the rest. Measured with
+    the compiled subroutine: oasis-lr on 11cb48 6.3-7.1 s with the screen, 8.3-10.1 s without.
 
     **Correctness.** The test reads the least prices from the offer's slot on, the job's remaining work and
     the job's constants. Within a round the slot is fixed; the prices are a function of the ledger (the
