@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         modules.append(importlib.import_module(f"primaldual.commands.{info.name}"))
     for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
         module.register(subparsers)
-    from primaldual.core.numerals import use_ascii_numbers
+    from primaldual.commands._numbers import use_ascii_numbers
 
     use_ascii_numbers(parser)
     return parser
