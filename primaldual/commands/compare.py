@@ -25,7 +25,7 @@ from primaldual.core.errors import InputError
 from primaldual.core.plural import counted
 from primaldual.core.provenance import provenance
 from primaldual.commands._solve_flags import add_solve_arguments, solve_options_from_args
-from primaldual.simulation.simulator import check_restart_cost
+from primaldual.simulation.simulator import ReportedLookahead, check_restart_cost
 from primaldual.commands._progress import add_progress_flag, progress_enabled, slow_steps
 from primaldual.simulation.scheduler import available_schedulers, scheduler_class
 
@@ -158,6 +158,9 @@ def _print_table(summary: dict, source: str) -> None:
         print(f"{name} certificate: dual bound D = {_num(certificate.get('dual_objective'))}, standalone bound "
               f"{_num(interval['upper_candidates']['standalone'])}; certified OPT/ALG({name}) in "
               f"[{_fixed(low)}, {_fixed(high)}]")
+    for row in summary["rows"]:
+        if row.get("lookahead") is not None:
+            print(f"{row['scheduler']} {ReportedLookahead(**row['lookahead']).describe()}")
     for warning in summary["warnings"]:
         print(f"warning: {warning}", file=sys.stderr)
 

@@ -140,6 +140,8 @@ def run(args) -> int:
         for pool, values in metrics.utilisation.items() if values
     )
     print(f"mean utilisation: {usage}")
+    if result.lookahead is not None:
+        print(result.lookahead.describe())
     certificate = result.certificate
     if certificate is not None:
         print(

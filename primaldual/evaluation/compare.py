@@ -58,6 +58,7 @@ def _row(evaluation: Evaluation, name: str) -> dict:
         "parameters": outcome.result.parameters,
         "upper_bounds": dict(outcome.upper_bounds),
         "ratio": evaluation.ratios[name].to_dict(),
+        "lookahead": None if outcome.result.lookahead is None else outcome.result.lookahead.to_dict(),
     }
 
 

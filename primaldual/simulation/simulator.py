@@ -120,6 +120,37 @@ class ReportedCertificate:
                    data)
 
 
+@dataclass(frozen=True)
+class ReportedLookahead:
+    """How often a scheduler that looks ahead (OASiS-LR) did so, read from ``report()["lookahead"]``: the arrival
+    batches it decided at, those it skipped because the rollout's estimated work exceeded ``budget`` (a count of
+    work units, so the same on any machine), and the rest, rolled out."""
+
+    decisions: int
+    skipped: int
+    budget: int
+
+    @property
+    def rolled_out(self) -> int:
+        return self.decisions - self.skipped
+
+    @classmethod
+    def from_report(cls, report: Mapping[str, Any]) -> "ReportedLookahead | None":
+        """The lookahead counts in a scheduler's report, or None if it reports none."""
+        data = report.get("lookahead")
+        if not isinstance(data, Mapping):
+            return None
+        return cls(int(data["decisions"]), int(data["skipped"]), int(data["budget"]))
+
+    def to_dict(self) -> dict:
+        return {"decisions": self.decisions, "skipped": self.skipped, "budget": self.budget}
+
+    def describe(self) -> str:
+        """One line for a table's footer."""
+        return (f"looked ahead at {self.rolled_out} of {self.decisions} arrival batches "
+                f"({self.skipped} skipped over the budget of {self.budget:,} work units)")
+
+
 @dataclass(frozen=True, eq=False)
 class SimulationResult:
     """One run of one online scheduler on one instance.
@@ -127,7 +158,7 @@ class SimulationResult:
     ``schedule`` holds the completed jobs only; ``received`` lists every job that got resources.
     ``parameters`` and ``report`` are the scheduler's own (read after the run). ``promises`` are counted for
     schedulers that commit deadlines, else None; ``certificate`` is the bound on OPT the scheduler reported, if
-    any; ``restart_cost`` is the simulator's ``F``.
+    any; ``lookahead`` how often it looked ahead, if it does; ``restart_cost`` is the simulator's ``F``.
     """
 
     scheduler: str
@@ -140,6 +171,7 @@ class SimulationResult:
     promises: Promises | None = None
     restart_cost: float = 0.0
     certificate: ReportedCertificate | None = None
+    lookahead: ReportedLookahead | None = None
 
     @property
     def utility(self) -> float:
@@ -296,8 +328,7 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
         scheduler=name, schedule=schedule, metrics=metrics, parameters=dict(scheduler.parameters()),
         report=report, received=tuple(int(i) for i in np.flatnonzero(received)),
         scheduler_seconds=clock.seconds, promises=_promises(deadlines, completion_slot), restart_cost=restart_cost,
-        certificate=ReportedCertificate.from_report(report),
-    )
+        certificate=ReportedCertificate.from_report(report), lookahead=ReportedLookahead.from_report(report))
 
 
 class _Clock:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -63,6 +64,26 @@ def test_a_zero_budget_skips_every_rollout_and_is_the_fixed_policy():
         assert skipped.utility == off.utility
         assert skipped.report["lookahead"]["skipped"] == skipped.report["lookahead"]["decisions"] > 0
         assert "lookahead" not in off.report
+
+
+def test_the_lookahead_counts_reach_the_result_and_the_command_line(capsys):
+    """Typed on the result (:class:`ReportedLookahead`), in ``compare``'s rows and footer, and in ``run``'s text."""
+    from primaldual.cli import main
+
+    instance = generate("small", 5, jobs=20)
+    result = simulate(instance, make_scheduler("oasis-lr", lookahead_budget=0))
+    assert result.lookahead.skipped == result.lookahead.decisions > 0 and result.lookahead.rolled_out == 0
+    assert result.lookahead.budget == 0
+    assert simulate(instance, make_scheduler("rrh")).lookahead is None
+    assert main(["compare", "--preset", "small", "--seed", "5", "--jobs", "20", "--schedulers", "rrh,oasis-lr",
+                 "--param", "oasis-lr.lookahead_budget=0", "--no-progress"]) == 0
+    decisions = result.lookahead.decisions
+    footer = f"oasis-lr looked ahead at 0 of {decisions} arrival batches ({decisions} skipped over the budget of 0"
+    assert footer in capsys.readouterr().out
+    assert main(["compare", "--preset", "small", "--seed", "5", "--jobs", "20", "--schedulers", "rrh,oasis-lr",
+                 "--json", "--no-progress"]) == 0
+    rows = {row["scheduler"]: row for row in json.loads(capsys.readouterr().out)["rows"]}
+    assert rows["rrh"]["lookahead"] is None and rows["oasis-lr"]["lookahead"]["decisions"] == decisions
 
 
 def test_oasis_p_does_not_look_ahead_by_default_and_oasis_lr_does():
