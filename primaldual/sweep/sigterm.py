@@ -6,7 +6,7 @@ rules of docs/input-ranges.md ("Signals"): exit status 143; at most one line on 
 ``resource_tracker`` leaked-semaphore warning; and no process of the command left (every process whose
 parent chain leads to the command's pid, read from ``/proc`` right after it exits and again a second later).
 Early delays land while the interpreter imports and while the pool starts its workers, late ones while
-records are being written. Cost: one command start per kill (about 1-2 s of CPU on top of the delay).
+records are being written.
 """
 
 from __future__ import annotations

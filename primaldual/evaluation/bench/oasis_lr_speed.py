@@ -8,8 +8,7 @@ Two figures, per ``paper`` instance (``--preset small`` for others):
   lookahead run on the same instance in the same process, each repetition starting with another of them, after
   one untimed warm-up run of each (imports, caches). The figure is the median over the repetitions of
   ``time(oasis-lr) / time(oasis)``, both wall (``perf_counter``) and CPU (``process_time``, less sensitive to a
-  busy machine); ``lookahead_ratio_median`` is ``time(oasis-lr) / time(oasis-lr without lookahead)`` (about 1
-  on ``paper``, where the budget skips the rollouts).
+  busy machine); ``lookahead_ratio_median`` is ``time(oasis-lr) / time(oasis-lr without lookahead)``.
 * **Per-job decision time of OASiS-LR.** For each job, the time from its arrival batch being offered to its
   admit-or-pend decision: the job's own first offer (``_admit``: the cost-floor test, the dual subroutine,
   the block search or re-pack, the admission) plus an equal share, among the jobs of its arrival batch, of
@@ -20,7 +19,7 @@ Two figures, per ``paper`` instance (``--preset small`` for others):
   gets only its share. OASiS's per-job decision (``OnlineEngine.decide``) is measured in the same way.
 
 Timings come from wrapping the scheduler's own methods on the instance (no code path changes); they include
-the wrappers' overhead (a few microseconds per call).
+the wrappers' overhead.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Sets: ``tiny``, ``small``, ``small20`` (``small`` with 20 jobs: heavy contention) and ``paper``, on seeds
 ``first..first + count - 1``. Pick a first seed disjoint from the seeds the schedulers were designed and
 tuned on (OASiS-LR/P: ``small`` seeds 0-99 with 10 and 20 jobs, ``tiny`` seeds 0-39; RRH's defaults: ``small``
-seeds 0-19), and from the sets already reported (100+, 500-519, 700-715, 900-959, 1000-1019); pass ``--first-seed 0`` only
+seeds 0-19), and from the sets already reported (docs/measurements.md); pass ``--first-seed 0`` only
 to reproduce the design figures. Every scheduler runs in the one simulator at each
 restart cost (default 0 and 0.1 slot). RRH runs in its three documented readings: ``rrh`` (present value,
 preemptive), ``rrh-full`` (the source's full reward, ``risk_weight = 0.8``) and ``rrh-np`` (non-preemptive);

@@ -19,8 +19,8 @@ times the VC's default GPUs (the same jobs). The exponent is the least-squares s
 arrival, as :func:`primaldual.traces.convert.build_instance` does) on 500 GPUs, Gavel's Philly cluster.
 
 Dorm is left out unless named with ``--schedulers``: it solves a MILP at every arrival and departure with a
-wall-clock limit per decision (``time_limit``, 2 s), so a whole VC's ~4,000 decisions are bounded by its limit,
-not by its representation.
+wall-clock limit per decision (``time_limit``, 2 s), so a whole VC's run is bounded by that limit, not by
+its representation.
 """
 
 from __future__ import annotations
