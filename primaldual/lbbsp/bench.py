@@ -12,6 +12,8 @@ decision times are wall-clock and are reported as ratios against BSP's in the sa
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
+
 from primaldual.lbbsp.scenarios import cpu_scenario, gpu_scenario
 from primaldual.lbbsp.simulator import simulate
 
@@ -19,40 +21,93 @@ PAPER_IMPROVEMENT_PERCENT = {"gpu": 54.0, "cpu": 38.7}
 HEADLINE_METHOD = {"gpu": "lbbsp_gpu", "cpu": "lbbsp_cpu"}
 
 
-def run_benchmark(seed: int = 0, quick: bool = False) -> dict:
-    """Simulate both scenarios (300 iterations, or 100 when ``quick``) and collect the figures."""
+@dataclass(frozen=True)
+class ScenarioFigures:
+    """One scenario: mean iteration seconds and speedups over BSP per method, LB-BSP's and the oracle's gains
+    against the paper's, and the decision seconds per method with their ratio to BSP's."""
+
+    description: str
+    workers: int
+    global_batch: int
+    iterations: int
+    lbbsp_method: str
+    mean_iteration_seconds: dict[str, float]
+    speedup: dict[str, float]
+    lbbsp_speedup: float
+    oracle_speedup: float
+    lbbsp_improvement_percent: float
+    oracle_improvement_percent: float
+    paper_improvement_percent: float
+    gap_to_oracle_percent: float
+    share_of_oracle_gain: float
+    decision_seconds: dict[str, float]
+    decision_ratio_to_bsp: dict[str, float]
+
+
+@dataclass(frozen=True)
+class TraceReplay:
+    """One packaged PAI job replayed: LB-BSP's and the oracle's speedups, the gap, each predictor's error."""
+
+    iterations: int
+    global_batch: int
+    lbbsp_method: str
+    speedup: float
+    oracle_speedup: float
+    gap_to_oracle_percent: float
+    share_of_oracle_gain: float
+    speedups: dict
+    mape_percent: dict
+
+
+@dataclass(frozen=True)
+class LbbspBench:
+    """``bench lbbsp``: the GPU and CPU scenarios by name, and the packaged traces' replays by name."""
+
+    seed: int
+    quick: bool
+    scenarios: dict[str, ScenarioFigures]
+    traces: dict[str, TraceReplay]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _scenario(result, name: str) -> ScenarioFigures:
+    summary = result.summary()
+    headline = HEADLINE_METHOD[name]
+    lbbsp, oracle = result.speedup(headline), result.speedup("oracle")
+    bsp_decision = max(summary["decision_seconds"]["bsp"], 1e-12)
+    return ScenarioFigures(
+        description=summary["description"],
+        workers=summary["workers"],
+        global_batch=summary["global_batch"],
+        iterations=summary["iterations"],
+        lbbsp_method=headline,
+        mean_iteration_seconds=summary["mean_iteration_seconds"],
+        speedup=summary["speedup"],
+        lbbsp_speedup=lbbsp,
+        oracle_speedup=oracle,
+        lbbsp_improvement_percent=100.0 * (lbbsp - 1.0),
+        oracle_improvement_percent=100.0 * (oracle - 1.0),
+        paper_improvement_percent=PAPER_IMPROVEMENT_PERCENT[name],
+        # How much slower LB-BSP's iterations are than the oracle's, and which share of the
+        # oracle's possible gain over BSP it captures.
+        gap_to_oracle_percent=100.0 * (oracle / lbbsp - 1.0),
+        share_of_oracle_gain=(lbbsp - 1.0) / (oracle - 1.0) if oracle > 1.0 else float("nan"),
+        decision_seconds=summary["decision_seconds"],
+        decision_ratio_to_bsp={m: s / bsp_decision for m, s in summary["decision_seconds"].items()},
+    )
+
+
+def run_benchmark(seed: int = 0, quick: bool = False) -> LbbspBench:
+    """Simulate both scenarios (300 iterations, or 100 when ``quick``) and replay the packaged traces."""
     iterations = 100 if quick else 300
-    scenarios = {}
-    for name, factory in (("gpu", gpu_scenario), ("cpu", cpu_scenario)):
-        result = simulate(factory(iterations=iterations), seed=seed)
-        summary = result.summary()
-        headline = HEADLINE_METHOD[name]
-        lbbsp, oracle = result.speedup(headline), result.speedup("oracle")
-        bsp_decision = max(summary["decision_seconds"]["bsp"], 1e-12)
-        scenarios[name] = {
-            "description": summary["description"],
-            "workers": summary["workers"],
-            "global_batch": summary["global_batch"],
-            "iterations": summary["iterations"],
-            "lbbsp_method": headline,
-            "mean_iteration_seconds": summary["mean_iteration_seconds"],
-            "speedup": summary["speedup"],
-            "lbbsp_speedup": lbbsp,
-            "oracle_speedup": oracle,
-            "lbbsp_improvement_percent": 100.0 * (lbbsp - 1.0),
-            "oracle_improvement_percent": 100.0 * (oracle - 1.0),
-            "paper_improvement_percent": PAPER_IMPROVEMENT_PERCENT[name],
-            # How much slower LB-BSP's iterations are than the oracle's, and which share of the
-            # oracle's possible gain over BSP it captures.
-            "gap_to_oracle_percent": 100.0 * (oracle / lbbsp - 1.0),
-            "share_of_oracle_gain": (lbbsp - 1.0) / (oracle - 1.0) if oracle > 1.0 else float("nan"),
-            "decision_seconds": summary["decision_seconds"],
-            "decision_ratio_to_bsp": {m: s / bsp_decision for m, s in summary["decision_seconds"].items()},
-        }
-    return {"seed": seed, "quick": quick, "scenarios": scenarios, "traces": replay_traces()}
+    scenarios = {name: _scenario(simulate(factory(iterations=iterations), seed=seed), name)
+                 for name, factory in (("gpu", gpu_scenario), ("cpu", cpu_scenario))}
+    return LbbspBench(seed, quick, scenarios, replay_traces())
 
 
-def replay_traces() -> dict:
+def replay_traces() -> dict[str, TraceReplay]:
     """Replay of the packaged PAI jobs (deterministic, linear law): LB-BSP (``select``) and oracle speedups."""
     from primaldual.lbbsp.replay import replay
     from primaldual.lbbsp.traces import PACKAGED, load_trace
@@ -60,14 +115,15 @@ def replay_traces() -> dict:
     traces = {}
     for name in PACKAGED:
         summary = replay(load_trace(name), predictors=("last", "ewma", "select")).summary()
-        traces[name] = {key: summary[key] for key in ("iterations", "global_batch", "lbbsp_method", "speedup",
-                                                      "oracle_speedup", "gap_to_oracle_percent",
-                                                      "share_of_oracle_gain", "speedups", "mape_percent")}
+        traces[name] = TraceReplay(**{key: summary[key] for key in (
+            "iterations", "global_batch", "lbbsp_method", "speedup", "oracle_speedup", "gap_to_oracle_percent",
+            "share_of_oracle_gain", "speedups", "mape_percent")})
     return traces
 
 
-def format_benchmark(result: dict) -> str:
+def format_benchmark(bench: LbbspBench) -> str:
     """Text table of :func:`run_benchmark`'s figures."""
+    result = bench.to_dict()
     lines = [f"LB-BSP benchmark (seed {result['seed']}{', quick' if result['quick'] else ''}): "
              "speedup = BSP mean iteration time / method's"]
     header = f"{'scenario':<9}{'BSP s/it':>10}{'LB-BSP s/it':>13}{'oracle s/it':>13}{'LB-BSP':>9}{'oracle':>9}" \

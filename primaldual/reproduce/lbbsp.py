@@ -14,7 +14,7 @@ def run_lbbsp(settings: Settings) -> dict[str, Any] | None:
         from primaldual.lbbsp.bench import run_benchmark
     except ImportError:  # pragma: no cover - part of the package
         return None
-    return {str(seed): run_benchmark(seed=seed, quick=settings.lbbsp_quick) for seed in settings.lbbsp_seeds}
+    return {str(seed): run_benchmark(seed=seed, quick=settings.lbbsp_quick).to_dict() for seed in settings.lbbsp_seeds}
 
 
 def lbbsp_checks(lbbsp: dict[str, Any]) -> list[Outcome]:

@@ -1,7 +1,7 @@
 """The LB-BSP figure of ``primaldual reproduce``: mean iteration time per method and scenario over seeds.
 
-:func:`lbbsp_data` reads the benchmark's runs (``{seed: primaldual.lbbsp.bench.run_benchmark(...)}``) into the
-figure's table: every seed's mean iteration time per method, and per method the mean with its 95% t interval
+:func:`lbbsp_data` reads the benchmark's runs (``{seed: primaldual.lbbsp.bench.run_benchmark(...).to_dict()}``)
+into the figure's table: every seed's mean iteration time per method, and per method the mean with its 95% t interval
 over seeds and the mean speedup over BSP (the label on each bar).
 """
 

@@ -76,4 +76,4 @@ def test_oasis_paper_preset(benchmark):
 @pytest.mark.benchmark(group="whole runs")
 def test_lbbsp_benchmark(benchmark):
     result = benchmark.pedantic(run_benchmark, kwargs={"seed": 0, "quick": True}, rounds=1, iterations=1)
-    assert result["scenarios"]["gpu"]["lbbsp_speedup"] > 1.0
+    assert result.scenarios["gpu"].lbbsp_speedup > 1.0

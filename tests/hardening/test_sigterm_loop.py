@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from primaldual.commands.bench.sigterm import kill_once
+from primaldual.sweep.sigterm import kill_once
 
 
 def _report_pyomo_lock(queue) -> None:  # runs in a spawned child, as a pool worker or a solver process does

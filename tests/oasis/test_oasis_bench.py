@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from primaldual.commands.bench.oasis import _same_answer
+from primaldual.evaluation.bench.oasis_decisions import same_answer as _same_answer
 from primaldual.cli import main
 from primaldual.dual import kernel
 from primaldual.dual.subroutine import best_schedule
@@ -54,9 +54,9 @@ def test_bench_cli_text(capsys):
 def test_quality_benchmark_on_two_tiny_instances():
     """``bench oasis --quality``'s library: every scheduler verifies, RRH is its own reference, no promise
     is broken, OPT/ALG >= 1 against a proven optimum."""
-    from primaldual.commands.bench._oasis_quality import run_quality
+    from primaldual.evaluation.bench.oasis_quality import run_quality
 
-    figures = run_quality(["tiny"], 100, 2, (0.0, 0.1), time_limit=20.0)
+    figures = run_quality(["tiny"], 100, 2, (0.0, 0.1), time_limit=20.0).to_dict()
     data = figures["sets"]["tiny"]
     assert data["seeds"] == [100, 101] and data["opt_proven"] == 2
     for cost in ("0.0", "0.1"):

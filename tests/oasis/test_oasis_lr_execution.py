@@ -187,10 +187,10 @@ def test_the_cost_floor_stops_the_subroutine_early_without_changing_mu(price):
 def test_the_timing_of_oasis_lr_against_oasis_is_reported_from_one_process():
     """``bench oasis --quality`` with the ``paper`` set records the whole-run ratio and the per-job decision
     milliseconds of ``bench oasis --compare-lr`` (figures only: no wall-clock assertion)."""
-    from primaldual.commands.bench._oasis_lr_speed import decision_times, wall_ratio
+    from primaldual.evaluation.bench.oasis_lr_speed import time_lr
 
     instance = generate("tiny", 5)
-    timing = {**wall_ratio(instance, repetitions=1), **decision_times(instance)}
+    timing = time_lr(instance, repetitions=1).to_dict()
     assert timing["jobs"] == instance.n_jobs and timing["decision_ms_median"] >= 0.0
     assert timing["wall_ratio_min"] <= timing["wall_ratio_median"] <= timing["wall_ratio_max"]
     assert timing["oasis_utility"] >= 0.0 and timing["oasis_lr_utility"] >= 0.0

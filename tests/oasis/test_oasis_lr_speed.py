@@ -152,9 +152,9 @@ def test_place_most_reads_past_the_capped_table_as_a_full_one():
 def test_oasis_lr_against_oasis_on_a_paper_instance():
     """``bench oasis --compare-lr``'s figures on one fresh ``paper`` instance (printed; no time is asserted):
     the runs are deterministic and every job gets one decision time."""
-    from primaldual.commands.bench._oasis_lr_speed import compare_lr
+    from primaldual.evaluation.bench.oasis_lr_speed import compare_lr
 
-    figures = compare_lr([500], repetitions=3)
+    figures = compare_lr([500], repetitions=3).to_dict()
     (row,) = figures["instances"]
     print({key: value for key, value in row.items() if isinstance(value, (int, float))})
     assert row["jobs"] == 300 and np.isfinite(row["wall_ratio_median"]) and np.isfinite(row["decision_ms_median"])

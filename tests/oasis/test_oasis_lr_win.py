@@ -162,7 +162,7 @@ def test_quality_bench_reports_oasis_lr_over_each_baseline_with_its_spread():
     baseline earned nothing is left out of the spread); 9 / 6 = 1.5; None when the baseline earned nothing."""
     import numpy as np
 
-    from primaldual.commands.bench._oasis_quality import SCHEDULERS, _ratio_spread
+    from primaldual.evaluation.bench.oasis_quality import SCHEDULERS, _ratio_spread
 
     assert _ratio_spread(np.array([4.0, 3.0, 2.0]), np.array([2.0, 3.0, 0.0])) == (1.8, 1.0, 2.0)
     assert _ratio_spread(np.array([6.0, 3.0]), np.array([3.0, 3.0])) == (1.5, 1.0, 2.0)

@@ -1,8 +1,9 @@
 """``primaldual bench NAME``: timings reported as ratios against a reference in the same run.
 
 Each benchmark is a module of this package defining ``NAME``, ``HELP``, ``add_arguments(parser)`` and
-``run(args) -> int``; they live with the command that runs them, listed in :data:`BENCHMARKS`, so the package
-imports nothing by name and no lower layer imports a command. Timings are reported as ratios against a reference
+``run(args) -> int``, listed in :data:`BENCHMARKS`: it parses the flags and prints. What it measures is a library
+call returning a frozen result (:mod:`primaldual.evaluation.bench`, :mod:`primaldual.sweep.sigterm`,
+:mod:`primaldual.lbbsp.bench`), so no lower layer imports a command. Timings are reported as ratios against a reference
 measured in the same run, never as absolute pass/fail thresholds.
 """
 

@@ -21,7 +21,7 @@ def run(args) -> int:
     check_flags("bench lbbsp", args)
     result = run_benchmark(seed=args.seed, quick=args.quick)
     if args.json:
-        print_json(result)
+        print_json(result.to_dict())
     else:
         print(format_benchmark(result))
     return 0

@@ -1,4 +1,4 @@
-"""``primaldual bench oasis --compare-lr``: OASiS-LR's speed against OASiS's on the same instances.
+"""``primaldual bench oasis --compare-lr``'s measurements: OASiS-LR's speed against OASiS's on the same instances.
 
 Two figures, per ``paper`` instance (``--preset small`` for others):
 
@@ -8,8 +8,7 @@ Two figures, per ``paper`` instance (``--preset small`` for others):
   lookahead run on the same instance in the same process, each repetition starting with another of them, after
   one untimed warm-up run of each (imports, caches). The figure is the median over the repetitions of
   ``time(oasis-lr) / time(oasis)``, both wall (``perf_counter``) and CPU (``process_time``, less sensitive to a
-  busy machine); ``lookahead_ratio_median`` is ``time(oasis-lr) / time(oasis-lr without lookahead)`` (about 1
-  on ``paper``, where the budget skips the rollouts).
+  busy machine); ``lookahead_ratio_median`` is ``time(oasis-lr) / time(oasis-lr without lookahead)``.
 * **Per-job decision time of OASiS-LR.** For each job, the time from its arrival batch being offered to its
   admit-or-pend decision: the job's own first offer (``_admit``: the cost-floor test, the dual subroutine,
   the block search or re-pack, the admission) plus an equal share, among the jobs of its arrival batch, of
@@ -20,18 +19,20 @@ Two figures, per ``paper`` instance (``--preset small`` for others):
   gets only its share. OASiS's per-job decision (``OnlineEngine.decide``) is measured in the same way.
 
 Timings come from wrapping the scheduler's own methods on the instance (no code path changes); they include
-the wrappers' overhead (a few microseconds per call).
+the wrappers' overhead.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import dataclass, fields
 from functools import wraps
 
 import numpy as np
 
 from primaldual.core.generate import generate
+from primaldual.core.jsonable import jsonable
 from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
 
@@ -55,8 +56,31 @@ def _timed_run(instance, label: str, restart_cost: float) -> tuple[float, float,
     return time.perf_counter() - wall, time.process_time() - cpu, result.scheduler_seconds, result.utility
 
 
-def wall_ratio(instance, repetitions: int = 5, restart_cost: float = 0.0) -> dict:
-    """The median ratio of OASiS-LR's whole-run time to OASiS's (module docstring)."""
+@dataclass(frozen=True)
+class WallRatio:
+    """OASiS-LR's whole-run time over OASiS's (and over itself without the lookahead), medians of repetitions."""
+
+    repetitions: int
+    wall_ratio_median: float
+    wall_ratio_min: float
+    wall_ratio_max: float
+    cpu_ratio_median: float
+    scheduler_ratio_median: float
+    oasis_seconds_median: float
+    oasis_lr_seconds_median: float
+    oasis_utility: float
+    oasis_lr_utility: float
+    lookahead_ratio_median: float
+    oasis_lr_fixed_seconds_median: float
+    oasis_lr_fixed_utility: float
+
+    def to_dict(self) -> dict:
+        return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+
+
+def wall_ratio(instance, repetitions: int = 5, restart_cost: float = 0.0) -> WallRatio:
+    """The median ratio of OASiS-LR's whole-run time to OASiS's (module docstring); raises AssertionError if a
+    scheduler's utility differs between repetitions."""
     labels = list(RUNS)
     for label in labels:
         _timed_run(instance, label, restart_cost)  # warm-up: imports and first-call costs
@@ -69,24 +93,24 @@ def wall_ratio(instance, repetitions: int = 5, restart_cost: float = 0.0) -> dic
         if len({v[3] for v in values}) != 1:  # pragma: no cover - the schedulers are deterministic
             raise AssertionError(f"{name}: utility differs between repetitions")
     wall, cpu, own = ([lr[k] / base[k] for lr, base in zip(runs["oasis-lr"], runs["oasis"])] for k in range(3))
-    return {
-        "repetitions": repetitions,
-        "wall_ratio_median": statistics.median(wall),
-        "wall_ratio_min": min(wall),
-        "wall_ratio_max": max(wall),
-        "cpu_ratio_median": statistics.median(cpu),
+    return WallRatio(
+        repetitions=repetitions,
+        wall_ratio_median=statistics.median(wall),
+        wall_ratio_min=min(wall),
+        wall_ratio_max=max(wall),
+        cpu_ratio_median=statistics.median(cpu),
         # Without the report (OASiS's certificate, OASiS-LR's G2/G3 terms): the online work alone.
-        "scheduler_ratio_median": statistics.median(own),
-        "oasis_seconds_median": statistics.median(v[0] for v in runs["oasis"]),
-        "oasis_lr_seconds_median": statistics.median(v[0] for v in runs["oasis-lr"]),
-        "oasis_utility": runs["oasis"][0][3],
-        "oasis_lr_utility": runs["oasis-lr"][0][3],
+        scheduler_ratio_median=statistics.median(own),
+        oasis_seconds_median=statistics.median(v[0] for v in runs["oasis"]),
+        oasis_lr_seconds_median=statistics.median(v[0] for v in runs["oasis-lr"]),
+        oasis_utility=runs["oasis"][0][3],
+        oasis_lr_utility=runs["oasis-lr"][0][3],
         # The lookahead's cost and gain: OASiS-LR against itself without it.
-        "lookahead_ratio_median": statistics.median(lr[0] / fixed[0] for lr, fixed in
-                                                    zip(runs["oasis-lr"], runs["oasis-lr-fixed"])),
-        "oasis_lr_fixed_seconds_median": statistics.median(v[0] for v in runs["oasis-lr-fixed"]),
-        "oasis_lr_fixed_utility": runs["oasis-lr-fixed"][0][3],
-    }
+        lookahead_ratio_median=statistics.median(lr[0] / fixed[0] for lr, fixed in
+                                                 zip(runs["oasis-lr"], runs["oasis-lr-fixed"])),
+        oasis_lr_fixed_seconds_median=statistics.median(v[0] for v in runs["oasis-lr-fixed"]),
+        oasis_lr_fixed_utility=runs["oasis-lr-fixed"][0][3],
+    )
 
 
 class _Clock:
@@ -166,7 +190,25 @@ def _instrument_oasis(scheduler, figures: dict) -> None:
     scheduler.start = start
 
 
-def decision_times(instance, restart_cost: float = 0.0) -> dict:
+@dataclass(frozen=True)
+class DecisionTimes:
+    """OASiS-LR's per-job decision milliseconds (and OASiS's median), with the seconds spent outside decisions."""
+
+    jobs: int
+    decision_ms_median: float
+    decision_ms_p90: float
+    decision_ms_max: float
+    oasis_decision_ms_median: float
+    floor_seconds: float
+    reoffer_seconds: float
+    allocate_seconds: float
+    report_seconds: float
+
+    def to_dict(self) -> dict:
+        return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+
+
+def decision_times(instance, restart_cost: float = 0.0) -> DecisionTimes:
     """Per-job decision times of OASiS-LR and OASiS on ``instance`` (module docstring), in milliseconds."""
     lr = {"first_offer": {}, "decision": {}, "reoffer_seconds": 0.0, "allocate": _Clock(), "report": _Clock(),
           "floor": _Clock()}
@@ -179,56 +221,90 @@ def decision_times(instance, restart_cost: float = 0.0) -> dict:
     simulate(instance, oasis, restart_cost=restart_cost)
     lr_ms = 1e3 * np.array(list(lr["decision"].values()))
     base_ms = 1e3 * np.array(list(base["decision"].values()))
-    return {
-        "jobs": len(lr_ms),
-        "decision_ms_median": float(np.median(lr_ms)),
-        "decision_ms_p90": float(np.percentile(lr_ms, 90)),
-        "decision_ms_max": float(lr_ms.max()),
-        "oasis_decision_ms_median": float(np.median(base_ms)),
-        "floor_seconds": lr["floor"].total,
-        "reoffer_seconds": lr["reoffer_seconds"],
-        "allocate_seconds": lr["allocate"].total,
-        "report_seconds": lr["report"].total,
-    }
+    return DecisionTimes(
+        jobs=len(lr_ms),
+        decision_ms_median=float(np.median(lr_ms)),
+        decision_ms_p90=float(np.percentile(lr_ms, 90)),
+        decision_ms_max=float(lr_ms.max()),
+        oasis_decision_ms_median=float(np.median(base_ms)),
+        floor_seconds=lr["floor"].total,
+        reoffer_seconds=lr["reoffer_seconds"],
+        allocate_seconds=lr["allocate"].total,
+        report_seconds=lr["report"].total,
+    )
+
+
+@dataclass(frozen=True)
+class LrTiming:
+    """Both figures on one instance (``seed``: the instance's seed, when generated from one)."""
+
+    wall: WallRatio
+    decisions: DecisionTimes
+    seed: int | None = None
+
+    def to_dict(self) -> dict:
+        head = {} if self.seed is None else {"seed": self.seed}
+        return {**head, **self.wall.to_dict(), **self.decisions.to_dict()}
+
+
+def time_lr(instance, repetitions: int = 5, restart_cost: float = 0.0, seed: int | None = None) -> LrTiming:
+    """:func:`wall_ratio` and :func:`decision_times` on ``instance``."""
+    return LrTiming(wall_ratio(instance, repetitions, restart_cost), decision_times(instance, restart_cost), seed)
+
+
+@dataclass(frozen=True)
+class LrComparison:
+    """``bench oasis --compare-lr``: the figures per instance and their medians across instances."""
+
+    preset: str
+    restart_cost: float
+    instances: tuple[LrTiming, ...]
+
+    def median(self, name: str) -> float:
+        """The median across instances of the per-instance figure ``name`` (a field of WallRatio or
+        DecisionTimes)."""
+        return statistics.median(getattr(t.wall if hasattr(t.wall, name) else t.decisions, name)
+                                 for t in self.instances)
+
+    def to_dict(self) -> dict:
+        return {"preset": self.preset, "restart_cost": self.restart_cost,
+                "instances": [t.to_dict() for t in self.instances],
+                **{name: self.median(name) for name in ("wall_ratio_median", "scheduler_ratio_median",
+                                                        "decision_ms_median", "lookahead_ratio_median")},
+                "target_wall_ratio": TARGET_WALL_RATIO, "target_decision_ms": TARGET_DECISION_MS}
 
 
 def compare_lr(seeds: list[int], repetitions: int = 5, restart_cost: float = 0.0, jobs: int | None = None,
-               preset: str = "paper") -> dict:
-    """Both figures on the ``preset`` instances of ``seeds`` (``jobs`` jobs, default the preset's), and their
-    medians across instances."""
-    instances = []
-    for seed in seeds:
-        instance = generate(preset, seed, jobs=jobs)
-        instances.append({"seed": seed, **wall_ratio(instance, repetitions, restart_cost),
-                          **decision_times(instance, restart_cost)})
-    return {
-        "preset": preset,
-        "restart_cost": restart_cost,
-        "instances": instances,
-        "wall_ratio_median": statistics.median(r["wall_ratio_median"] for r in instances),
-        "scheduler_ratio_median": statistics.median(r["scheduler_ratio_median"] for r in instances),
-        "decision_ms_median": statistics.median(r["decision_ms_median"] for r in instances),
-        "lookahead_ratio_median": statistics.median(r["lookahead_ratio_median"] for r in instances),
-        "target_wall_ratio": TARGET_WALL_RATIO,
-        "target_decision_ms": TARGET_DECISION_MS,
-    }
+               preset: str = "paper") -> LrComparison:
+    """Both figures on the ``preset`` instances of ``seeds`` (``jobs`` jobs, default the preset's)."""
+    return LrComparison(preset, restart_cost, tuple(time_lr(generate(preset, seed, jobs=jobs), repetitions,
+                                                            restart_cost, seed) for seed in seeds))
 
 
-def print_compare_lr(figures: dict) -> None:
-    print(f"oasis-lr against oasis on {figures['preset']} instances, restart cost {figures['restart_cost']:g} "
-          f"(whole simulator runs, same process, rotating order; wall times inflate on a busy machine)")
+def format_compare_lr(comparison: LrComparison) -> str:
+    """The text of ``bench oasis --compare-lr``."""
+    figures = comparison.to_dict()
+    lines = [f"oasis-lr against oasis on {figures['preset']} instances, restart cost {figures['restart_cost']:g} "
+             f"(whole simulator runs, same process, rotating order; wall times inflate on a busy machine)"]
     for r in figures["instances"]:
-        print(f"  seed {r['seed']}: wall ratio median {r['wall_ratio_median']:.2f} (range {r['wall_ratio_min']:.2f}-"
-              f"{r['wall_ratio_max']:.2f}, CPU {r['cpu_ratio_median']:.2f}, without the reports "
-              f"{r['scheduler_ratio_median']:.2f}; {r['oasis_lr_seconds_median']:.2f} s vs "
-              f"{r['oasis_seconds_median']:.2f} s); decision median {r['decision_ms_median']:.2f} ms, p90 "
-              f"{r['decision_ms_p90']:.2f} ms (oasis {r['oasis_decision_ms_median']:.2f} ms); floor LP "
-              f"{r['floor_seconds']:.2f} s, re-offers {r['reoffer_seconds']:.2f} s, allocate "
-              f"{r['allocate_seconds']:.2f} s, report {r['report_seconds']:.2f} s; lookahead: "
-              f"{r['lookahead_ratio_median']:.2f}x the time without it, utility {r['oasis_lr_utility']:.1f} against "
-              f"{r['oasis_lr_fixed_utility']:.1f}")
-    print(f"median over instances: wall ratio {figures['wall_ratio_median']:.2f} (target <= "
-          f"{figures['target_wall_ratio']:g}; without the reports {figures['scheduler_ratio_median']:.2f}), "
-          f"decision {figures['decision_ms_median']:.2f} ms (target <= "
-          f"{figures['target_decision_ms']:g} ms; the targets are for paper), lookahead "
-          f"{figures['lookahead_ratio_median']:.2f}x the time without it")
+        lines.append(
+            f"  seed {r['seed']}: wall ratio median {r['wall_ratio_median']:.2f} (range {r['wall_ratio_min']:.2f}-"
+            f"{r['wall_ratio_max']:.2f}, CPU {r['cpu_ratio_median']:.2f}, without the reports "
+            f"{r['scheduler_ratio_median']:.2f}; {r['oasis_lr_seconds_median']:.2f} s vs "
+            f"{r['oasis_seconds_median']:.2f} s); decision median {r['decision_ms_median']:.2f} ms, p90 "
+            f"{r['decision_ms_p90']:.2f} ms (oasis {r['oasis_decision_ms_median']:.2f} ms); floor LP "
+            f"{r['floor_seconds']:.2f} s, re-offers {r['reoffer_seconds']:.2f} s, allocate "
+            f"{r['allocate_seconds']:.2f} s, report {r['report_seconds']:.2f} s; lookahead: "
+            f"{r['lookahead_ratio_median']:.2f}x the time without it, utility {r['oasis_lr_utility']:.1f} against "
+            f"{r['oasis_lr_fixed_utility']:.1f}")
+    lines.append(
+        f"median over instances: wall ratio {figures['wall_ratio_median']:.2f} (target <= "
+        f"{figures['target_wall_ratio']:g}; without the reports {figures['scheduler_ratio_median']:.2f}), "
+        f"decision {figures['decision_ms_median']:.2f} ms (target <= "
+        f"{figures['target_decision_ms']:g} ms; the targets are for paper), lookahead "
+        f"{figures['lookahead_ratio_median']:.2f}x the time without it")
+    return "\n".join(lines)
+
+
+__all__ = ["DecisionTimes", "LrComparison", "LrTiming", "WallRatio", "compare_lr", "decision_times",
+           "format_compare_lr", "time_lr", "wall_ratio"]
