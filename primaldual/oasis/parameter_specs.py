@@ -39,8 +39,10 @@ OASIS_LR = {
                                                         "costs"),
     "lookahead": ParameterSpec("null (true for oasis-lr, false for oasis-p), true or false",
                                "choose the execution policy at each arrival batch by a rollout of the known jobs"),
-    "lookahead_budget": ParameterSpec("an integer in [0, 10^12]", "largest live jobs x slots left x policies x "
-                                                                  "servers for which a batch is rolled out"),
+    "lookahead_budget": ParameterSpec("an integer in [0, 10^12]", "largest live jobs x slots left x policies "
+                                                                  "(job-slots) for which a batch is rolled out"),
+    "lookahead_horizon": ParameterSpec("an integer in [0, 10^9]", "longest instance horizon, in slots, on which "
+                                                                  "the lookahead runs"),
 }
 
 __all__ = ["OASIS", "OASIS_LR"]

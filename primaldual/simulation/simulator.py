@@ -123,12 +123,14 @@ class ReportedCertificate:
 @dataclass(frozen=True)
 class ReportedLookahead:
     """How often a scheduler that looks ahead (OASiS-LR) did so, read from ``report()["lookahead"]``: the arrival
-    batches it decided at, those it skipped because the rollout's estimated work exceeded ``budget`` (a count of
-    work units, so the same on any machine), and the rest, rolled out."""
+    batches it decided at, those it skipped (the rollout's estimated work over ``budget`` job-slots, a count that
+    is the same on any machine, or the instance's horizon longer than ``horizon`` slots), and the rest, rolled
+    out."""
 
     decisions: int
     skipped: int
     budget: int
+    horizon: int | None = None
 
     @property
     def rolled_out(self) -> int:
@@ -140,15 +142,19 @@ class ReportedLookahead:
         data = report.get("lookahead")
         if not isinstance(data, Mapping):
             return None
-        return cls(int(data["decisions"]), int(data["skipped"]), int(data["budget"]))
+        horizon = data.get("horizon")
+        return cls(int(data["decisions"]), int(data["skipped"]), int(data["budget"]),
+                   None if horizon is None else int(horizon))
 
     def to_dict(self) -> dict:
-        return {"decisions": self.decisions, "skipped": self.skipped, "budget": self.budget}
+        return {"decisions": self.decisions, "skipped": self.skipped, "budget": self.budget, "horizon": self.horizon}
 
     def describe(self) -> str:
         """One line for a table's footer."""
+        limits = f"the budget of {self.budget:,} job-slots" + (
+            "" if self.horizon is None else f" or the horizon of {self.horizon:,} slots")
         return (f"looked ahead at {self.rolled_out} of {self.decisions} arrival batches "
-                f"({self.skipped} skipped over the budget of {self.budget:,} work units)")
+                f"({self.skipped} skipped over {limits})")
 
 
 @dataclass(frozen=True, eq=False)

@@ -66,6 +66,16 @@ def test_a_zero_budget_skips_every_rollout_and_is_the_fixed_policy():
         assert "lookahead" not in off.report
 
 
+def test_a_horizon_over_the_lookahead_horizon_skips_every_batch():
+    """``lookahead_horizon`` below the instance's horizon: every batch skipped, the run of the fixed policy."""
+    instance = generate("small", 5, jobs=20)
+    short = simulate(instance, make_scheduler("oasis-lr", lookahead_horizon=instance.horizon - 1), restart_cost=0.1)
+    off = simulate(instance, make_scheduler("oasis-lr", lookahead=False), restart_cost=0.1)
+    assert short.utility == off.utility and short.lookahead.skipped == short.lookahead.decisions > 0
+    fits = simulate(instance, make_scheduler("oasis-lr", lookahead_horizon=instance.horizon), restart_cost=0.1)
+    assert fits.lookahead.skipped == 0 and fits.lookahead.horizon == instance.horizon
+
+
 def test_the_lookahead_counts_reach_the_result_and_the_command_line(capsys):
     """Typed on the result (:class:`ReportedLookahead`), in ``compare``'s rows and footer, and in ``run``'s text."""
     from primaldual.cli import main
@@ -78,7 +88,7 @@ def test_the_lookahead_counts_reach_the_result_and_the_command_line(capsys):
     assert main(["compare", "--preset", "small", "--seed", "5", "--jobs", "20", "--schedulers", "rrh,oasis-lr",
                  "--param", "oasis-lr.lookahead_budget=0", "--no-progress"]) == 0
     decisions = result.lookahead.decisions
-    footer = f"oasis-lr looked ahead at 0 of {decisions} arrival batches ({decisions} skipped over the budget of 0"
+    footer = f"oasis-lr looked ahead at 0 of {decisions} arrival batches ({decisions} skipped over the budget of 0 job-slots"
     assert footer in capsys.readouterr().out
     assert main(["compare", "--preset", "small", "--seed", "5", "--jobs", "20", "--schedulers", "rrh,oasis-lr",
                  "--json", "--no-progress"]) == 0
@@ -127,7 +137,8 @@ def test_twins_leave_the_scheduler_alone_and_call_their_own_methods():
 
 @pytest.mark.parametrize("bad, field", [(dict(plan="late"), "plan"), (dict(lookahead="yes"), "lookahead"),
                                         (dict(lookahead_budget=-1), "lookahead_budget"),
-                                        (dict(lookahead_budget=1.5), "lookahead_budget")])
+                                        (dict(lookahead_budget=1.5), "lookahead_budget"),
+                                        (dict(lookahead_horizon=-1), "lookahead_horizon")])
 def test_bad_lookahead_parameters_are_named(bad, field):
     with pytest.raises(InputError, match=field):
         make_scheduler("oasis-lr", **bad)

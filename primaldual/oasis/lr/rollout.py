@@ -26,11 +26,14 @@ the choice wrong; nothing more is claimed. Promises are untouched: a policy only
 the capacity the ledger's blocks leave free (blocks run first), and each twin runs the engine's promise
 check too.
 
-**Budget.** A rollout costs about ``live jobs x slots left x policies x servers`` (each simulated slot
-places every live job on every server). Above ``lookahead_budget`` (a parameter, 20000) the batch keeps the
-current policy and is counted as ``skipped``. 20-job ``small`` instances (8 servers, 20 slots) always fit; on
-``paper`` (100 servers, 200 slots, dozens of live jobs) nearly every batch is skipped, so there ``oasis-lr`` is
-essentially its policy without lookahead and costs about what it costs without.
+**Budget.** A rollout simulates each live job in each slot left, once per policy, so a batch is estimated at
+``live jobs x slots left x policies`` *job-slots* (:func:`rollout_work`; machine-independent, so a schedule does
+not depend on the machine's speed). A batch over ``lookahead_budget`` job-slots (:data:`LOOKAHEAD_BUDGET`), or
+any batch of an instance whose horizon is longer than ``lookahead_horizon`` slots (:data:`LOOKAHEAD_HORIZON`),
+keeps the current policy and is counted as ``skipped``. The horizon rule is there because a rollout costs about
+a millisecond per simulated slot whatever the number of jobs, and a whole VC's batches each look months ahead:
+there the lookahead would cost many times the run, for a forecast (no arrivals for months) that is no forecast.
+The measured coverage and cost are in ``docs/measurements.md`` ("The lookahead's budget").
 """
 
 from __future__ import annotations
@@ -77,6 +80,17 @@ def candidate_policies(own: Policy, restart_cost: float) -> list[str]:
     return out
 
 
+#: The default ``lookahead_budget``, in job-slots (:func:`rollout_work`).
+LOOKAHEAD_BUDGET = 150_000
+#: The default ``lookahead_horizon``, in slots: two weeks of hourly slots.
+LOOKAHEAD_HORIZON = 336
+
+
+def rollout_work(live: int, slots_left: int, policies: int) -> int:
+    """The job-slots a batch's rollouts simulate at most: each live job in each slot left, per policy."""
+    return live * slots_left * policies
+
+
 def choose_policy(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
                   counts: LookaheadCounts, name: str = "oasis-lr") -> None:
     """At an arrival batch in ``slot``: roll out every candidate policy and set the best on ``state``
@@ -87,9 +101,8 @@ def choose_policy(settings: LrSettings, tables: JobTables, state: LrState, slot:
     if len(policies) < 2 or live == 0:
         return
     counts.decisions += 1
-    cluster = instance.cluster
-    servers = cluster.n_worker_servers + cluster.n_ps_servers
-    if live * (instance.horizon - slot) * len(policies) * servers > settings.lookahead_budget:
+    if instance.horizon > settings.lookahead_horizon or \
+            rollout_work(live, instance.horizon - slot, len(policies)) > settings.lookahead_budget:
         counts.skipped += 1
         return
     best, best_score = None, -math.inf
@@ -138,11 +151,12 @@ def rollout(settings: LrSettings, tables: JobTables, state: LrState, slot: int, 
     return score
 
 
-def lookahead_report(counts: LookaheadCounts, budget: int) -> dict[str, Any]:
+def lookahead_report(counts: LookaheadCounts, settings: LrSettings) -> dict[str, Any]:
     """The ``lookahead`` entry of the scheduler's report."""
     return {"decisions": counts.decisions, "skipped": counts.skipped,
-            "chosen": {k: v for k, v in counts.chosen.items() if v}, "budget": budget}
+            "chosen": {k: v for k, v in counts.chosen.items() if v}, "budget": settings.lookahead_budget,
+            "horizon": settings.lookahead_horizon}
 
 
-__all__ = ["POLICIES", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report", "policy", "rollout",
-           "twin"]
+__all__ = ["LOOKAHEAD_BUDGET", "LOOKAHEAD_HORIZON", "POLICIES", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report",
+           "policy", "rollout", "rollout_work", "twin"]

@@ -66,7 +66,7 @@ from primaldual.oasis.ledger import PromiseBroken, latest_deadline  # noqa: F401
 from primaldual.oasis.lr.admission import admit_job, offer_pending
 from primaldual.oasis.lr.dual_record import DualRecord, certificate_terms
 from primaldual.oasis.lr.execution import allocate_slot
-from primaldual.oasis.lr.rollout import POLICIES, choose_policy, lookahead_report
+from primaldual.oasis.lr.rollout import LOOKAHEAD_BUDGET, LOOKAHEAD_HORIZON, POLICIES, choose_policy, lookahead_report
 from primaldual.oasis.lr.settings import LrSettings
 from primaldual.oasis.lr.state import JobTables, LookaheadCounts, LrState
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
@@ -89,23 +89,25 @@ class OasisLrScheduler(OnlineScheduler):
     capacity a slot runs under restart costs, :mod:`primaldual.oasis.lr.execution`), ``lookahead`` (True for
     ``oasis-lr``, False for ``oasis-p``: choose the execution policy at each arrival batch by a rollout of the
     known jobs, :mod:`primaldual.oasis.lr.rollout`; the three settings before are then where it starts),
-    ``lookahead_budget`` (20000: the largest live jobs x slots left x policies x servers for which a batch is rolled out)."""
+    ``lookahead_budget`` (150000: the largest live jobs x slots left x policies, in job-slots, for which a batch
+    is rolled out), ``lookahead_horizon`` (336: the longest instance horizon, in slots, on which it runs)."""
 
     name = "oasis-lr"
     provable = False
     PARAMETER_SPECS = parameter_specs.OASIS_LR
-    revision = 4  # what each revision changed: proofs/oasis-lr.md, "Revisions"
+    revision = 5  # what each revision changed: proofs/oasis-lr.md, "Revisions"
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
                  late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3,
                  immediate_blocks: bool | None = None, order: str | None = None, plan: str = "best",
-                 lookahead: bool | None = None, lookahead_budget: int = 20000):
+                 lookahead: bool | None = None, lookahead_budget: int = LOOKAHEAD_BUDGET,
+                 lookahead_horizon: int = LOOKAHEAD_HORIZON):
         self.settings = LrSettings.checked(
             self.provable, delta=delta, window=window, eta=eta, rule=rule, learned_floor=learned_floor,
             pending=pending, repack=repack, late=late, discount_rate=discount_rate, reoffer_every=reoffer_every,
             immediate_blocks=immediate_blocks, order=order, plan=plan, lookahead=lookahead,
-            lookahead_budget=lookahead_budget)
+            lookahead_budget=lookahead_budget, lookahead_horizon=lookahead_horizon)
         self.tables: JobTables | None = None
         self.state: LrState | None = None
 
@@ -176,7 +178,7 @@ class OasisLrScheduler(OnlineScheduler):
             "pending_left": len(state.pending),
             "repacks": {"tried": state.repacks.tried, "succeeded": state.repacks.succeeded},
             "floor": self.learner.highest.to_dict(self.instance.cluster.resources),
-            **({"lookahead": lookahead_report(self.lookahead_counts, settings.lookahead_budget)}
+            **({"lookahead": lookahead_report(self.lookahead_counts, settings)}
                if settings.lookahead else {}),
             **terms,
         }

@@ -90,6 +90,7 @@ class LrSettings:
     immediate_blocks: bool
     lookahead: bool
     lookahead_budget: int
+    lookahead_horizon: int
     own: Policy
     #: The simulator's restart cost, told after construction (``set_restart_cost``).
     restart_cost: float = 0.0
@@ -97,13 +98,14 @@ class LrSettings:
     @classmethod
     def checked(cls, provable: bool, *, delta, window, eta, rule, learned_floor, pending, repack, late,
                 discount_rate, reoffer_every, immediate_blocks, order, plan, lookahead,
-                lookahead_budget) -> "LrSettings":
+                lookahead_budget, lookahead_horizon) -> "LrSettings":
         """The settings of the given parameters, or :class:`InputError` naming the first bad one (the checks
         run in a fixed order, so the same call always names the same parameter). ``repack`` and ``lookahead``
         default to on for OASiS-LR and off for the provable OASiS-P."""
         immediate_blocks = check_immediate_blocks(immediate_blocks)
         own_order, own_plan = check_order(order), check_plan(plan)
         lookahead_budget = check_number("lookahead_budget", lookahead_budget, 0, 10**12, integer=True)
+        lookahead_horizon = check_number("lookahead_horizon", lookahead_horizon, 0, 10**9, integer=True)
         reoffer_every = check_number("reoffer_every", reoffer_every, 1, 10**6, integer=True)
         discount_rate = check_number("discount_rate", discount_rate, 0.0, 1e6)
         delta = check_number("delta", delta, 0.0, 0.99)
@@ -119,7 +121,7 @@ class LrSettings:
                    repack=(not provable) if repack is None else bool(repack), late=bool(late),
                    reoffer_every=reoffer_every, immediate_blocks=immediate_blocks,
                    lookahead=(not provable) if lookahead is None else lookahead,
-                   lookahead_budget=lookahead_budget,
+                   lookahead_budget=lookahead_budget, lookahead_horizon=lookahead_horizon,
                    own=Policy(order=own_order, discount_rate=discount_rate, plan=own_plan))
 
     def with_restart_cost(self, cost: float) -> "LrSettings":
@@ -133,7 +135,7 @@ class LrSettings:
                 "learned_floor": self.learned_floor, "pending": self.pending_tier, "repack": self.repack,
                 "restart_cost": self.restart_cost, "immediate_blocks": self.immediate_blocks,
                 "lookahead": self.lookahead, "lookahead_budget": self.lookahead_budget,
-                **self.own.to_dict()}
+                "lookahead_horizon": self.lookahead_horizon, **self.own.to_dict()}
 
 
 __all__ = ["ORDERS", "PLANS", "SETTINGS", "LrSettings", "Policy", "check_immediate_blocks", "check_order",
