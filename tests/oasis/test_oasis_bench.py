@@ -96,3 +96,15 @@ def test_compare_lr_cli_json(capsys):
 def test_compare_lr_refuses_bad_flags(flags, field, capsys):
     assert main(["bench", "oasis", "--compare-lr", *flags]) == 2
     assert field in capsys.readouterr().err
+
+
+def test_headroom_share_by_hand():
+    """The share of the headroom over RRH, in totals: (9 + 11 - 10 - 10) / (12 + 12 - 20) = 0 and so on."""
+    from primaldual.evaluation.bench.oasis_quality import headroom_share
+
+    rrh, bound = np.array([10.0, 10.0]), np.array([12.0, 12.0])
+    assert headroom_share(np.array([9.0, 11.0]), rrh, bound) == 0.0
+    assert headroom_share(np.array([11.0, 11.0]), rrh, bound) == 0.5
+    assert headroom_share(bound, rrh, bound) == 1.0
+    assert headroom_share(np.array([9.0, 9.0]), rrh, bound) == -0.5
+    assert headroom_share(rrh, rrh, rrh) is None

@@ -137,7 +137,9 @@ def measure_instance(instance, restart_costs, time_limit, names=SCHEDULERS) -> I
 
 @dataclass(frozen=True)
 class SchedulerSummary:
-    """One scheduler on one set at one restart cost (module docstring); ``headroom`` is RRH's row only."""
+    """One scheduler on one set at one restart cost (module docstring); ``headroom`` is RRH's row only;
+    ``headroom_share`` is the share of the headroom the scheduler captures, ``(sum ALG - sum RRH) / (sum bound -
+    sum RRH)`` (negative when it trails RRH; None without headroom)."""
 
     mean_utility: float
     vs_rrh_total: float | None
@@ -151,6 +153,7 @@ class SchedulerSummary:
     lr_over: float | None
     lr_over_min: float | None
     lr_over_max: float | None
+    headroom_share: float | None = None
     headroom: tuple | None = None
 
     def to_dict(self) -> dict:
@@ -183,10 +186,18 @@ def _summarise(per_instance: list[InstanceQuality], cost: str, labels: list[str]
             promises_made=None if promises[0] is None else int(sum(p.made for p in promises)),
             seconds_median=statistics.median(r.seconds for r in runs[label]),
             lr_over=over[0], lr_over_min=over[1], lr_over_max=over[2],
+            headroom_share=headroom_share(u, rrh, opt),
             # OPT's bound over RRH: no scheduler can lead by more.
             headroom=_ratio_spread(opt, rrh) if label == "rrh" else None,
         )
     return rows
+
+
+def headroom_share(utilities: np.ndarray, rrh: np.ndarray, bound: np.ndarray) -> float | None:
+    """The share of the headroom over RRH a scheduler captures on a set, in total utility:
+    ``(sum u - sum rrh) / (sum bound - sum rrh)``; None where the bound leaves no headroom."""
+    room = float(bound.sum() - rrh.sum())
+    return None if room <= 0 else float(utilities.sum() - rrh.sum()) / room
 
 
 def _ratio_spread(numerator: np.ndarray, denominator: np.ndarray) -> tuple:
@@ -284,18 +295,19 @@ def _format_cost(cost: str, rows: dict, proven: int, count: int) -> list[str]:
     headroom = rows["rrh"]["headroom"]
     room = "-" if headroom[0] is None else f"{headroom[0]:.3f} [{headroom[1]:.2f}, {headroom[2]:.2f}]"
     lines = [f"  restart cost {cost}: bound proven optimal on {proven} of {count}; headroom over RRH "
-             f"(bound / RRH, the most any scheduler can earn over it) {room}",
+             f"(bound / RRH, the most any scheduler can earn over it) {room}; share: of that headroom, captured",
              f"    {'scheduler':16s} {'mean util':>10s} {'vs rrh':>7s} {'spread':>13s} {'OPT/ALG':>8s} "
-             f"{'abandoned':>9s} {'broken':>7s} {'median s':>9s} {'lr over':>7s} {'spread':>13s}"]
+             f"{'share':>6s} {'abandoned':>9s} {'broken':>7s} {'median s':>9s} {'lr over':>7s} {'spread':>13s}"]
     for name, row in rows.items():
         broken = "-" if row["promises_broken"] is None else str(row["promises_broken"])
         ratio = "inf" if row["mean_opt_over_alg"] is None else f"{row['mean_opt_over_alg']:.3f}"
         over = "-" if row["lr_over"] is None else f"{row['lr_over']:7.3f} [{row['lr_over_min']:.2f}, {row['lr_over_max']:.2f}]"
+        share = "-" if row["headroom_share"] is None else f"{100 * row['headroom_share']:5.1f}%"
         lines.append(f"    {name:16s} {row['mean_utility']:10.2f} {row['vs_rrh_total']:7.3f} "
-                     f"[{row['vs_rrh_min']:.2f}, {row['vs_rrh_max']:.2f}] {ratio:>8s} "
+                     f"[{row['vs_rrh_min']:.2f}, {row['vs_rrh_max']:.2f}] {ratio:>8s} {share:>6s} "
                      f"{row['abandoned']:9d} {broken:>7s} {row['seconds_median']:9.3f} {over}")
     return lines
 
 
 __all__ = ["SCHEDULERS", "SETS", "InstanceQuality", "QualityResult", "RunFigures", "SchedulerSummary", "SetQuality",
-           "format_quality", "measure_instance", "run_quality"]
+           "format_quality", "headroom_share", "measure_instance", "run_quality"]
