@@ -26,6 +26,8 @@ FRONT = {"primaldual", "primaldual.__main__"}
 FLAT = {"__init__.py", "__main__.py", "cli.py"}
 #: Rooms the offline solve must never reach: it judges the online schedulers, so it may not depend on them.
 NOT_BELOW_OFFLINE = ("simulation", "oasis", "baselines", "evaluation")
+#: The longest chain of rooms importing one another, bottom to top (``core`` is floor 1, ``cli`` floor 10).
+MAX_FLOORS = 10
 MAX_FUNCTION_LINES = 80
 MAX_MODULE_LINES = 400
 #: Where the layers are written down for people.
@@ -135,6 +137,34 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
             elif room(target) != room(module) and rank[room(target)] > rank[room(module)]:
                 wrong.append(f"{module} ({room(module)}) imports {target} ({room(target)})")
     return wrong
+
+
+def floors(graph: dict[str, set[str]]) -> dict[str, int]:
+    """Each room's floor: 1 for a room that imports no other room, else one above the highest room it imports."""
+    below: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        if module in FRONT:
+            continue
+        below.setdefault(room(module), set()).update(
+            room(t) for t in targets if t not in FRONT and room(t) != room(module))
+    found: dict[str, int] = {}
+
+    def floor(name: str) -> int:
+        if name not in found:
+            found[name] = 1 + max((floor(other) for other in below.get(name, ())), default=0)
+        return found[name]
+
+    return {name: floor(name) for name in below}
+
+
+def test_no_more_floors_than_today():
+    assert max(floors(GRAPH).values()) <= MAX_FLOORS
+
+
+def test_floors_count_the_longest_chain():
+    graph = {"primaldual.core.a": set(), "primaldual.dual.b": {"primaldual.core.a"},
+             "primaldual.oasis.c": {"primaldual.dual.b", "primaldual.core.a"}, "primaldual.traces.d": set()}
+    assert floors(graph) == {"core": 1, "dual": 2, "oasis": 3, "traces": 1}
 
 
 def test_every_room_has_a_layer():
