@@ -59,19 +59,15 @@ def exit_with_parent(parent: int | None = None) -> None:
 
 
 def import_pyomo_lock_unregistered() -> None:
-    """Import ``pyomo.common.dependencies`` so that the lock it makes at import is not a named semaphore.
+    """Import ``pyomo.common.dependencies`` under ``fork``, so the lock it makes at import is no named semaphore.
 
-    Pyomo makes ``capture_output_lock`` a ``multiprocessing.Lock()`` as soon as it is imported in a process
-    that has imported ``multiprocessing`` (every spawned child has). Under the spawn start method that lock is
-    a named POSIX semaphore registered with the resource tracker the child shares with the command; a child
-    that dies without running its exit handlers (the watchdog's ``os._exit``, SIGKILL, a pool torn down by a
-    SIGTERM of the command) leaves it registered, and the tracker then prints "There appear to be N leaked
-    semaphore objects" on the command's stderr after its one line. Made while the default start method is
-    ``fork``, the lock is unlinked at creation (``SemLock``'s ``unlink_now``) and never registered, so no death
-    can leak it; it still locks within this process, which is all Pyomo uses it for (it is never handed to
-    another process). The previous start method is restored at once, so nothing else of the child changes.
-    Costs the import of ``pyomo.common`` (about 50 ms), which every solver child makes anyway. A process that
-    already imported it (a forked child, a second call) is left as it is.
+    Pyomo makes ``capture_output_lock`` a ``multiprocessing.Lock()`` at import. Under ``spawn`` that is a named
+    POSIX semaphore registered with the resource tracker the child shares with the command, and a child that dies
+    without its exit handlers (the watchdog's ``os._exit``, SIGKILL, a pool torn down by SIGTERM) leaves it
+    registered: the tracker then reports leaked semaphores on the command's stderr. Under ``fork`` it is unlinked at
+    creation (``SemLock``'s ``unlink_now``) and never registered; it still locks within this process, all Pyomo
+    uses it for. The previous start method is restored at once; a process that already imported the module is
+    left as it is. Cost: the import of ``pyomo.common``, which every solver child makes anyway.
     """
     if "pyomo.common.dependencies" in sys.modules:
         return

@@ -26,11 +26,7 @@ def single_thread_environment() -> dict[str, str]:
 
 
 def initialize_worker() -> None:
-    """``ProcessPoolExecutor(initializer=...)``: cap every thread pool of this process at one thread.
-
-    The solver's own thread count is a field of the sweep spec (``Spec.threads``, 1 by default), passed to
-    the solver explicitly, so it is recorded with the results rather than taken from the environment.
-    """
+    """Pool initializer: one thread per thread pool here; the solver's count is passed explicitly (``Spec.threads``)."""
     os.environ.update(single_thread_environment())
 
 

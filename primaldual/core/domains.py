@@ -221,13 +221,10 @@ def _work_problems(instance, i: int, job, where: str) -> list[str]:
 
 
 def instance_problems(instance, domain: bool = True, consistency: bool = True) -> list[str]:
-    """Every problem of ``instance``, each naming the field as the file format does (``jobs[3].epochs: ...``).
+    """Every problem of ``instance``, each naming its field as the file format does (``jobs[3].epochs: ...``).
 
-    ``domain``: ranges, sizes and their products, finite positive work (what ``Instance`` checks when it is
-    constructed). ``consistency``: the rules that make an instance schedulable as the file format demands,
-    arrivals before the horizon, ``b_i <= B_i`` (else eqs. (6)-(7) admit no PS count) and each demand fitting
-    on at least one server; they assume the domain holds.
-    """
+    ``domain``: ranges, sizes and their products, finite positive work (``Instance``'s own checks). ``consistency``
+    (only once the domain holds): arrivals before the horizon, ``b_i <= B_i`` (eqs. (6)-(7)), a server per demand."""
     problems = _domain_problems(instance) if domain else []
     if consistency and not problems:
         problems = _consistency_problems(instance)

@@ -163,20 +163,14 @@ class Instance:
 
     @cached_property
     def work_units(self) -> np.ndarray:
-        """``V_i = ceil(W_i)``: eq. (2) with integral ``y`` is equivalent to ``sum y >= V_i``.
-
-        At least 1: the tolerance of :func:`ceil_tolerant` absorbs floating noise above an integer, and must
-        not turn a positive work ``0 < W_i <= 1e-9`` into none (any positive work needs one worker-slot).
-        """
+        """``V_i = ceil(W_i)`` (eq. (2) with integral ``y``: ``sum y >= V_i``), at least 1: a positive work below
+        :func:`ceil_tolerant`'s tolerance still needs one worker-slot."""
         return _readonly([max(ceil_tolerant(w), 1) for w in self.work], dtype=np.int64)
 
     @cached_property
     def shortest_duration(self) -> np.ndarray:
-        """``ceil(V_i / N_i)``: fewest slots job i can finish in (``N_i`` workers every slot, eq. (3)).
-
-        The completion duration ``t_hat - a_i`` of eq. (1) is then at least ``shortest_duration - 1``.
-        Capacities are ignored, so this is a lower bound.
-        """
+        """``ceil(V_i / N_i)``: the fewest slots job i can finish in (eq. (3); capacities ignored, so a lower
+        bound: eq. (1)'s ``t_hat - a_i`` is at least ``shortest_duration - 1``)."""
         return _readonly(
             [-(-int(v) // job.chunks) for v, job in zip(self.work_units, self.jobs)], dtype=np.int64
         )
@@ -187,11 +181,7 @@ class Instance:
 
     @cached_property
     def can_finish(self) -> np.ndarray:
-        """Whether job i can finish by the horizon at all: ``a_i + shortest_duration_i <= T``.
-
-        A job that cannot finish earns nothing and is rejected by every scheduler (docs/architecture.md, Model
-        conventions).
-        """
+        """``a_i + shortest_duration_i <= T``: whether job i can finish at all (else every scheduler rejects it)."""
         return _readonly(self.arrivals + self.shortest_duration <= self.horizon, dtype=bool)
 
     def best_utility(self, i: int) -> float:
@@ -200,8 +190,7 @@ class Instance:
 
     @cached_property
     def pools(self) -> tuple[Pool, Pool]:
-        """The worker pool and the PS pool (:func:`primaldual.core.pool.cluster_pools`), built once: the simulator
-        and the metrics read them per slot."""
+        """The worker pool and the PS pool (:func:`primaldual.core.pool.cluster_pools`), built once."""
         return cluster_pools(self.cluster)
 
     def worker_demand_matrix(self) -> np.ndarray:

@@ -94,8 +94,7 @@ def schedule_load(instance: Instance, schedule: Schedule) -> tuple[np.ndarray, n
 
 
 def admitted_count(schedule: Schedule) -> int:
-    """The admitted jobs of ``schedule`` (docs/formats.md, "Admitted"): the jobs it holds. The one place this
-    count is computed: run, compare, verify, the metrics and every JSON form read it from here."""
+    """The number of jobs ``schedule`` holds: its admitted jobs (docs/formats.md), counted here only."""
     return len(schedule.assignments)
 
 

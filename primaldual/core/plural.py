@@ -18,8 +18,7 @@ def counted(count: int, noun: str, plural: str | None = None) -> str:
 
 
 def by_count(count: int, text: str) -> str:
-    """``text`` with every ``[plural|singular]`` replaced by the form for ``count`` (the singular exactly when
-    ``count == 1``): ``by_count(1, "[jobs arrive|job arrives]")`` is ``"job arrives"``."""
+    """``text`` with every ``[plural|singular]`` replaced by its form for ``count`` (singular iff ``count == 1``)."""
     return _CHOICE.sub(lambda match: match.group(2 if count == 1 else 1), text)
 
 

@@ -53,8 +53,7 @@ class Pool:
         return self.capacity.shape[0]
 
     def demand(self, job: Any) -> np.ndarray:
-        """The demand per unit of this pool (``w_i`` or ``s_i``) of a :class:`~primaldual.core.instance.Job`,
-        shape (R,)."""
+        """This pool's demand per unit (``w_i`` or ``s_i``, shape (R,)) of a :class:`~primaldual.core.instance.Job`."""
         return getattr(job, self.demand_field)
 
     def demand_matrix(self, instance: Any) -> np.ndarray:
@@ -62,8 +61,7 @@ class Pool:
         return getattr(instance, f"{self.demand_field}_matrix")()
 
     def counts(self, allocation: Any) -> np.ndarray:
-        """The per-server counts of this pool in an allocation or a job's schedule (``workers`` or
-        ``parameter_servers``)."""
+        """This pool's per-server counts (``workers`` or ``parameter_servers``) of an allocation or a schedule."""
         return getattr(allocation, self.count_field)
 
 

@@ -102,8 +102,7 @@ class Text:
 
 
 def longest_name(path: str) -> str:
-    """The longest file or folder name of ``path`` in bytes (the part the file system refuses past
-    :data:`MAX_NAME_BYTES`)."""
+    """The longest file or folder name of ``path`` in bytes (what :data:`MAX_NAME_BYTES` bounds)."""
     return max(path.split("/"), key=lambda name: len(name.encode("utf-8", "surrogateescape")), default="")
 
 

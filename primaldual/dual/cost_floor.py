@@ -19,8 +19,7 @@ def suffix_minimum(per_slot: np.ndarray) -> np.ndarray:
 
 
 def least_prices(worker_prices: np.ndarray, ps_prices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per pool, ``least[t, r] = min over slots t' >= t and servers of the price of resource r``, shape (T, R)
-    each: the tables of :func:`primaldual.dual.subroutine.best_schedule`'s cost floor. Row ``t`` reads only the prices of slots ``>= t``."""
+    """Per pool, ``least[t, r] = min over slots t' >= t and servers`` of resource r's price, shape (T, R) each."""
     return tuple(suffix_minimum(np.asarray(prices, dtype=float).min(axis=1)) for prices in (worker_prices, ps_prices))
 
 

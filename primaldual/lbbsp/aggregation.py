@@ -75,10 +75,7 @@ def weighted_aggregate(local_gradients, batch_sizes) -> np.ndarray:
 
 
 def mean_aggregate(local_gradients, batch_sizes=None) -> np.ndarray:
-    """BSP's plain mean ``(1/n) sum_i g_i`` -- correct only for equal batches.
-
-    ``batch_sizes`` is ignored; it is accepted so that both rules of :data:`AGGREGATIONS` share one signature.
-    """
+    """BSP's plain mean ``(1/n) sum_i g_i``, right for equal batches only (``batch_sizes`` is ignored)."""
     return np.mean(np.asarray(local_gradients), axis=0)
 
 

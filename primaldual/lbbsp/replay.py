@@ -69,8 +69,7 @@ class ReplayLaw:
 
 
 def share_of_gain(speedup: float, oracle_speedup: float) -> float | None:
-    """The share of the oracle's gain over BSP, ``(B/Pi - 1) / (B/O - 1)`` (``proofs/lbbsp.md`` section 1), from
-    a rule's speedup ``B/Pi`` and the oracle's ``B/O``; ``None`` when the oracle does not gain."""
+    """``(B/Pi - 1) / (B/O - 1)`` from the speedups ``B/Pi`` and ``B/O`` (proofs/lbbsp.md 1); None if ``B/O <= 1``."""
     return (speedup - 1.0) / (oracle_speedup - 1.0) if oracle_speedup > 1.0 else None
 
 

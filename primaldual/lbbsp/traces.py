@@ -146,7 +146,7 @@ def parse_trace(text: str, name: str) -> WorkerTrace:
     """Parse CSV text (either format) into a :class:`WorkerTrace`; errors name ``name:line`` and the file's column.
 
     One path for both formats: the header picks the columns (:data:`FORMATS`) and every row is held to the
-    same rules. The columns are converted by numpy in one pass (about 1 s per 10^6 lines); if any row breaks a
+    same rules. The columns are converted by numpy in one pass (docs/measurements.md, LB-BSP); if any row breaks a
     rule, the rows are re-read one by one by :func:`_check_row`, which names the first bad line, so the message
     is the same whichever pass finds it. :func:`_to_matrix` builds the matrix from flat arrays (a sort, no dict
     of rows): O(L log L) time and O(L) memory for L lines, plus the matrix.
@@ -264,25 +264,12 @@ COV_PERSISTENCE, COV_CONCENTRATION = 0.9, 3.0
 def cov_trace(job: int, workers: int = 10, seed: int = 0, persistence: float = COV_PERSISTENCE,
               table: np.ndarray | None = None, max_iterations: int | None = None,
               concentration: float = COV_CONCENTRATION) -> WorkerTrace:
-    """A synthetic trace whose per-iteration coefficient of variation is row ``job`` of the CoV table.
+    """A synthetic trace whose iteration t has the sample CoV (ddof = 1) of row ``job`` of the CoV table.
 
-    The CoV table gives only the spread of the workers' times in each iteration, not who is slow. Its values
-    reach 3.147, above the population-CoV maximum sqrt(n - 1) = 3 of 10 values, so the table uses the sample
-    standard deviation (ddof = 1, maximum sqrt(n) = 3.16), and a CoV near the maximum means one worker takes
-    almost all the time: spread comes from *slow* workers. Hence times are slowdowns only ([design]):
-
-        times[t, i] = 1 + a_t * u[t, i] ** k_t,    u[t, i] = w[t, i] / max_j w[t, j],    w = exp(concentration * z),
-
-    where ``z[t]`` is a stationary AR(1) process per worker (lag-1 correlation ``persistence``: stragglers
-    persist, as in the PAI traces). The CoV of these times increases with the scale ``a_t`` towards the limit
-    ``CoV(u ** k_t)``, which increases with the sharpness ``k_t`` towards sqrt(n) (one worker takes all the
-    time). ``k_t >= 1`` is the smallest sharpness whose limit lies at least halfway from the target to sqrt(n)
-    (bisection), and then ``a_t`` is set by bisection so that the sample CoV equals the target. Without the
-    sharpening a target near the limit needs an unbounded scale: the bisection's bracket (a_t up to e^20) then
-    set the time scale of those iterations, and the ratios between the non-dominant workers (factors of 10 to
-    1000 moving at every iteration) came from the AR(1) draws, not from the table. Every target below sqrt(n)
-    is met (``achieved_cov`` reports what was achieved). ``max_iterations`` keeps only the first iterations.
-    """
+    ``times[t, i] = 1 + a_t * u[t, i] ** k_t`` (slowdowns only), ``u[t] = w[t] / max_j w[t, j]``,
+    ``w = exp(concentration * z)``, ``z`` a stationary AR(1) level per worker (lag-1 correlation ``persistence``);
+    sharpness ``k_t >= 1`` and scale ``a_t`` by bisection (:func:`cov_times`, docs/lbbsp-traces.md, "Synthetic-from-CoV
+    mode"). Every target below sqrt(n) is met; ``max_iterations`` keeps only the first iterations."""
     target = cov_target(job, table, max_iterations)
     levels = cov_levels(target.size, workers, persistence, np.random.default_rng(seed))
     times = cov_times(levels, target, concentration)

@@ -173,10 +173,8 @@ class InstanceFacts:
 
 def _lower_prices(instance: Instance, standalone: np.ndarray, eta: float, rule: str,
                   capacity_time: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(L_w^r, L_ps^r)`` of ``rule``, each at least :data:`LEAST_PRICE`: a rule divides a utility
-    (possibly near 5e-324) by work and demands (up to 1e18) and eta, a quotient that can underflow to 0 though
-    it is positive; ``ln(U^r / L^r)`` needs ``L^r > 0``, and the nearest positive float is the smallest one.
-    Every ordinary instance's lower prices are far above it, so unchanged."""
+    """``(L_w^r, L_ps^r)`` of ``rule``, each raised to at least :data:`LEAST_PRICE` (module docstring: a quotient
+    that underflowed to 0 would leave ``ln(U^r / L^r)`` undefined)."""
     worker, ps = _rule_lower_prices(instance, standalone, eta, rule, capacity_time)
     return np.maximum(worker, LEAST_PRICE), np.maximum(ps, LEAST_PRICE)
 

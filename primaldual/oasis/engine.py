@@ -134,8 +134,7 @@ def run_oasis(
     """Run OASiS on ``instance`` (all jobs, arrival order) and compute its certificate.
 
     ``constants`` defaults to :func:`primaldual.oasis.prices.compute_constants` ``(instance, eta, price_scale, rule)``;
-    if given, ``price_scale`` multiplies it (and ``eta`` and ``rule`` are ignored).
-    """
+    if given, ``price_scale`` multiplies it (and ``eta`` and ``rule`` are ignored)."""
     engine = OnlineEngine(instance, _constants(instance, constants, price_scale, eta, rule))
     for i in arrival_order(instance):
         engine.decide(i)
@@ -179,9 +178,7 @@ class _PlanningScheduler(OnlineScheduler):
             self._certificate = None
 
     def set_restart_cost(self, cost: float) -> None:
-        """The simulator's restart cost: plans are made for the restart-free model (the paper's), so under a
-        cost an admitted job can reach the end of its plan with work left (module docstring of
-        :mod:`primaldual.simulation.simulator`); it then continues in capacity no plan holds (:meth:`_overrun`)."""
+        """Take the simulator's restart cost: plans ignore it, and :meth:`_overrun` finishes what a plan left."""
         self.restart_cost = float(cost)
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:

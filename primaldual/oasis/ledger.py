@@ -157,9 +157,8 @@ class Ledger:
         capped at :data:`_NO_LIMIT` only. Kept for the :data:`KEPT_DEMANDS` demand vectors used last among those
         that two jobs or more share (computed over ``rows`` alone for the others) and brought up to date by
         recomputing only the slots changed since (``changes``): each slot's counts are the same elementwise
-        operations whichever slots are computed with it, so the same integers as computing them afresh.
-        Measured: recomputing them was a quarter of OASiS-LR on the merged Philly cluster (e6a7407); on a
-        generated 1,000-job instance, counting unshared vectors over ``rows`` alone took oasis-lr 31 s -> 13.5 s."""
+        operations whichever slots are computed with it, so the same integers as computing them afresh (what the
+        cache saves: docs/measurements.md, "OASiS-LR with lookahead")."""
         capacity, used = (self.worker_capacity, self.worker_used) if pool == 0 else (self.ps_capacity, self.ps_used)
         key = (pool, demand.tobytes())
         if key not in self._shared:  # one job's own demand: the slots asked for, not kept

@@ -101,8 +101,7 @@ class PriceConstants:
 
     @property
     def worker_log_ratio(self) -> np.ndarray:
-        """``theta_w^r = ln(U_w^r / L_w^r)`` per resource (>= 0; :func:`log_ratio`, finite where the quotient
-        is not)."""
+        """``theta_w^r = ln(U_w^r / L_w^r)`` per resource, >= 0 and finite (:func:`log_ratio`)."""
         return log_ratio(self.worker_upper, self.worker_lower)
 
     @property

@@ -137,8 +137,7 @@ class PriceState:
         return sum(pool.price_term() for pool in self.pools)
 
     def allocate(self, job: Job, workers: np.ndarray, parameter_servers: np.ndarray) -> list[np.ndarray]:
-        """Add a job's allocation (``workers`` (T, H), ``parameter_servers`` (T, K)) to the amounts only;
-        return the slots it touched in each pool."""
+        """Add ``workers`` (T, H) and ``parameter_servers`` (T, K) to the amounts only; the slots touched per pool."""
         return [state.allocate(job, counts) for state, counts in zip(self.pools, (workers, parameter_servers))]
 
     def commit(self, job: Job, workers: np.ndarray, parameter_servers: np.ndarray) -> float:

@@ -36,12 +36,9 @@ GUARD = 0.5
 
 
 def _cost_ratio(cost: float, utility: float) -> float:
-    """``cost / utility``, or ``inf`` where the quotient is above 1e300 (only for a utility below 1: a job worth
-    1e-300 beside one worth 1e12, whose budget sets prices near 1, would overflow the division).
-
-    Such a job is never the cheapest: the job with ``f_i^alone = LB`` holds at most all of each type's
-    capacity-time, so its ratio is at most ``SHARE_BUDGET / eta <= 2.5e9`` (``eta >= 1e-9``); ``inf`` leaves the
-    minimum, and so the guard, unchanged."""
+    """``cost / utility``, or ``inf`` above 1e300 (only for a utility below 1), which leaves the guard's minimum
+    unchanged: the job with ``f_i^alone = LB`` has a ratio of at most ``SHARE_BUDGET / eta <= 2.5e9``
+    (``eta >= 1e-9``), since it holds at most all of each type's capacity-time."""
     if utility < 1.0 and cost > utility * 1e300:
         return math.inf
     return cost / utility

@@ -73,8 +73,7 @@ class Reproduction:
 
     @property
     def passed(self) -> bool:
-        """No expectation of the artifact failed (paper claims are reported, not required; a check left
-        inconclusive by a time limit is not a failure)."""
+        """No expectation failed (paper claims are reported, not required; an inconclusive check is no failure)."""
         return not any(outcome.failed for outcome in self.outcomes)
 
     @property

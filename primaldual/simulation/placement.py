@@ -39,10 +39,8 @@ def check_placement(policy: str) -> str:
 
 
 def can_finish(slot, remaining, workers, horizon: int):
-    """Whether ``remaining`` worker-slots can be done by the horizon with ``workers`` workers in every slot from
-    ``slot`` on: ``slot + ceil(remaining / workers) <= horizon`` (vectorised). The baselines' ``skip_unfinishable``
-    rule with ``workers`` from :func:`widest`; other jobs are ignored, so a False is certain and a True
-    optimistic. ``workers = 0`` (the job fits nowhere) is never finishable."""
+    """``workers > 0 and slot + ceil(remaining / workers) <= horizon``, vectorised: the baselines' ``skip_unfinishable``
+    with ``workers`` from :func:`widest`; other jobs are ignored, so False is certain and True optimistic."""
     workers = np.asarray(workers)
     return (workers > 0) & (slot + -(-np.asarray(remaining) // np.maximum(workers, 1)) <= horizon)
 
@@ -50,18 +48,15 @@ def can_finish(slot, remaining, workers, horizon: int):
 def widest(instance) -> np.ndarray:
     """Per job, the most workers it can run in one slot of the empty cluster, ``min(N_i, V_i, what fits with
     its PSs)`` (:func:`primaldual.core.standalone.fastest_standalone_workers`; 0 if it fits nowhere): the width
-    :func:`can_finish` may assume. With ``N_i`` instead, a job that one server can hold only one worker of looked
-    finishable, and RRH and OASiS-LR gave it the capacity a finishable job needed (``tiny`` seed 61007: both
-    earned 0 where OPT is 2.8)."""
+    :func:`can_finish` may assume."""
     from primaldual.core.standalone import fastest_standalone_workers
 
     return np.array([fastest_standalone_workers(instance, i) for i in range(instance.n_jobs)], dtype=np.int64)
 
 
 def demand_profiles(instance) -> list[tuple]:
-    """Per job, what decides whether one of its workers (with the ``Z(1)`` PSs eq. (6) asks) fits in a given free
-    capacity: its worker and PS demand vectors and ``Z(1)``. Jobs of one profile fit or not alike, which lets a
-    greedy pass over shrinking capacity skip a profile once one of its jobs found no room."""
+    """Per job, its worker and PS demand vectors and ``Z(1)`` (eq. (6)): jobs of one profile fit a free capacity
+    alike, so a greedy pass over shrinking capacity skips a profile once one of its jobs found no room."""
     return [(job.worker_demand.tobytes(), job.ps_demand.tobytes(), int(job.min_parameter_servers(1)))
             for job in instance.jobs]
 
@@ -74,10 +69,8 @@ PS_TABLE_WORKERS = 4096
 
 
 def ps_needed_table(job) -> list[int]:
-    """``Z(D) = job.min_parameter_servers(D)`` for ``D = 0..min(N_i, PS_TABLE_WORKERS)``, in one vector call.
-
-    Exact: the vector call makes the same elementwise IEEE operations as the scalar call on the same operand
-    (ints below 2^53 convert to floats exactly), so ``table[D]`` is the scalar call's value bit for bit. Read it with :func:`ps_needed_at`, which is right for every ``D``."""
+    """``Z(D) = job.min_parameter_servers(D)`` for ``D = 0..min(N_i, PS_TABLE_WORKERS)`` in one vector call, bit for
+    bit the scalar call's (same IEEE operations; ints below 2^53 are exact floats); read by :func:`ps_needed_at`."""
     return job.min_parameter_servers(np.arange(min(job.chunks, PS_TABLE_WORKERS) + 1)).tolist()
 
 

@@ -33,8 +33,7 @@ class Kill:
 
     @property
     def lines(self) -> list[str]:
-        """The stderr lines a terminal shows at the end (a progress bar redrawn with ``\\r`` and cleared is
-        no line)."""
+        """The stderr lines a terminal shows at the end (a progress bar redrawn with ``\\r`` and cleared is none)."""
         return [shown for line in self.stderr.split("\n") if (shown := line.rsplit("\r", 1)[-1].strip())]
 
     @property

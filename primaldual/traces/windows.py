@@ -44,8 +44,7 @@ class Window:
 
     @property
     def flag(self) -> str:
-        """The ``--window START:HOURS`` value of this window, in plain decimals (``0.000000001``, never
-        ``1e-09``) that ``trace import --window`` reads back to the same numbers."""
+        """This window's ``--window START:HOURS``, in plain decimals (never ``1e-09``) that read back the same."""
         return f"{_plain(self.start_hour)}:{_plain(self.hours)}"
 
 

@@ -48,8 +48,7 @@ OPT_BAND_NOTE = ("Grey band: OPT's certified interval (column generation: verifi
 
 
 def scheduler_names(records: Iterable[Record | Mapping]) -> list[str]:
-    """Every scheduler that appears in ``records``, in the canonical order
-    (:func:`primaldual.sweep.distributions.ordered`)."""
+    """The schedulers in ``records``, in the canonical order (:func:`primaldual.sweep.distributions.ordered`)."""
     return ordered(name for record in typed(records) for name in record.schedulers)
 
 
