@@ -56,8 +56,7 @@ from primaldual.simulation.placement import can_finish
 
 
 def first_block_slot(immediate_blocks: bool, slot: int) -> int:
-    """The first slot a promise offered in ``slot`` may reserve: ``slot`` itself only if immediate blocks are
-    allowed (module docstring)."""
+    """The first slot a promise offered in ``slot`` may reserve (``slot + 1`` without immediate blocks)."""
     return slot if immediate_blocks else slot + 1
 
 

@@ -92,8 +92,7 @@ def allocate_slot(settings: LrSettings, tables: JobTables, state: LrState, slot:
 
 
 def running(state: LrState, slot: int, i: int, r: Reservation) -> bool:
-    """Whether job ``i``'s block needs no restart from ``slot`` on: it started before ``slot`` (a block
-    always runs its placement), or starts now and the job ran with that placement in the slot before."""
+    """Whether job ``i``'s block ``r`` runs from ``slot`` on without a restart (started, or kept)."""
     return r.first < slot or (r.first == slot and state.kept(slot, i, Allocation(r.workers, r.parameter_servers)))
 
 

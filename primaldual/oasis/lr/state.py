@@ -87,10 +87,8 @@ class LastOffers:
         return LastOffers(self.slot.copy(), self.work.copy())
 
     def due(self, slot: int, jobs: np.ndarray, remaining: np.ndarray, every: int) -> np.ndarray:
-        """Whether each of ``jobs`` (remaining work ``remaining``, aligned) is offered in ``slot``: never offered,
-        or ``every`` slots since its last offer, or its remaining work fell to three quarters of what it was
-        then. The comparisons are those of one job at a time (an int64 against a float64 converts the integer
-        exactly, as numpy's scalars do)."""
+        """Whether each of ``jobs`` is due an offer: ``every`` slots on, or ``remaining`` at most 3/4 of then."""
+        # int64 against float64 converts the integer exactly, as one job's numpy scalars would.
         return (slot - self.slot[jobs] >= every) | (remaining <= 0.75 * self.work[jobs])
 
     def record(self, slot: int, jobs: np.ndarray, remaining: np.ndarray) -> None:
