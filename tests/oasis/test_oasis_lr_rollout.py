@@ -166,3 +166,16 @@ def test_value_and_work_orders_by_hand(order, expected):
     values = {0: 10.0, 1: 30.0, 2: 20.0}
     ranked = rerank(order, [0, 1, 2], values, np.array([1.0, 10.0, 2.0]))
     assert ranked == expected and values == {0: 10.0, 1: 30.0, 2: 20.0}
+
+
+def test_bench_trace_rows_carry_the_lookahead_counts():
+    from primaldual.evaluation.bench.trace import ChildRun, _looked
+    from primaldual.simulation.simulator import ReportedLookahead
+
+    counts = ReportedLookahead(decisions=41, skipped=34, budget=150000, horizon=336)
+    row = ChildRun("oasis-lr", seconds=1.0, peak_mib=2.0, run_mib=1.0, utility=3.0, feasible=True, completed=4,
+                   lookahead=counts)
+    assert row.to_dict()["lookahead"] == {"decisions": 41, "skipped": 34, "budget": 150000, "horizon": 336}
+    assert "lookahead" not in ChildRun("rrh", seconds=1.0, peak_mib=2.0, run_mib=1.0, utility=3.0, feasible=True,
+                                       completed=4).to_dict()
+    assert _looked(counts) == "7 of 41 batches" and _looked(None) == "-"

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 from primaldual.core.jsonable import jsonable
+from primaldual.simulation.simulator import ReportedLookahead
 
 LARGEST = ("11cb48", "6214e9", "ee9e8c")
 GROWTH_VC = "6214e9"
@@ -58,14 +59,16 @@ seconds = time.perf_counter() - began
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 report = verify(instance, result.schedule)
 print(json.dumps({"seconds": seconds, "rss_kib": peak, "rss_base_kib": base, "utility": report.utility,
-                  "feasible": report.feasible, "completed": len(report.completion_slots)}))
+                  "feasible": report.feasible, "completed": len(report.completion_slots),
+                  "lookahead": None if result.lookahead is None else result.lookahead.to_dict()}))
 """
 
 
 @dataclass(frozen=True)
 class ChildRun:
     """One scheduler's child run (module docstring); ``error`` instead of the figures when it failed or ran
-    over its time, and the ratios against RRH once :func:`against_rrh` set them (``compared``)."""
+    over its time, and the ratios against RRH once :func:`against_rrh` set them (``compared``); ``lookahead``
+    how often a scheduler that looks ahead did (None for the others)."""
 
     scheduler: str
     error: str | None = None
@@ -78,12 +81,16 @@ class ChildRun:
     compared: bool = False
     seconds_vs_rrh: float | None = None
     peak_vs_rrh: float | None = None
+    lookahead: ReportedLookahead | None = None
 
     def to_dict(self) -> dict:
         if self.error is not None:
             return {"scheduler": self.scheduler, "error": self.error}
-        names = [f.name for f in fields(self) if f.name not in ("error", "compared")]
-        return jsonable({name: getattr(self, name) for name in names[:7 + 2 * self.compared]})
+        names = [f.name for f in fields(self) if f.name not in ("error", "compared", "lookahead")]
+        out = {name: getattr(self, name) for name in names[:7 + 2 * self.compared]}
+        if self.lookahead is not None:
+            out["lookahead"] = self.lookahead.to_dict()
+        return jsonable(out)
 
 
 def measure_child(instance, scheduler: str, folder: Path, timeout: float) -> ChildRun:
@@ -103,7 +110,8 @@ def measure_child(instance, scheduler: str, folder: Path, timeout: float) -> Chi
     row = json.loads(done.stdout.strip().splitlines()[-1])
     return ChildRun(scheduler, seconds=row["seconds"], peak_mib=row["rss_kib"] / 1024,
                     run_mib=(row["rss_kib"] - row["rss_base_kib"]) / 1024, utility=row["utility"],
-                    feasible=row["feasible"], completed=row["completed"])
+                    feasible=row["feasible"], completed=row["completed"],
+                    lookahead=None if row.get("lookahead") is None else ReportedLookahead(**row["lookahead"]))
 
 
 def against_rrh(rows: list[ChildRun]) -> list[ChildRun]:
@@ -250,6 +258,10 @@ def _number(value, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
+def _looked(lookahead: ReportedLookahead | None) -> str:
+    return "-" if lookahead is None else f"{lookahead.rolled_out} of {lookahead.decisions} batches"
+
+
 def format_trace_bench(result: TraceBench) -> str:
     """The tables of ``bench trace``."""
     lines = [f"bench trace (seed {result.seed}{', quick' if result.quick else ''}); memory: "
@@ -258,14 +270,14 @@ def format_trace_bench(result: TraceBench) -> str:
         d = block.instance
         lines += ["", f"{d.name}: {d.jobs} jobs x {d.slots} slots x {d.worker_servers}+{d.ps_servers} servers",
                   f"{'scheduler':<18} {'seconds':>8} {'peak MiB':>9} {'run MiB':>8} {'s/RRH':>6} {'mem/RRH':>7} "
-                  f"{'utility':>11} feasible"]
+                  f"{'utility':>11} feasible  looked ahead"]
         for r in block.rows:
             if r.error is not None:
                 lines.append(f"{r.scheduler:<18} {r.error}")
                 continue
             lines.append(f"{r.scheduler:<18} {r.seconds:>8.1f} {r.peak_mib:>9.0f} {r.run_mib:>8.0f} "
                          f"{_number(r.seconds_vs_rrh, '.2f'):>6} {_number(r.peak_vs_rrh, '.2f'):>7} "
-                         f"{r.utility:>11.1f} {r.feasible}")
+                         f"{r.utility:>11.1f} {str(r.feasible):<8}  {_looked(r.lookahead)}")
     if result.growth:
         dims = list(result.growth)
         sizes = "; ".join(f"{d} {result.growth[d].sizes}" for d in dims)
