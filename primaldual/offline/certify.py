@@ -1,5 +1,8 @@
 """The one certificate of an offline solve: how any method's work ended becomes an honest :class:`OfflineResult`.
 
+Every :class:`~primaldual.offline.result.OfflineResult` of :func:`~primaldual.offline.solve.solve_offline` is
+made here: by :func:`certify`, or by :func:`nothing_to_solve` when no job can finish and no work runs.
+
 :func:`certify` reads a :class:`~primaldual.offline.outcome.ChildOutcome` (its answer a
 :class:`~primaldual.offline.outcome.RawSolve`, whatever the method) by three rules, written once here:
 
@@ -29,7 +32,7 @@ from primaldual.offline.outcome import ChildOutcome, RawSolve
 from primaldual.offline.result import OPTIMALITY_TOLERANCE, OfflineResult
 
 
-def identity(method: Method, options: SolveOptions) -> dict:
+def _identity(method: Method, options: SolveOptions) -> dict:
     """The result's fields that name the solve: solver, its version, formulation, relaxed, pooled, method."""
     solver, version = method.solver_of(options)
     return dict(solver=solver, solver_version=version, formulation=options.formulation, relaxed=method.relaxed,
@@ -59,7 +62,7 @@ def certify(instance, ended: ChildOutcome, method: Method, options: SolveOptions
         solver_seconds=outcome.solver_seconds if outcome is not None else None,
         n_variables=0 if built is None else int(built.n_variables),
         n_constraints=0 if built is None else int(built.n_constraints),
-        **identity(method, options),
+        **_identity(method, options),
     )
     if method.relaxation:
         result = _certify_relaxation(outcome, ended.killed, slack, notes, fields)
@@ -72,6 +75,19 @@ def certify(instance, ended: ChildOutcome, method: Method, options: SolveOptions
         builder = {} if solved.builder is None else {"builder": solved.builder}
         result = replace(result, details={**result.details, **solved.details, **builder})
     return result
+
+
+def nothing_to_solve(instance, method: Method, options: SolveOptions, start_utility) -> OfflineResult:
+    """No job can finish (or fit): the empty schedule is optimal (a relaxation's value is 0), no solver called."""
+    schedule = None if method.relaxation else Schedule({}, meta={"source": "offline", "status": "optimal"})
+    why = "the instance has no jobs" if instance.n_jobs == 0 else (
+        "no job can finish by the horizon (or fit on any server)")
+    return OfflineResult(
+        status="optimal", objective=0.0, bound=0.0, gap=0.0, schedule=schedule, build_seconds=0.0,
+        solve_seconds=0.0, n_variables=0, n_constraints=0, termination="not solved",
+        incumbent_source="empty", start_objective=start_utility,
+        message=f"{why}: the optimum admits nothing; no solver was called", **_identity(method, options),
+    )
 
 
 def _limit_notes(ended: ChildOutcome, notes: list, memory_advice: str) -> None:
@@ -234,4 +250,4 @@ def _proven(objective: float, bound: float) -> bool:
     return 0.0 <= bound - objective <= OPTIMALITY_TOLERANCE * max(1.0, abs(bound))
 
 
-__all__ = ["certify", "identity"]
+__all__ = ["certify", "nothing_to_solve"]

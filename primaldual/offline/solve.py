@@ -44,7 +44,7 @@ from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 from primaldual.models.sparsity import schedulable_jobs
-from primaldual.offline.certify import certify, identity
+from primaldual.offline.certify import certify, nothing_to_solve
 from primaldual.offline.child import default_memory_limit, run_in_child
 from primaldual.offline.method_table import METHOD_TABLE, Method
 from primaldual.offline.methods import resolve_method, verified_start_utility
@@ -100,7 +100,7 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
     start, start_utility = _checked_start(instance, start, method.relaxation)
     jobs = schedulable_jobs(instance)
     if not jobs:
-        return _nothing_to_solve(instance, method, options, start_utility)
+        return nothing_to_solve(instance, method, options, start_utility)
     trivial_bound = float(sum(instance.best_utility(i) for i in jobs))
     notes = [auto_note] if auto_note else []
     in_child = options.time_limit is not None or options.memory_limit is not None
@@ -122,19 +122,6 @@ def _checked_start(instance, start, relaxation: bool) -> tuple[Schedule | None, 
     if isinstance(start, OnlineSeed):
         return start.schedule, float(start.utility)
     return start, verified_start_utility(instance, start)
-
-
-def _nothing_to_solve(instance, method: Method, options: SolveOptions, start_utility) -> OfflineResult:
-    """No job can finish (or fit): the empty schedule is optimal, and no solver is called."""
-    schedule = None if method.relaxation else Schedule({}, meta={"source": "offline", "status": "optimal"})
-    why = "the instance has no jobs" if instance.n_jobs == 0 else (
-        "no job can finish by the horizon (or fit on any server)")
-    return OfflineResult(
-        status="optimal", objective=0.0, bound=0.0, gap=0.0, schedule=schedule, build_seconds=0.0,
-        solve_seconds=0.0, n_variables=0, n_constraints=0, termination="not solved",
-        incumbent_source="empty", start_objective=start_utility,
-        message=f"{why}: the optimum admits nothing; no solver was called", **identity(method, options),
-    )
 
 
 def _run(method: Method, instance, task, options: SolveOptions, in_child: bool, progress) -> ChildOutcome:
