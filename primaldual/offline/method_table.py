@@ -65,7 +65,7 @@ def ilp_task(method: Method, instance, options: SolveOptions, start, start_utili
                    threads=options.threads, relax=method.relaxed, pooled=method.pooled,
                    formulation=options.formulation, builder=resolve_builder(instance, options, method.pooled),
                    start=start, start_utility=start_utility, deadline=deadline, seeds=tuple(seeds),
-                   pooled_first=plan["pooled_first"], online_start=plan["online_start"],
+                   pooled_first=plan.pooled_first, online_start=plan.online_start,
                    symmetry=options.symmetry, work_cuts=options.work_cuts)
 
 
