@@ -109,6 +109,6 @@ def placement_count(instance: Instance) -> int:
                    for i in sparsity.jobs))
 
 
-__all__ = ["AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "IlpPlan", "MATRIX_SOLVERS", "METHODS", "POOLED_SHARE",
-           "large_ilp_plan", "placement_count", "resolve_builder", "resolve_method", "uses_seeds",
+__all__ = ["AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "IlpPlan", "MATRIX_SOLVERS", "METHODS",
+           "POOLED_SHARE", "large_ilp_plan", "placement_count", "resolve_builder", "resolve_method", "uses_seeds",
            "verified_start_utility"]

@@ -130,12 +130,14 @@ class Stop(Enum):
 
 @dataclass(frozen=True, eq=False)
 class ColumnGenerationRun:
-    """What :func:`primaldual.offline.price_and_branch.column_generation_solve` returns.
+    """Column generation's own answer: its best bound and schedule, why it stopped, sizes and seconds per phase.
 
-    ``bound`` is the best certified bound (+inf if neither a seed nor a round gave one), ``lp_value`` the
-    master's last LP value (None if none was solved), ``assignments``/``objective`` the best schedule and its
-    utility, ``seeds`` the utility per seeding scheduler, ``stop`` why column generation ended and
-    ``mip_status`` what price-and-branch did; the rest are sizes and seconds per phase."""
+    Returned by :func:`primaldual.offline.price_and_branch.column_generation_solve`; the solver process hands
+    the certificate :meth:`to_raw` of it. ``bound`` is the best certified bound (+inf if neither a seed nor a
+    round gave one), ``lp_value`` the master's last LP value (None if none was solved),
+    ``assignments``/``objective`` the best schedule and its utility, ``seeds`` the utility per seeding
+    scheduler, ``stop`` why column generation ended and ``mip_status`` what price-and-branch did; the rest are
+    sizes and seconds per phase."""
 
     bound: float
     lp_value: float | None
