@@ -216,10 +216,6 @@ def test_modules_are_small():
 #: Inside a docstring, what states a formula: LaTeX (``$`` or ``:math:``) or an equation in double backticks
 #: (`` ``V_i = ceil(W_i)`` ``: a spaced ``=``, not ``==``, ``<=`` or ``>=``).
 FORMULA = re.compile(r"\$|:math:|``[^`]*\s=\s[^`]*``")
-#: Functions in files others are editing now (issue 46, item 5), by qualified name: empty it once they are merged.
-PENDING_DOCSTRINGS = {
-    "primaldual.offline.solve.default_grace",
-}
 
 
 def _functions(node: ast.AST, prefix: str):
@@ -254,8 +250,7 @@ def test_docstrings_are_not_longer_than_their_bodies():
     """Issue 46: a docstring states the contract; measurements live in docs/measurements.md, proofs in proofs/."""
     long = {name: n for module, path in MODULES.items()
             for name, n in docstrings_longer_than_bodies(module, path.read_text(encoding="utf-8")).items()}
-    assert {name: n for name, n in long.items() if name not in PENDING_DOCSTRINGS} == {}
-    assert PENDING_DOCSTRINGS <= set(long), "a pending function is fixed (or renamed): take it off PENDING_DOCSTRINGS"
+    assert long == {}
 
 
 def test_the_architecture_document_lists_the_layers_in_this_order():

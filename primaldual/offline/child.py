@@ -17,9 +17,10 @@ The child calls :func:`primaldual.backends.processes.exit_with_parent` first, so
 started it (Ctrl-C, SIGTERM or SIGKILL of the parent).
 
 The pipe carries the progress events of :mod:`primaldual.offline.outcome` while the work runs, then one
-final message: :class:`_Done` (the answer) or :class:`_Failed` (an error or a memory failure). The parent
-folds them into a :class:`~primaldual.offline.outcome.ChildOutcome`. Cost: one process start per solve (a
-fresh interpreter that imports the solver stack before the cap), and one pickled event per improvement.
+final message: the work's :class:`~primaldual.offline.outcome.RawSolve` or :class:`_Failed` (an error or a
+memory failure). The parent folds them into a :class:`~primaldual.offline.outcome.ChildOutcome`. Cost: one
+process start per solve (a fresh interpreter that imports the solver stack before the cap), and one pickled
+event per improvement.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dataclasses import dataclass, replace
 
 from primaldual.backends.processes import sigterm_held
 from primaldual.offline.outcome import (
-    BoundImproved, Built, ChildOutcome, Incumbent, Phase, ProgressLine, Solving)
+    BoundImproved, Built, ChildOutcome, Incumbent, Phase, ProgressLine, RawSolve, Solving)
 
 #: The exit code of a child that was asked to start a solve of its own while Python was still starting it: the
 #: caller's script re-ran its top-level code in the child (the spawn start method imports the main module).
@@ -80,13 +81,6 @@ def _cap_memory(limit: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
 
 
-@dataclass(frozen=True, eq=False)
-class _Done:
-    """The child's last message when the work finished: its answer."""
-
-    answer: object
-
-
 @dataclass(frozen=True)
 class _Failed:
     """The child's last message when the work raised: the message, and whether it was out of memory."""
@@ -111,7 +105,7 @@ def _child(connection, target, args, memory_limit, prepare, parent) -> None:  # 
             prepare(*args)  # imports and solver probes, before the cap: they must not fail for lack of memory
         _cap_memory(memory_limit)
         answer = target(connection.send, *args)
-        connection.send(_Done(answer))
+        connection.send(answer)
     except MemoryError as error:
         _send(connection, _Failed(f"MemoryError: {error}", memory=True))
     except RuntimeError as error:
@@ -156,8 +150,9 @@ def run_in_child(target, args: tuple, *, time_limit: float | None, grace: float,
                  progress=None, prepare=None) -> ChildOutcome:
     """Run ``target(notify, *args)`` in a spawned child and return how it ended.
 
-    ``target`` must be a module-level function (it is pickled by name); ``notify(event)`` sends a progress
-    event to the parent. Returns a :class:`~primaldual.offline.outcome.ChildOutcome` with the answer, or
+    ``target`` must be a module-level function (it is pickled by name) that returns a
+    :class:`~primaldual.offline.outcome.RawSolve`; ``notify(event)`` sends a progress event to the parent.
+    Returns a :class:`~primaldual.offline.outcome.ChildOutcome` with the answer, or
     with ``killed`` (past ``time_limit + grace``), ``memory`` (past ``memory_limit``) or ``error`` set; the
     last events the child sent are kept either way. ``progress(line)``, if given, receives a line of text
     every :data:`PROGRESS_SECONDS` while the child runs, and each
@@ -223,8 +218,8 @@ def _listen(receiver, process, started: float, deadline: float | None, memory_li
                 raise MissingMainGuard() from None
             return _died(process.exitcode, memory_limit, seen, time.monotonic() - started), False
         elapsed = time.monotonic() - started
-        if isinstance(message, _Done):
-            return replace(seen, answer=message.answer, elapsed=elapsed), True
+        if isinstance(message, RawSolve):
+            return replace(seen, answer=message, elapsed=elapsed), True
         if isinstance(message, _Failed):
             failure = {"memory" if message.memory else "error": message.message}
             return replace(seen, elapsed=elapsed, **failure), True

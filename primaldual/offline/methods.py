@@ -8,6 +8,8 @@ pure and cheap: the size they look at comes from :func:`primaldual.models.offlin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from primaldual.core.errors import InputError
@@ -49,7 +51,15 @@ def verified_start_utility(instance: Instance, start) -> float:
     return float(report.utility)
 
 
-def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start) -> dict[str, bool]:
+@dataclass(frozen=True)
+class IlpPlan:
+    """How the ILP is solved on a large instance: the pooled ILP first, and from the best online start."""
+
+    pooled_first: bool
+    online_start: bool
+
+
+def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start) -> IlpPlan:
     """``pooled_first`` and ``online_start`` for this solve: as given, or, when None, on for the HiGHS strong
     ILP above :data:`AUTO_MATRIX_PLACEMENTS` placement variables (where server symmetry and a weak first
     incumbent keep the ILP from finishing; the online start only without a caller's start), off otherwise."""
@@ -57,8 +67,8 @@ def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start
     if (options.pooled_first or options.online_start) and not applies:
         raise InputError("pooled_first and online_start apply to the ILP solved by HiGHS")
     large = applies and options.formulation == "strong" and placement_count(instance) > AUTO_MATRIX_PLACEMENTS
-    return {"pooled_first": large if options.pooled_first is None else options.pooled_first,
-            "online_start": (large and start is None) if options.online_start is None else options.online_start}
+    return IlpPlan(pooled_first=large if options.pooled_first is None else options.pooled_first,
+                   online_start=(large and start is None) if options.online_start is None else options.online_start)
 
 
 def uses_seeds(instance: Instance, options: SolveOptions, start=None) -> bool:
@@ -67,7 +77,7 @@ def uses_seeds(instance: Instance, options: SolveOptions, start=None) -> bool:
     if not offline_sparsity(instance).jobs:
         return False  # the solve returns the empty schedule without a solver
     method = resolve_method(instance, options.method)
-    return method == "cg" or large_ilp_plan(instance, options, method, start)["online_start"]
+    return method == "cg" or large_ilp_plan(instance, options, method, start).online_start
 
 
 def resolve_builder(instance: Instance, options: SolveOptions, pooled: bool) -> str:
@@ -99,6 +109,6 @@ def placement_count(instance: Instance) -> int:
                    for i in sparsity.jobs))
 
 
-__all__ = ["AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "MATRIX_SOLVERS", "METHODS", "POOLED_SHARE",
-           "large_ilp_plan", "placement_count", "resolve_builder", "resolve_method", "uses_seeds",
+__all__ = ["AUTO_ILP_PLACEMENTS", "AUTO_MATRIX_PLACEMENTS", "BUILDERS", "IlpPlan", "MATRIX_SOLVERS", "METHODS",
+           "POOLED_SHARE", "large_ilp_plan", "placement_count", "resolve_builder", "resolve_method", "uses_seeds",
            "verified_start_utility"]

@@ -4,12 +4,12 @@ An offline solve is a pipeline of three stages that may not share a process:
 
 1. the **work** (build and solve the ILP or a relaxation, or run column generation) runs in a spawned child
    under a wall-clock and a memory limit (:mod:`primaldual.offline.child`), or in the caller's process; it
-   streams **progress events** while it runs and ends with an **answer**: :class:`RawSolve` for the ILP and
-   its relaxations, :class:`ColumnGenerationRun` for column generation;
+   streams **progress events** while it runs and ends with an **answer**, a :class:`RawSolve` for every
+   method (column generation turns its :class:`ColumnGenerationRun` into one, :meth:`ColumnGenerationRun.to_raw`);
 2. the **child** wraps what the parent learnt into a :class:`ChildOutcome`: the answer if there is one, else
    why there is none (killed at the limit, out of memory, an error) and the last events it received, so a
    killed solve still keeps its best schedule and bound;
-3. the **certificate** (:mod:`primaldual.offline.result`) turns a :class:`ChildOutcome` into an
+3. the **certificate** (:func:`primaldual.offline.certify.certify`) turns a :class:`ChildOutcome` into an
    :class:`~primaldual.offline.result.OfflineResult`: it re-verifies every schedule and caps every bound.
 
 Everything here is a frozen dataclass of plain data (numbers, strings, numpy arrays, tuples): it pickles by
@@ -96,17 +96,19 @@ def ignore(event: Event) -> None:
 
 @dataclass(frozen=True, eq=False)
 class RawSolve:
-    """What building and solving the ILP (or a relaxation) returns, before it is certified.
+    """What any method's work returns, before it is certified: model size, the solver's word, an unverified schedule.
 
-    ``outcome`` is the solver's word; ``assignments`` the schedule read from the solver's values (None for a
-    relaxation or without a solution), not yet verified. ``builder`` names who built the model (``"pyomo"``,
-    ``"matrix"``, ``"pooled+placement"``); ``notes`` and ``details`` are what the large-ILP plan adds to the
-    result's message and details."""
+    ``outcome`` is the solver's word (``status`` ``"optimal"`` means the work ran to its end; its ``bound`` is
+    the work's bound on the model, +inf or None if it has none); ``assignments`` the schedule read from the
+    solver's values (None for a relaxation or without a solution), not yet verified. ``builder`` names who
+    built the model (``"pyomo"``, ``"matrix"``, ``"pooled+placement"``; None for column generation, which
+    builds no single model); ``notes`` and ``details`` are what the work adds to the result's message and
+    details."""
 
     built: Built
     outcome: SolveOutcome
     assignments: Assignments | None
-    builder: str
+    builder: str | None
     notes: tuple[str, ...] = ()
     details: dict = field(default_factory=dict)
 
@@ -128,12 +130,14 @@ class Stop(Enum):
 
 @dataclass(frozen=True, eq=False)
 class ColumnGenerationRun:
-    """What :func:`primaldual.offline.price_and_branch.column_generation_solve` returns.
+    """Column generation's own answer: its best bound and schedule, why it stopped, sizes and seconds per phase.
 
-    ``bound`` is the best certified bound (+inf if neither a seed nor a round gave one), ``lp_value`` the
-    master's last LP value (None if none was solved), ``assignments``/``objective`` the best schedule and its
-    utility, ``seeds`` the utility per seeding scheduler, ``stop`` why column generation ended and
-    ``mip_status`` what price-and-branch did; the rest are sizes and seconds per phase."""
+    Returned by :func:`primaldual.offline.price_and_branch.column_generation_solve`; the solver process hands
+    the certificate :meth:`to_raw` of it. ``bound`` is the best certified bound (+inf if neither a seed nor a
+    round gave one), ``lp_value`` the master's last LP value (None if none was solved),
+    ``assignments``/``objective`` the best schedule and its utility, ``seeds`` the utility per seeding
+    scheduler, ``stop`` why column generation ended and ``mip_status`` what price-and-branch did; the rest are
+    sizes and seconds per phase."""
 
     bound: float
     lp_value: float | None
@@ -161,6 +165,20 @@ class ColumnGenerationRun:
                 "pooled_seconds": self.pooled_seconds, "cg_seconds": self.cg_seconds,
                 "mip_seconds": self.mip_seconds, "mip_status": self.mip_status}
 
+    def to_raw(self) -> RawSolve:
+        """The run as the record every method hands the certificate: the master's columns and rows as the
+        model's size, seeding as its build, the best bound and schedule as the solver's word (``"optimal"``:
+        the run ended by itself; whether its schedule is optimal is the bound's to say)."""
+        converged = self.converged
+        outcome = SolveOutcome(
+            termination="converged" if converged else "", has_solution=bool(self.assignments), objective=None,
+            bound=self.bound, seconds=self.pooled_seconds + self.cg_seconds + self.mip_seconds, solver="highs",
+            version="", status="optimal")
+        summary = (f"column generation: {self.rounds} rounds, {self.columns} columns, "
+                   f"{'converged' if converged else 'stopped at the time limit'}; price-and-branch {self.mip_status}")
+        return RawSolve(Built(self.seed_seconds, self.columns, self.rows, 0.0), outcome, self.assignments or None,
+                        builder=None, notes=(summary,), details=self.details())
+
 
 @dataclass(frozen=True, eq=False)
 class ChildOutcome:
@@ -171,7 +189,7 @@ class ChildOutcome:
     not, ``phase`` what the work was doing then, and ``built``, ``incumbent`` and ``bound`` are the last such
     events it sent (kept with an answer too). ``elapsed`` is the parent's wall time for the whole run."""
 
-    answer: RawSolve | ColumnGenerationRun | None = None
+    answer: RawSolve | None = None
     killed: bool = False
     memory: str | None = None
     error: str | None = None

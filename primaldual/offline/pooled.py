@@ -184,9 +184,11 @@ def pooled_counts(model, instance: Instance) -> dict:
 
 @dataclass(frozen=True, eq=False)
 class PooledSolve:
-    """The pooled ILP's solve (``solve.assignments``: per-server counts, None unless every slot packed),
-    ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed first fit, a
-    feasible schedule) and ``note`` (what happened, for the result's message)."""
+    """The pooled ILP's answer for the per-server ILP: its solve, the jobs of it that fit, and a note.
+
+    ``solve`` is the pooled ILP's solve (``solve.assignments``: per-server counts, None unless every slot
+    packed), ``partial`` (otherwise, if the pooled solve found a solution: the jobs of it that fit, placed first
+    fit, a feasible schedule) and ``note`` (what happened, for the result's message)."""
 
     solve: RawSolve
     partial: Schedule | None

@@ -39,36 +39,26 @@ import multiprocessing
 import time
 from typing import Sequence
 
-from primaldual.backends.solvers import check_solver, highspy_version, solver_version
+from primaldual.backends.solvers import check_solver
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 from primaldual.models.sparsity import schedulable_jobs
+from primaldual.offline.certify import certify, nothing_to_solve
 from primaldual.offline.child import default_memory_limit, run_in_child
-from primaldual.offline.ilp import ilp_in_child, prepare_ilp
-from primaldual.offline.methods import large_ilp_plan, resolve_builder, resolve_method, verified_start_utility
+from primaldual.offline.method_table import METHOD_TABLE, Method
+from primaldual.offline.methods import resolve_method, verified_start_utility
 from primaldual.offline.options import EXACT, OnlineSeed, SolveOptions
-from primaldual.offline.outcome import ChildOutcome, ColumnGenerationRun, Notify, ProgressLine
-from primaldual.offline.result import OfflineResult, certify, certify_column_generation
+from primaldual.offline.outcome import ChildOutcome, ProgressLine
+from primaldual.offline.result import OfflineResult
 from primaldual.offline.solver_choice import resolve_solver
-from primaldual.offline.task import DEFAULT_HIGHS_GAP, IlpTask
+from primaldual.offline.task import DEFAULT_HIGHS_GAP
 
 # --------------------------------------------------------------------------------------- the solve
 
 
-def _prepare_cg(instance, jobs, options) -> None:  # runs in the spawned process, before its memory cap
-    import primaldual.offline.price_and_branch  # noqa: F401
-
-
-def _cg_in_child(notify: Notify | None, instance, jobs, options) -> ColumnGenerationRun:  # in the spawned process
-    from primaldual.offline.price_and_branch import column_generation_solve
-
-    return column_generation_solve(instance, jobs, notify=notify, **options)
-
-
 def default_grace(time_limit: float) -> float:
-    """Seconds past the solver's time limit before the child is killed: room for a backend that stops a little
-    late, for reading its answer back into Pyomo and for sending it to the parent."""
+    """Seconds past the solver's limit before the child is killed (a late stop, reading and sending back)."""
     return 5.0 + 0.1 * float(time_limit)
 
 
@@ -77,27 +67,19 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
                   progress=None) -> OfflineResult:
     """Solve the offline problem of ``instance`` (or bound it) and certify the answer.
 
-    ``options`` (:class:`~primaldual.offline.options.SolveOptions`, default :data:`EXACT`: the exact ILP in this
-    process without limits) says how. ``method``: ``"ilp"``, ``"lp"`` (the LP relaxation), ``"pooled"`` (the
-    pooled relaxation), ``"cg"`` (column generation and price-and-branch over the packing formulation
-    (14)-(18), :mod:`primaldual.offline.price_and_branch`: a verified schedule and a certified bound) or
-    ``"auto"`` (:func:`~primaldual.offline.methods.resolve_method`); ``OfflineResult.method`` is the one used.
-
-    ``time_limit`` bounds the whole call, building included: the build and solve run in a spawned child that
-    is killed ``grace`` seconds (default :func:`default_grace`) after the limit, and the solver gets the time
-    left after building. ``memory_limit`` caps the child's address space; past it the status is
-    ``"memory_limit"``. Without either limit the solve runs in this process; inside a daemonic process (a
-    ``multiprocessing.Pool`` worker), which may not start children, too, and ``message`` says so.
-    ``progress(line)``, if given, receives progress lines while a child runs.
-
-    ``start`` is a feasible schedule used as a MIP start and as a floor on the incumbent; it is verified here
-    unless it comes as an :class:`~primaldual.offline.options.OnlineSeed` (verified by the caller, with its
-    utility). ``seeds`` are verified online schedules (:mod:`primaldual.evaluation.seeds` builds them): column
-    generation starts its master from them, and the ILP's online start is the best of them.
-
-    An unknown or unavailable solver, an option that does not apply to the method, and an infeasible start
-    raise :class:`InputError`. An instance where no job can finish returns ``"optimal"`` with objective 0
-    without calling a solver.
+    ``options`` (:class:`~primaldual.offline.options.SolveOptions`, default :data:`EXACT`, the exact ILP here
+    without limits) says how. ``method``: ``"ilp"``, ``"lp"``, ``"pooled"`` (relaxations), ``"cg"`` (column
+    generation and price-and-branch over (14)-(18), :mod:`primaldual.offline.price_and_branch`) or ``"auto"``
+    (:func:`~primaldual.offline.methods.resolve_method`); ``OfflineResult.method`` is the one used.
+    ``time_limit`` bounds the whole call: build and solve run in a spawned child killed ``grace`` seconds
+    (:func:`default_grace`) past it; ``memory_limit`` caps the child's address space (status
+    ``"memory_limit"``). Without either, or inside a daemonic process (``message`` says so), it runs here.
+    ``progress(line)`` receives progress lines while a child runs.
+    ``start``: a feasible schedule, the MIP start and a floor on the incumbent (verified here unless it is an
+    :class:`~primaldual.offline.options.OnlineSeed`); ``seeds``: verified online schedules
+    (:mod:`primaldual.evaluation.seeds`) that start column generation's master and the ILP.
+    Raises :class:`InputError` for an unknown or unavailable solver, an option the method does not take, or an
+    infeasible start. With no job able to finish: ``"optimal"``, objective 0, no solver called.
     """
     options = EXACT if options is None else options
     if not isinstance(options, SolveOptions):
@@ -105,16 +87,11 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
     solver, auto_note = resolve_solver(instance, options)  # --solver auto: by size, from measured data
     options = options.replace(solver=solver) if auto_note else options
     check_solver(options.solver)
-    method = resolve_method(instance, options.method)
-    relaxation = method in ("lp", "pooled")
-    start, start_utility = _checked_start(instance, start, relaxation)
-    identity = dict(solver=options.solver if method != "cg" else "highs",
-                    solver_version=solver_version(options.solver) if method != "cg" else highspy_version(),
-                    formulation=options.formulation, relaxed=method == "lp", pooled=method == "pooled",
-                    method=method)
+    method = METHOD_TABLE[resolve_method(instance, options.method)]
+    start, start_utility = _checked_start(instance, start, method.relaxation)
     jobs = schedulable_jobs(instance)
     if not jobs:
-        return _nothing_to_solve(instance, relaxation, start_utility, identity)
+        return nothing_to_solve(instance, method, options, start_utility)
     trivial_bound = float(sum(instance.best_utility(i) for i in jobs))
     notes = [auto_note] if auto_note else []
     in_child = options.time_limit is not None or options.memory_limit is not None
@@ -122,16 +99,9 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
         notes.append("no hard wall-clock limit (nor memory limit): a daemonic process may not start the solver process")
         in_child = False
     deadline = None if options.time_limit is None else time.time() + options.time_limit
-    if method == "cg":
-        target, arguments, prepare = _cg_in_child, (instance, jobs, dict(
-            deadline=deadline, threads=options.threads, seeds=tuple(seeds))), _prepare_cg
-    else:
-        target, arguments, prepare = ilp_in_child, (instance, _ilp_task(
-            instance, options, method, start, start_utility, seeds, deadline)), prepare_ilp
-    ended = _run(target, arguments, prepare, options, in_child, progress, method == "cg")
-    if method == "cg":
-        return certify_column_generation(instance, ended, start, start_utility, trivial_bound, notes, identity)
-    return certify(instance, ended, start, start_utility, trivial_bound, relaxation, notes, identity)
+    task = method.make_task(method, instance, options, start, start_utility, seeds, deadline, jobs)
+    ended = _run(method, instance, task, options, in_child, progress)
+    return certify(instance, ended, method, options, start, start_utility, trivial_bound, notes)
 
 
 def _checked_start(instance, start, relaxation: bool) -> tuple[Schedule | None, float | None]:
@@ -145,50 +115,24 @@ def _checked_start(instance, start, relaxation: bool) -> tuple[Schedule | None, 
     return start, verified_start_utility(instance, start)
 
 
-def _nothing_to_solve(instance, relaxation: bool, start_utility, identity) -> OfflineResult:
-    """No job can finish (or fit): the empty schedule is optimal, and no solver is called."""
-    schedule = None if relaxation else Schedule({}, meta={"source": "offline", "status": "optimal"})
-    why = "the instance has no jobs" if instance.n_jobs == 0 else (
-        "no job can finish by the horizon (or fit on any server)")
-    return OfflineResult(
-        status="optimal", objective=0.0, bound=0.0, gap=0.0, schedule=schedule, build_seconds=0.0,
-        solve_seconds=0.0, n_variables=0, n_constraints=0, termination="not solved",
-        incumbent_source="empty", start_objective=start_utility,
-        message=f"{why}: the optimum admits nothing; no solver was called", **identity,
-    )
-
-
-def _ilp_task(instance, options: SolveOptions, method, start, start_utility, seeds, deadline) -> IlpTask:
-    """What the ILP/LP child needs, as picklable data."""
-    pooled = method == "pooled"
-    plan = large_ilp_plan(instance, options, method, start)
-    return IlpTask(solver=options.solver, time_limit=options.time_limit, mip_gap=options.mip_gap,
-                   threads=options.threads, relax=method == "lp", pooled=pooled, formulation=options.formulation,
-                   builder=resolve_builder(instance, options, pooled), start=start, start_utility=start_utility,
-                   deadline=deadline, seeds=tuple(seeds), pooled_first=plan["pooled_first"],
-                   online_start=plan["online_start"], symmetry=options.symmetry,
-                   work_cuts=options.work_cuts)
-
-
-def _run(target, arguments, prepare, options: SolveOptions, in_child: bool, progress,
-         column_generation: bool) -> ChildOutcome:
-    """Run ``target`` in a child under the limits, or here; how it ended, with its elapsed seconds."""
+def _run(method: Method, instance, task, options: SolveOptions, in_child: bool, progress) -> ChildOutcome:
+    """Run ``method``'s work in a child under the limits, or here; how it ended, with its elapsed seconds."""
     if in_child:
         time_limit = options.time_limit
-        return run_in_child(target, arguments, time_limit=time_limit,
+        return run_in_child(method.run, (instance, task), time_limit=time_limit,
                             grace=default_grace(time_limit or 0.0) if options.grace is None else options.grace,
                             memory_limit=options.memory_limit if options.memory_limit is not None
                             else default_memory_limit(),
-                            progress=progress, prepare=prepare)
+                            progress=progress, prepare=method.prepare)
     started = time.perf_counter()
     forward = None
-    if progress is not None and column_generation:
-        # In this process only column generation's own progress lines can be shown (nothing else reports).
+    if progress is not None and method.streams_progress:
+        # In this process only a method's own progress lines can be shown (nothing else reports).
         def forward(event):
             if isinstance(event, ProgressLine):
                 progress(event.line)
 
-    answer = target(forward, *arguments)
+    answer = method.run(forward, instance, task)
     return ChildOutcome(answer=answer, elapsed=time.perf_counter() - started)
 
 

@@ -1,8 +1,10 @@
-"""What the ILP/LP work of an offline solve needs, as picklable data that crosses to the solver process."""
+"""What the work of an offline solve needs, as picklable data that crosses to the solver process: one task per
+kind of work (the ILP and its relaxations; column generation)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from primaldual.core.schedule import Schedule
 from primaldual.offline.child import remaining
@@ -48,4 +50,15 @@ class IlpTask:
         return None if self.deadline is None or self.time_limit is None else self.deadline - self.time_limit
 
 
-__all__ = ["DEFAULT_HIGHS_GAP", "IlpTask"]
+@dataclass(frozen=True, eq=False)
+class ColumnGenerationTask:
+    """What column generation needs: the schedulable ``jobs``, the absolute ``deadline`` (``time.time()``, None
+    without a limit), the solver's ``threads`` and the verified online ``seeds`` its master starts from."""
+
+    jobs: Sequence[int]
+    deadline: float | None
+    threads: int | None
+    seeds: tuple[OnlineSeed, ...]
+
+
+__all__ = ["ColumnGenerationTask", "DEFAULT_HIGHS_GAP", "IlpTask"]

@@ -19,7 +19,8 @@ from primaldual.core.utility import Constant, Sigmoid
 from primaldual.core.verify import verify
 from primaldual.offline.options import EXACT
 from primaldual.offline.outcome import Built, ChildOutcome, Incumbent
-from primaldual.offline.result import certify
+from primaldual.offline.certify import certify
+from primaldual.offline.method_table import METHOD_TABLE
 
 
 @pytest.fixture(scope="module")
@@ -160,9 +161,8 @@ def test_killed_after_an_incumbent_returns_that_incumbent(small):
     ended = ChildOutcome(killed=True, elapsed=3.0,
                          built=Built(build_seconds=0.1, n_variables=10, n_constraints=5, objective_slack=0.0),
                          incumbent=Incumbent(assignments, objective=exact.objective, bound=exact.bound))
-    result = certify(instance, ended, None, None, trivial_bound(instance), False, [],
-                              dict(solver="highs", solver_version="x", formulation="strong", relaxed=False,
-                                   pooled=False))
+    result = certify(instance, ended, METHOD_TABLE["ilp"], EXACT.replace(solver="highs"), None, None,
+                     trivial_bound(instance), [])
     assert result.status == "killed" and result.incumbent_source == "solver"
     assert result.objective == pytest.approx(exact.objective)
     assert result.bound == pytest.approx(exact.bound)

@@ -78,14 +78,12 @@ def test_pooled_first_agrees_with_the_per_server_ilp(seed, jobs):
 
 def test_pooled_first_is_on_above_the_matrix_threshold_and_refused_for_other_methods():
     from primaldual.core.errors import InputError
-    from primaldual.offline.methods import large_ilp_plan
+    from primaldual.offline.methods import IlpPlan, large_ilp_plan
 
     small = generate("tiny", 0)
-    assert large_ilp_plan(small, EXACT, "ilp", None) == {
-        "pooled_first": False, "online_start": False}
+    assert large_ilp_plan(small, EXACT, "ilp", None) == IlpPlan(pooled_first=False, online_start=False)
     large = generate("small", 1, jobs=30, horizon=24, worker_servers=8, ps_servers=8)
-    assert large_ilp_plan(large, EXACT, "ilp", None) == {
-        "pooled_first": True, "online_start": True}
+    assert large_ilp_plan(large, EXACT, "ilp", None) == IlpPlan(pooled_first=True, online_start=True)
     with pytest.raises(InputError, match="pooled_first"):
         solve_offline(small, EXACT.replace(method="lp", pooled_first=True))
     with pytest.raises(InputError, match="pooled_first"):
