@@ -1,8 +1,12 @@
 """The dual subroutine compiled: :mod:`primaldual.dual.reference`'s functions under ``numba.njit(cache=True)``.
 
-:func:`functions` returns the namespace :func:`primaldual.dual.subroutine.best_schedule` calls: the compiled
-functions, or the reference's plain Python ones when the environment sets ``PRIMALDUAL_KERNEL=reference``
-(for debugging, and for the tests that compare the two). The compiled ones are copies of the reference's
+:func:`functions` returns the namespace :func:`primaldual.dual.subroutine.best_schedule` calls. By default
+(``auto``) a search of at most :data:`AUTO_LIMIT` cells (window slots x worker counts x servers) runs the
+reference's plain Python, a larger one the compiled functions: the two give the same bytes (a hypothesis test
+checks it), and a small search costs less in Python than numba's import and cache load, which a process pays
+once, on its first compiled call; so a run of small instances never loads numba.
+``PRIMALDUAL_KERNEL=reference`` or ``compiled`` (or :func:`using`) fixes one for every call, for debugging and
+for the tests that compare them. The compiled ones are copies of the reference's
 code objects whose globals name each other's compiled versions, so a compiled caller calls compiled callees
 and the reference module itself stays plain Python. ``cache=True`` keeps the machine code beside the source
 (``__pycache__``): only the first process after an install or an edit compiles (docs/measurements.md).
@@ -18,7 +22,9 @@ from primaldual.core.errors import InputError
 from primaldual.dual import reference
 
 #: ``PRIMALDUAL_KERNEL``'s values.
-MODES = ("compiled", "reference")
+MODES = ("auto", "compiled", "reference")
+#: Under ``auto``, the largest search (window slots x worker counts x servers) run as Python.
+AUTO_LIMIT = 4096
 
 _compiled: types.SimpleNamespace | None = None
 _override: list[str] = []  # modes set by :func:`using`, innermost last
@@ -26,8 +32,8 @@ _override: list[str] = []  # modes set by :func:`using`, innermost last
 
 def mode() -> str:
     """The kernel this process runs: the innermost :func:`using`, else ``PRIMALDUAL_KERNEL`` (default
-    ``compiled``)."""
-    value = _override[-1] if _override else os.environ.get("PRIMALDUAL_KERNEL", "compiled")
+    ``auto``)."""
+    value = _override[-1] if _override else os.environ.get("PRIMALDUAL_KERNEL", "auto")
     if value not in MODES:
         raise InputError(f"PRIMALDUAL_KERNEL: must be one of {MODES}, got {value!r}")
     return value
@@ -61,9 +67,13 @@ def using(value: str):
         _override.pop()
 
 
-def functions() -> types.SimpleNamespace | types.ModuleType:
-    """What :func:`primaldual.dual.subroutine.best_schedule` calls: compiled, or the reference as Python."""
-    return reference if mode() == "reference" else compiled()
+def functions(cells: int | None = None) -> types.SimpleNamespace | types.ModuleType:
+    """What :func:`primaldual.dual.subroutine.best_schedule` calls for a search of ``cells`` (module docstring):
+    compiled, or the reference as Python."""
+    chosen = mode()
+    if chosen == "reference" or (chosen == "auto" and cells is not None and cells <= AUTO_LIMIT):
+        return reference
+    return compiled()
 
 
-__all__ = ["MODES", "compiled", "functions", "mode", "using"]
+__all__ = ["AUTO_LIMIT", "MODES", "compiled", "functions", "mode", "using"]

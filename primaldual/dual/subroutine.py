@@ -146,12 +146,14 @@ def best_schedule(
         if fastest >= n_slots or utility[fastest] - floor <= 0.0:
             return _infeasible(job_index, horizon, completion_costs)  # no schedule pays: mu = 0 without searching
     inputs = _kernel_inputs(job, max_workers, worker_prices, ps_prices, worker_free, ps_free)
-    best, counts, window_costs = kernel.functions().search(
+    servers = inputs.worker_prices.shape[1] + inputs.ps_prices.shape[1]
+    code = kernel.functions(n_slots * (max_workers + 1) * servers)  # the reference for a small search
+    best, counts, window_costs = code.search(
         *inputs, arrival, work, _read_only(utility), objective == "payoff", early_stop, floor)
     completion_costs[arrival:] = window_costs
     if best < 0:
         return _infeasible(job_index, horizon, completion_costs)
-    return _answer(instance, job_index, inputs, counts, int(best), arrival, objective, plan, completion_costs)
+    return _answer(instance, job_index, inputs, counts, int(best), arrival, objective, plan, completion_costs, code)
 
 
 def _kernel_inputs(job, max_workers: int, worker_prices, ps_prices, worker_free, ps_free) -> KernelInputs:
@@ -186,7 +188,7 @@ def _infeasible(job_index: int, horizon: int, completion_costs: np.ndarray) -> D
 
 
 def _answer(instance: Instance, job_index: int, inputs: KernelInputs, counts: np.ndarray, best: int, arrival: int,
-            objective: str, plan: bool, completion_costs: np.ndarray) -> DualResult:
+            objective: str, plan: bool, completion_costs: np.ndarray, code) -> DualResult:
     """Step (c)'s answer for a search that found a schedule: its numbers, placed on servers if ``plan``."""
     job = instance.jobs[job_index]
     horizon = instance.horizon
@@ -198,7 +200,7 @@ def _answer(instance: Instance, job_index: int, inputs: KernelInputs, counts: np
     if plan:
         workers = np.zeros((horizon, instance.cluster.n_worker_servers), dtype=np.int64)
         parameter_servers = np.zeros((horizon, instance.cluster.n_ps_servers), dtype=np.int64)
-        kernel.functions().place(*inputs, arrival, counts, workers, parameter_servers)
+        code.place(*inputs, arrival, counts, workers, parameter_servers)
         schedule = JobSchedule(workers, parameter_servers)
     completion = int(np.flatnonzero(workers_per_slot)[-1])  # eq. (8); arrival + best (module docstring, (c))
     value = float(job.utility(completion - job.arrival))

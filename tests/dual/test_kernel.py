@@ -84,7 +84,11 @@ def test_the_environment_picks_the_kernel(monkeypatch):
     monkeypatch.setenv("PRIMALDUAL_KERNEL", "reference")
     assert kernel.functions() is reference
     monkeypatch.setenv("PRIMALDUAL_KERNEL", "compiled")
-    assert kernel.functions() is kernel.compiled()
+    assert kernel.functions() is kernel.compiled() and kernel.functions(1) is kernel.compiled()
+    monkeypatch.delenv("PRIMALDUAL_KERNEL")
+    assert kernel.mode() == "auto"
+    assert kernel.functions(kernel.AUTO_LIMIT) is reference
+    assert kernel.functions(kernel.AUTO_LIMIT + 1) is kernel.compiled() and kernel.functions() is kernel.compiled()
     monkeypatch.setenv("PRIMALDUAL_KERNEL", "fast")
     with pytest.raises(InputError, match="PRIMALDUAL_KERNEL"):
         kernel.functions()
@@ -103,3 +107,12 @@ def test_a_run_under_the_reference_is_the_compiled_run():
     compiled = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True,
                               check=True).stdout
     assert plain == compiled and plain.startswith("[")
+
+
+def test_small_runs_never_load_numba():
+    """Under ``auto`` a run of a ``small`` instance searches as Python and never pays numba's import."""
+    code = ("import sys; from primaldual import generate, simulate; i = generate('small', seed=4, jobs=12); "
+            "[simulate(i, s) for s in ('oasis', 'greedy', 'oasis-lr')]; print('numba' in sys.modules)")
+    environment = {k: v for k, v in os.environ.items() if k != "PRIMALDUAL_KERNEL"}
+    out = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
