@@ -2,9 +2,10 @@
 
 :func:`functions` returns the namespace :func:`primaldual.dual.subroutine.best_schedule` calls. By default
 (``auto``) a search of at most :data:`AUTO_LIMIT` cells (window slots x worker counts x servers) runs the
-reference's plain Python, a larger one the compiled functions: the two give the same bytes (a hypothesis test
-checks it), and a small search costs less in Python than numba's import and cache load, which a process pays
-once, on its first compiled call; so a run of small instances never loads numba.
+reference's plain Python until the process first needs the compiled functions for a larger one, and every
+search runs compiled from then on: the two give the same bytes (a hypothesis test checks it), and a small
+search costs less in Python than numba's import and cache load, which a process pays once; so a run of small
+instances never loads numba, and a large run pays Python for at most its first few small searches.
 ``PRIMALDUAL_KERNEL=reference`` or ``compiled`` (or :func:`using`) fixes one for every call, for debugging and
 for the tests that compare them. The compiled ones are copies of the reference's
 code objects whose globals name each other's compiled versions, so a compiled caller calls compiled callees
@@ -23,8 +24,9 @@ from primaldual.dual import reference
 
 #: ``PRIMALDUAL_KERNEL``'s values.
 MODES = ("auto", "compiled", "reference")
-#: Under ``auto``, the largest search (window slots x worker counts x servers) run as Python.
-AUTO_LIMIT = 4096
+#: Under ``auto``, the largest search (window slots x worker counts x servers) run as Python before the first
+#: compiled one (a 20-slot ``small`` search has at most 800 cells).
+AUTO_LIMIT = 1024
 
 _compiled: types.SimpleNamespace | None = None
 _override: list[str] = []  # modes set by :func:`using`, innermost last
@@ -71,9 +73,8 @@ def functions(cells: int | None = None) -> types.SimpleNamespace | types.ModuleT
     """What :func:`primaldual.dual.subroutine.best_schedule` calls for a search of ``cells`` (module docstring):
     compiled, or the reference as Python."""
     chosen = mode()
-    if chosen == "reference" or (chosen == "auto" and cells is not None and cells <= AUTO_LIMIT):
-        return reference
-    return compiled()
+    small = _compiled is None and cells is not None and cells <= AUTO_LIMIT
+    return reference if chosen == "reference" or (chosen == "auto" and small) else compiled()
 
 
 __all__ = ["AUTO_LIMIT", "MODES", "compiled", "functions", "mode", "using"]

@@ -86,9 +86,11 @@ def test_the_environment_picks_the_kernel(monkeypatch):
     monkeypatch.setenv("PRIMALDUAL_KERNEL", "compiled")
     assert kernel.functions() is kernel.compiled() and kernel.functions(1) is kernel.compiled()
     monkeypatch.delenv("PRIMALDUAL_KERNEL")
+    monkeypatch.setattr(kernel, "_compiled", None)  # a process that has not compiled yet
     assert kernel.mode() == "auto"
-    assert kernel.functions(kernel.AUTO_LIMIT) is reference
-    assert kernel.functions(kernel.AUTO_LIMIT + 1) is kernel.compiled() and kernel.functions() is kernel.compiled()
+    assert kernel.functions(kernel.AUTO_LIMIT) is reference and kernel.functions(1) is reference
+    assert kernel.functions(kernel.AUTO_LIMIT + 1) is kernel.compiled()
+    assert kernel.functions(1) is kernel.compiled() and kernel.functions() is kernel.compiled()  # from then on
     monkeypatch.setenv("PRIMALDUAL_KERNEL", "fast")
     with pytest.raises(InputError, match="PRIMALDUAL_KERNEL"):
         kernel.functions()
