@@ -27,6 +27,11 @@ def json_default(value: Any):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+def fields_of(record) -> dict:
+    """A dataclass's fields by name, in order (not converted: :func:`jsonable` does that)."""
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+
+
 def jsonable(value: Any, depth: int = 0):
     """A JSON-safe copy, the one cleaner of results: objects with ``to_dict`` and dataclasses to dicts, numpy
     scalars and arrays to Python, tuples to lists, non-finite floats to None (JSON has no inf or NaN)."""
@@ -35,7 +40,7 @@ def jsonable(value: Any, depth: int = 0):
     if hasattr(value, "to_dict") and not isinstance(value, type):
         value = value.to_dict()
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        value = fields_of(value)
     if isinstance(value, Mapping):
         return {str(k): jsonable(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -51,4 +56,4 @@ def jsonable(value: Any, depth: int = 0):
     return repr(value)
 
 
-__all__ = ["json_default", "jsonable"]
+__all__ = ["fields_of", "json_default", "jsonable"]

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from primaldual.core.errors import InputError
+from primaldual.core.jsonable import fields_of
 from primaldual.core.schedule import Schedule
 
 #: ``method`` values: the ILP (1)-(13); its LP relaxation; the server-pooled relaxation; column generation;
@@ -135,7 +136,7 @@ class SolveOptions:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return fields_of(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "SolveOptions":

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from primaldual.core.generate import generate
 from primaldual.core.instance import Instance
-from primaldual.core.jsonable import jsonable
+from primaldual.core.jsonable import fields_of, jsonable
 from primaldual.dual import kernel
 from primaldual.dual.subroutine import best_schedule
 from primaldual.oasis.engine import OnlineEngine, arrival_order, run_greedy, run_oasis
@@ -39,10 +39,6 @@ TARGET_MEDIAN_MS = 5.0
 
 def _percentile(values, q):
     return float(np.percentile(np.asarray(values), q)) if values else None
-
-
-def _fields(record) -> dict:
-    return {f.name: getattr(record, f.name) for f in fields(record)}
 
 
 @dataclass(frozen=True)
@@ -78,9 +74,9 @@ class DecisionTimes:
     reference: ReferenceTimes | None = None
 
     def to_dict(self) -> dict:
-        out = _fields(self)
+        out = fields_of(self)
         del out["reference"]
-        return jsonable({**out, **({} if self.reference is None else _fields(self.reference))})
+        return jsonable({**out, **({} if self.reference is None else fields_of(self.reference))})
 
 
 def _reference_times(as_used, full, plain, mismatches) -> ReferenceTimes:
@@ -184,7 +180,7 @@ class OasisBench:
     target_median_ms: float = TARGET_MEDIAN_MS
 
     def to_dict(self) -> dict:
-        return {"seed": self.seed, "quick": self.quick, "paper": {**self.paper.to_dict(), **jsonable(_fields(self.run))},
+        return {"seed": self.seed, "quick": self.quick, "paper": {**self.paper.to_dict(), **jsonable(fields_of(self.run))},
                 "target": {**self.target.to_dict(), "target_median_ms": self.target_median_ms}}
 
 

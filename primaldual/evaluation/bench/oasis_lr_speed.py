@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import wraps
 
 import numpy as np
 
 from primaldual.core.generate import generate
-from primaldual.core.jsonable import jsonable
+from primaldual.core.jsonable import fields_of, jsonable
 from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
 
@@ -75,7 +75,7 @@ class WallRatio:
     oasis_lr_fixed_utility: float
 
     def to_dict(self) -> dict:
-        return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+        return jsonable(fields_of(self))
 
 
 def wall_ratio(instance, repetitions: int = 5, restart_cost: float = 0.0) -> WallRatio:
@@ -205,7 +205,7 @@ class DecisionTimes:
     report_seconds: float
 
     def to_dict(self) -> dict:
-        return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+        return jsonable(fields_of(self))
 
 
 def decision_times(instance, restart_cost: float = 0.0) -> DecisionTimes:

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from primaldual.core.generate import generate
-from primaldual.core.jsonable import jsonable
+from primaldual.core.jsonable import fields_of, jsonable
 from primaldual.evaluation.bench.oasis_lr_speed import LrTiming, time_lr
 from primaldual.evaluation.bounds import standalone_bound
 from primaldual.oasis.prices import json_number
@@ -157,7 +157,7 @@ class SchedulerSummary:
     headroom: tuple | None = None
 
     def to_dict(self) -> dict:
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = fields_of(self)
         if self.headroom is None:
             del out["headroom"]
         return jsonable(out)
@@ -221,7 +221,7 @@ class SetQuality:
     instances: list[InstanceQuality]
 
     def to_dict(self) -> dict:
-        return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+        return jsonable(fields_of(self))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from typing import Callable
 from primaldual.backends.solvers import solver_version
 from primaldual.core.errors import InputError
 from primaldual.core.generate import generate
-from primaldual.core.jsonable import jsonable
+from primaldual.core.jsonable import fields_of, jsonable
 from primaldual.evaluation.seeds import online_seeds
 from primaldual.offline.options import EXACT
 from primaldual.offline.solve import solve_offline
@@ -172,9 +172,9 @@ class SizeRow:
             out.update({f"{key}_bound": relaxation.bound, f"{key}_over_ilp": relaxation.over_ilp,
                         f"{key}_seconds": relaxation.seconds})
         out["ilp_builder"] = self.ilp_builder
-        out.update({f.name: getattr(self.cg, f.name) for f in fields(self.cg)})
+        out.update(fields_of(self.cg))
         if self.builds is not None:
-            out.update({f.name: getattr(self.builds, f.name) for f in fields(self.builds)})
+            out.update(fields_of(self.builds))
         return jsonable(out)
 
 
@@ -216,7 +216,7 @@ class OfflineBench:
     first_not_proven: str | None
 
     def to_dict(self) -> dict:
-        return {"benchmark": "offline", **jsonable({f.name: getattr(self, f.name) for f in fields(self)})}
+        return {"benchmark": "offline", **jsonable(fields_of(self))}
 
 
 def run_offline_bench(labels: list[str], solver: str = "highs", budget: float = DEFAULT_BUDGET, seed: int = 0,

@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable
 
-from primaldual.core.jsonable import jsonable
+from primaldual.core.jsonable import fields_of, jsonable
 from primaldual.simulation.simulator import ReportedLookahead
 
 LARGEST = ("11cb48", "6214e9", "ee9e8c")
@@ -216,7 +216,7 @@ class TraceBench:
     growth: dict[str, Growth]
 
     def to_dict(self) -> dict:
-        return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+        return jsonable(fields_of(self))
 
 
 def _grow(sized, schedulers, measure) -> Growth:
