@@ -45,7 +45,7 @@ import numpy as np
 from primaldual.simulation.placement import UNBOUNDED, FreeCapacity, grow, ps_needed_at, trim, units_that_fit
 from primaldual.oasis.ledger import WORK_EPSILON, PromiseBroken, Reservation, block_length
 from primaldual.oasis.lr.order import growth_order
-from primaldual.oasis.lr.settings import PLANS, LrSettings, check_plan  # noqa: F401 - re-exported
+from primaldual.oasis.lr.settings import PLAN_ORDER, PLANS, LrSettings, check_plan  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LrState
 from primaldual.simulation.scheduler import Allocation
 
@@ -71,12 +71,14 @@ def allocate_slot(settings: LrSettings, tables: JobTables, state: LrState, slot:
     finish_blocks(restart_cost, tables, state, slot, blocks, free)
     order, values = growth_order(tables, state, restart_cost, settings.pending_tier, slot, blocks)
     plan = state.policy.plan
+    caps = state.guide.caps(slot) if state.policy.order == PLAN_ORDER and state.guide is not None else None
     if restart_cost > 0 and order and plan == "stable":
-        out = plan_slot(restart_cost, tables, state, slot, order, free, dict(blocks), stable=True)
+        out = plan_slot(restart_cost, tables, state, slot, order, free, dict(blocks), stable=True, caps=caps)
     else:
-        out = plan_slot(restart_cost, tables, state, slot, order, free.copy(), dict(blocks), stable=False)
+        out = plan_slot(restart_cost, tables, state, slot, order, free.copy(), dict(blocks), stable=False,
+                        caps=caps)
     if restart_cost > 0 and order and plan == "best":
-        stable = plan_slot(restart_cost, tables, state, slot, order, free, dict(blocks), stable=True)
+        stable = plan_slot(restart_cost, tables, state, slot, order, free, dict(blocks), stable=True, caps=caps)
         # Ties go to the stable plan: the same value with fewer restarts.
         if plan_value(restart_cost, state, slot, stable, values) >= \
                 plan_value(restart_cost, state, slot, out, values) - 1e-12:
@@ -175,24 +177,35 @@ def finish_blocks(restart_cost: float, tables: JobTables, state: LrState, slot: 
 
 
 def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int, order: list[int],
-              free: FreeCapacity, out: dict[int, Allocation], stable: bool) -> dict[int, Allocation]:
+              free: FreeCapacity, out: dict[int, Allocation], stable: bool,
+              caps: dict[int, int] | None = None) -> dict[int, Allocation]:
     """The stable or the fresh plan (module docstring): ``order``'s jobs grown one after another into ``free``
-    (taken from it), added to ``out`` (the blocks) and returned. Once every demand profile of ``order`` has
+    (taken from it), added to ``out`` (the blocks) and returned. With ``caps`` (the re-plan's widths,
+    :mod:`primaldual.oasis.lr.replan`) a first pass grows each job to at most its cap, and a second grows the
+    jobs still without workers into what is left, uncapped. Once every demand profile of ``order`` has
     found no room (the cluster is full, as it mostly is under a long pending tier), :func:`_grow` would return
     at its first line for every later job without a placement of its own, so only those with one are visited
     (the same jobs in the same order, the same plan)."""
     no_room: set[tuple] = set()  # demand profiles with not one worker's room left (free only shrinks here)
     held = _held(state, slot, stable)
-    profiles = tables.profiles
-    kinds = len({profiles[i] for i in order})
+    kinds = len({tables.profiles[i] for i in order})
+    if caps is not None:
+        _grow_all(restart_cost, tables, state, slot, order, free, out, stable, no_room, held, kinds, caps)
+        order = [i for i in order if i not in out]
+    _grow_all(restart_cost, tables, state, slot, order, free, out, stable, no_room, held, kinds, None)
+    return out
+
+
+def _grow_all(restart_cost: float, tables: JobTables, state: LrState, slot: int, order: list[int],
+              free: FreeCapacity, out: dict[int, Allocation], stable: bool, no_room: set[tuple], held: set[int],
+              kinds: int, caps: dict[int, int] | None) -> None:
     for n, i in enumerate(order):
         if len(no_room) == kinds:
             for j in order[n:]:
                 if j in out or j in held:
-                    _grow(restart_cost, tables, state, slot, j, free, out, stable, no_room, held)
+                    _grow(restart_cost, tables, state, slot, j, free, out, stable, no_room, held, caps)
             break
-        _grow(restart_cost, tables, state, slot, i, free, out, stable, no_room, held)
-    return out
+        _grow(restart_cost, tables, state, slot, i, free, out, stable, no_room, held, caps)
 
 
 def _held(state: LrState, slot: int, stable: bool) -> set[int]:
@@ -211,11 +224,14 @@ def _most(restart_cost: float, tables: JobTables, state: LrState, i: int, restar
 
 
 def _grow(restart_cost: float, tables: JobTables, state: LrState, slot: int, i: int, free: FreeCapacity,
-          out: dict[int, Allocation], stable: bool, no_room: set[tuple], held: set[int]) -> None:
+          out: dict[int, Allocation], stable: bool, no_room: set[tuple], held: set[int],
+          caps: dict[int, int] | None = None) -> None:
     if tables.profiles[i] in no_room and i not in out and i not in held:
         return  # only the search below is left to try, and it found nothing (most jobs, once the cluster is full)
     job = tables.instance.jobs[i]
     most = _most(restart_cost, tables, state, i, restart=restart_cost > 0)
+    if caps is not None:
+        most = min(most, caps.get(i, 0))
     if most < 1:
         return
     if i in out:  # a running block without restart costs: growing it is free

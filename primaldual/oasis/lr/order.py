@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.oasis.ledger import WORK_EPSILON
-from primaldual.oasis.lr.settings import ORDERS, check_order  # noqa: F401 - re-exported
+from primaldual.oasis.lr.settings import ORDERS, PLAN_ORDER, check_order  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LrState, PresentValues
 
 
@@ -112,6 +112,18 @@ def rerank(order_rule: str, order: list[int], values: dict[int, float], work_lef
     return by_key(order, key)
 
 
+def guided(guide, slot: int, order: list[int]) -> list[int]:
+    """The re-plan's order (:mod:`primaldual.oasis.lr.replan`): the jobs the guide runs in ``slot``, widest
+    first, then the rest; each group in ``order`` (the density order). Past the guide's window, ``order``."""
+    if guide is None or not guide.covers(slot):
+        return order
+    widths = np.array([guide.width(i, slot) for i in order])
+    running = widths > 1e-6
+    position = np.arange(len(order))
+    ranked = np.lexsort((position, -np.where(running, widths, 0.0), ~running))
+    return [order[k] for k in ranked.tolist()]
+
+
 def growth_order(tables: JobTables, state: LrState, restart_cost: float, pending_tier: bool, slot: int,
                  blocks: dict) -> tuple[list[int], dict[int, float]]:
     """The jobs that grow into the free capacity, in the policy's order: admitted jobs outside their block
@@ -125,9 +137,11 @@ def growth_order(tables: JobTables, state: LrState, restart_cost: float, pending
     order = by_key(candidates, density)
     values = dict(zip(candidates, value.tolist()))
     rule = state.policy.order
+    if rule == PLAN_ORDER:
+        return guided(state.guide, slot, order), values
     urgency = urgency_keys(tables, state, restart_cost, slot, order) if rule == "urgency" and len(order) > 1 \
         else None
     return rerank(rule, order, values, state.work_left, urgency), values
 
 
-__all__ = ["ORDERS", "by_key", "check_order", "growth_order", "present_values", "rerank", "urgency_keys"]
+__all__ = ["ORDERS", "by_key", "check_order", "growth_order", "guided", "present_values", "rerank", "urgency_keys"]

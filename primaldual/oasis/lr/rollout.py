@@ -46,7 +46,8 @@ import numpy as np
 from primaldual.oasis.ledger import WORK_EPSILON
 from primaldual.oasis.lr.admission import admit_job, offer_pending
 from primaldual.oasis.lr.execution import allocate_slot
-from primaldual.oasis.lr.settings import SETTINGS, LrSettings, Policy  # noqa: F401 - re-exported
+from primaldual.oasis.lr.replan import replan_guide
+from primaldual.oasis.lr.settings import PLAN_ORDER, SETTINGS, LrSettings, Policy  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LookaheadCounts, LrState, NoRecord
 
 #: The execution policies a rollout compares, by name: the settings each one changes (the choice of this set
@@ -60,10 +61,17 @@ POLICIES: dict[str, dict[str, Any]] = {
     "fresh": {"plan": "fresh"},  # restart costs only: always the first-fit plan, as RRH
 }
 
+#: The re-plan policy (:mod:`primaldual.oasis.lr.replan`): compared with :data:`POLICIES` where ``replan`` is on
+#: and the batch's guide was solved; it follows the guide, so it is no fixed policy.
+REPLAN = "replan"
+
+#: Every policy a lookahead may choose, by name (the counts of :class:`LookaheadCounts`).
+CHOICES = (*POLICIES, REPLAN)
+
 
 def policy(own: Policy, name: str) -> Policy:
-    """The policy ``name`` of :data:`POLICIES`, relative to the scheduler's own."""
-    return own.changed(POLICIES[name])
+    """The policy ``name`` of :data:`CHOICES`, relative to the scheduler's own."""
+    return own.changed({"order": PLAN_ORDER} if name == REPLAN else POLICIES[name])
 
 
 def candidate_policies(own: Policy, restart_cost: float) -> list[str]:
@@ -105,19 +113,24 @@ def choose_policy(settings: LrSettings, tables: JobTables, state: LrState, slot:
             rollout_work(live, instance.horizon - slot, len(policies)) > settings.lookahead_budget:
         counts.skipped += 1
         return
+    guide = replan_guide(tables, state, slot, settings.restart_cost, settings.replan_horizon,
+                         settings.replan_iterations) if settings.replan else None
     best, best_score = None, -math.inf
-    for candidate in policies:
-        score = rollout(settings, tables, twin(settings, state, candidate), slot, name)
+    for candidate in policies + ([REPLAN] if guide is not None else []):
+        score = rollout(settings, tables, twin(settings, state, candidate, guide), slot, name)
         if score > best_score + 1e-9:  # within rounding, the earlier policy
             best, best_score = candidate, score
     state.set_policy(best, policy(settings.own, best))
+    state.guide = guide if best == REPLAN else None
     counts.chosen[best] += 1
 
 
-def twin(settings: LrSettings, state: LrState, name: str) -> LrState:
-    """A copy of ``state`` that can run on without touching it, with policy ``name`` set."""
+def twin(settings: LrSettings, state: LrState, name: str, guide=None) -> LrState:
+    """A copy of ``state`` that can run on without touching it, with policy ``name`` set (and, for the
+    re-plan, its ``guide``)."""
     other = state.copy()
     other.set_policy(name, policy(settings.own, name))
+    other.guide = guide if name == REPLAN else None
     return other
 
 
@@ -158,5 +171,5 @@ def lookahead_report(counts: LookaheadCounts, settings: LrSettings) -> dict[str,
             "horizon": settings.lookahead_horizon}
 
 
-__all__ = ["LOOKAHEAD_BUDGET", "LOOKAHEAD_HORIZON", "POLICIES", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report",
+__all__ = ["CHOICES", "LOOKAHEAD_BUDGET", "LOOKAHEAD_HORIZON", "POLICIES", "REPLAN", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report",
            "policy", "rollout", "rollout_work", "twin"]

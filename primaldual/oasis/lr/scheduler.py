@@ -66,7 +66,8 @@ from primaldual.oasis.ledger import PromiseBroken, latest_deadline  # noqa: F401
 from primaldual.oasis.lr.admission import admit_job, offer_pending
 from primaldual.oasis.lr.dual_record import DualRecord, certificate_terms
 from primaldual.oasis.lr.execution import allocate_slot
-from primaldual.oasis.lr.rollout import LOOKAHEAD_BUDGET, LOOKAHEAD_HORIZON, POLICIES, choose_policy, lookahead_report
+from primaldual.oasis.lr.rollout import CHOICES, LOOKAHEAD_BUDGET, LOOKAHEAD_HORIZON, choose_policy, lookahead_report
+from primaldual.oasis.lr.replan import REPLAN_HORIZON, REPLAN_ITERATIONS
 from primaldual.oasis.lr.settings import LrSettings
 from primaldual.oasis.lr.state import JobTables, LookaheadCounts, LrState
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
@@ -90,7 +91,10 @@ class OasisLrScheduler(OnlineScheduler):
     ``oasis-lr``, False for ``oasis-p``: choose the execution policy at each arrival batch by a rollout of the
     known jobs, :mod:`primaldual.oasis.lr.rollout`; the three settings before are then where it starts),
     ``lookahead_budget`` (150000: the largest live jobs x slots left x policies, in job-slots, for which a batch
-    is rolled out), ``lookahead_horizon`` (336: the longest instance horizon, in slots, on which it runs)."""
+    is rolled out), ``lookahead_horizon`` (336: the longest instance horizon, in slots, on which it runs),
+    ``replan`` (False: add the re-plan by the restart-cost model's LP to the policies the lookahead compares,
+    :mod:`primaldual.oasis.lr.replan`), ``replan_horizon`` (24: its window in slots) and ``replan_iterations``
+    (200000: the simplex iterations its LP may take)."""
 
     name = "oasis-lr"
     provable = False
@@ -102,12 +106,14 @@ class OasisLrScheduler(OnlineScheduler):
                  late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3,
                  immediate_blocks: bool | None = None, order: str | None = None, plan: str = "best",
                  lookahead: bool | None = None, lookahead_budget: int = LOOKAHEAD_BUDGET,
-                 lookahead_horizon: int = LOOKAHEAD_HORIZON):
+                 lookahead_horizon: int = LOOKAHEAD_HORIZON, replan: bool = False,
+                 replan_horizon: int = REPLAN_HORIZON, replan_iterations: int = REPLAN_ITERATIONS):
         self.settings = LrSettings.checked(
             self.provable, delta=delta, window=window, eta=eta, rule=rule, learned_floor=learned_floor,
             pending=pending, repack=repack, late=late, discount_rate=discount_rate, reoffer_every=reoffer_every,
             immediate_blocks=immediate_blocks, order=order, plan=plan, lookahead=lookahead,
-            lookahead_budget=lookahead_budget, lookahead_horizon=lookahead_horizon)
+            lookahead_budget=lookahead_budget, lookahead_horizon=lookahead_horizon, replan=replan,
+            replan_horizon=replan_horizon, replan_iterations=replan_iterations)
         self.tables: JobTables | None = None
         self.state: LrState | None = None
 
@@ -130,7 +136,7 @@ class OasisLrScheduler(OnlineScheduler):
         self.state = LrState.start(instance, settings.own)
         self.learner = FloorLearner(instance, self.tables.standalone, settings.window)
         self.record = DualRecord(instance, constants)
-        self.lookahead_counts = LookaheadCounts.empty(POLICIES)
+        self.lookahead_counts = LookaheadCounts.empty(CHOICES)
 
     def promised_deadlines(self) -> dict[int, int]:
         return dict(self.state.deadlines)

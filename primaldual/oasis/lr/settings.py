@@ -20,6 +20,9 @@ from primaldual.oasis.ledger import check_number
 #: The growth orders of the work-conserving execution (:mod:`primaldual.oasis.lr.order`).
 ORDERS = ("density", "urgency", "value", "work")
 
+#: The order of the re-plan policy (:mod:`primaldual.oasis.lr.replan`): set only by the lookahead, with a guide.
+PLAN_ORDER = "plan"
+
 #: Plans of the free capacity under restart costs (:mod:`primaldual.oasis.lr.execution`).
 PLANS = ("best", "fresh", "stable")
 
@@ -92,13 +95,18 @@ class LrSettings:
     lookahead_budget: int
     lookahead_horizon: int
     own: Policy
+    #: The re-plan policy of the lookahead (:mod:`primaldual.oasis.lr.replan`): on, its window, its LP's limit.
+    replan: bool = False
+    replan_horizon: int = 24
+    replan_iterations: int = 200_000
     #: The simulator's restart cost, told after construction (``set_restart_cost``).
     restart_cost: float = 0.0
 
     @classmethod
     def checked(cls, provable: bool, *, delta, window, eta, rule, learned_floor, pending, repack, late,
                 discount_rate, reoffer_every, immediate_blocks, order, plan, lookahead,
-                lookahead_budget, lookahead_horizon) -> "LrSettings":
+                lookahead_budget, lookahead_horizon, replan=False, replan_horizon=24,
+                replan_iterations=200_000) -> "LrSettings":
         """The settings of the given parameters, or :class:`InputError` naming the first bad one (the checks
         run in a fixed order, so the same call always names the same parameter). ``repack`` and ``lookahead``
         default to on for OASiS-LR and off for the provable OASiS-P."""
@@ -116,13 +124,17 @@ class LrSettings:
         learned_floor, pending = _check_flag("learned_floor", learned_floor), _check_flag("pending", pending)
         if lookahead is not None:
             _check_flag("lookahead", lookahead)
+        replan = _check_flag("replan", replan)
+        replan_horizon = check_number("replan_horizon", replan_horizon, 1, 10**6, integer=True)
+        replan_iterations = check_number("replan_iterations", replan_iterations, 1, 10**9, integer=True)
         return cls(provable=provable, delta=delta, window=window, eta=eta, rule=rule,
                    learned_floor=learned_floor, pending_tier=pending,
                    repack=(not provable) if repack is None else bool(repack), late=bool(late),
                    reoffer_every=reoffer_every, immediate_blocks=immediate_blocks,
                    lookahead=(not provable) if lookahead is None else lookahead,
                    lookahead_budget=lookahead_budget, lookahead_horizon=lookahead_horizon,
-                   own=Policy(order=own_order, discount_rate=discount_rate, plan=own_plan))
+                   own=Policy(order=own_order, discount_rate=discount_rate, plan=own_plan),
+                   replan=replan, replan_horizon=replan_horizon, replan_iterations=replan_iterations)
 
     def with_restart_cost(self, cost: float) -> "LrSettings":
         return dataclasses.replace(self, restart_cost=float(cost))
@@ -135,8 +147,10 @@ class LrSettings:
                 "learned_floor": self.learned_floor, "pending": self.pending_tier, "repack": self.repack,
                 "restart_cost": self.restart_cost, "immediate_blocks": self.immediate_blocks,
                 "lookahead": self.lookahead, "lookahead_budget": self.lookahead_budget,
-                "lookahead_horizon": self.lookahead_horizon, **self.own.to_dict()}
+                "lookahead_horizon": self.lookahead_horizon, "replan": self.replan,
+                "replan_horizon": self.replan_horizon, "replan_iterations": self.replan_iterations,
+                **self.own.to_dict()}
 
 
-__all__ = ["ORDERS", "PLANS", "SETTINGS", "LrSettings", "Policy", "check_immediate_blocks", "check_order",
+__all__ = ["ORDERS", "PLANS", "PLAN_ORDER", "SETTINGS", "LrSettings", "Policy", "check_immediate_blocks", "check_order",
            "check_plan"]

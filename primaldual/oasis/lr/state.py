@@ -146,6 +146,8 @@ class LrState:
     present: PresentValues | None = None
     #: The cost-floor test of the offer round under way (None between rounds).
     screen: OfferScreen | None = None
+    #: The re-plan's guide while its policy is set (:mod:`primaldual.oasis.lr.replan`; frozen, shared by twins).
+    guide: object | None = None
 
     @classmethod
     def start(cls, instance: Instance, own: Policy) -> "LrState":
