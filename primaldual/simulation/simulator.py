@@ -131,6 +131,10 @@ class ReportedLookahead:
     skipped: int
     budget: int
     horizon: int | None = None
+    #: With the re-plan on: rolled-out batches it planned, those where it had no plan, and its size limit.
+    replanned: int | None = None
+    replan_skipped: int | None = None
+    replan_cells: int | None = None
 
     @property
     def rolled_out(self) -> int:
@@ -142,19 +146,26 @@ class ReportedLookahead:
         data = report.get("lookahead")
         if not isinstance(data, Mapping):
             return None
-        horizon = data.get("horizon")
-        return cls(int(data["decisions"]), int(data["skipped"]), int(data["budget"]),
-                   None if horizon is None else int(horizon))
+        optional = {key: None if data.get(key) is None else int(data[key])
+                    for key in ("horizon", "replanned", "replan_skipped", "replan_cells")}
+        return cls(int(data["decisions"]), int(data["skipped"]), int(data["budget"]), **optional)
 
     def to_dict(self) -> dict:
-        return {"decisions": self.decisions, "skipped": self.skipped, "budget": self.budget, "horizon": self.horizon}
+        out = {"decisions": self.decisions, "skipped": self.skipped, "budget": self.budget, "horizon": self.horizon}
+        if self.replanned is not None:
+            out.update(replanned=self.replanned, replan_skipped=self.replan_skipped, replan_cells=self.replan_cells)
+        return out
 
     def describe(self) -> str:
         """One line for a table's footer."""
         limits = f"the budget of {self.budget:,} job-slots" + (
             "" if self.horizon is None else f" or the horizon of {self.horizon:,} slots")
-        return (f"looked ahead at {self.rolled_out} of {self.decisions} arrival batches "
+        line = (f"looked ahead at {self.rolled_out} of {self.decisions} arrival batches "
                 f"({self.skipped} skipped over {limits})")
+        if self.replanned is None:
+            return line
+        return line + (f"; re-planned at {self.replanned} ({self.replan_skipped} without a plan: the instance over "
+                       f"{self.replan_cells:,} job-slot-servers, or the LP over its iteration limit)")
 
 
 @dataclass(frozen=True, eq=False)

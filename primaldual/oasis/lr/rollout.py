@@ -46,7 +46,7 @@ import numpy as np
 from primaldual.oasis.ledger import WORK_EPSILON
 from primaldual.oasis.lr.admission import admit_job, offer_pending
 from primaldual.oasis.lr.execution import allocate_slot
-from primaldual.oasis.lr.replan import replan_guide
+from primaldual.oasis.lr.replan import REPLAN_CELLS, REPLAN_MARGIN, Guide, replan_cells, replan_guide
 from primaldual.oasis.lr.settings import PLAN_ORDER, SETTINGS, LrSettings, Policy  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LookaheadCounts, LrState, NoRecord
 
@@ -113,16 +113,33 @@ def choose_policy(settings: LrSettings, tables: JobTables, state: LrState, slot:
             rollout_work(live, instance.horizon - slot, len(policies)) > settings.lookahead_budget:
         counts.skipped += 1
         return
-    guide = replan_guide(tables, state, slot, settings.restart_cost, settings.replan_horizon,
-                         settings.replan_iterations) if settings.replan else None
+    guide = replan(settings, tables, state, slot, counts)
     best, best_score = None, -math.inf
     for candidate in policies + ([REPLAN] if guide is not None else []):
         score = rollout(settings, tables, twin(settings, state, candidate, guide), slot, name)
-        if score > best_score + 1e-9:  # within rounding, the earlier policy
+        # Within rounding, the earlier policy; the re-plan only by a margin (REPLAN_MARGIN says why).
+        margin = abs(best_score) * REPLAN_MARGIN if candidate == REPLAN else 0.0
+        if score > best_score + margin + 1e-9:
             best, best_score = candidate, score
     state.set_policy(best, policy(settings.own, best))
     state.guide = guide if best == REPLAN else None
     counts.chosen[best] += 1
+
+
+def replan(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
+           counts: LookaheadCounts) -> Guide | None:
+    """The batch's re-plan guide where ``replan`` is on and the instance within :data:`REPLAN_CELLS`, counted."""
+    if not settings.replan:
+        return None
+    guide = None
+    if replan_cells(tables.instance, settings.replan_horizon) <= REPLAN_CELLS:
+        guide = replan_guide(tables, state, slot, settings.restart_cost, settings.replan_horizon,
+                             settings.replan_iterations)
+    if guide is None:
+        counts.replan_skipped += 1
+    else:
+        counts.replanned += 1
+    return guide
 
 
 def twin(settings: LrSettings, state: LrState, name: str, guide=None) -> LrState:
@@ -168,8 +185,10 @@ def lookahead_report(counts: LookaheadCounts, settings: LrSettings) -> dict[str,
     """The ``lookahead`` entry of the scheduler's report."""
     return {"decisions": counts.decisions, "skipped": counts.skipped,
             "chosen": {k: v for k, v in counts.chosen.items() if v}, "budget": settings.lookahead_budget,
-            "horizon": settings.lookahead_horizon}
+            "horizon": settings.lookahead_horizon,
+            **({"replanned": counts.replanned, "replan_skipped": counts.replan_skipped, "replan_cells": REPLAN_CELLS}
+               if settings.replan else {})}
 
 
-__all__ = ["CHOICES", "LOOKAHEAD_BUDGET", "LOOKAHEAD_HORIZON", "POLICIES", "REPLAN", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report",
+__all__ = ["CHOICES", "LOOKAHEAD_BUDGET", "LOOKAHEAD_HORIZON", "POLICIES", "REPLAN", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report", "replan",
            "policy", "rollout", "rollout_work", "twin"]

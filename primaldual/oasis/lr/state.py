@@ -263,13 +263,17 @@ class LookaheadCounts:
     decisions: int
     skipped: int
     chosen: dict[str, int]
+    #: Rolled-out batches with a re-plan guide, and those where the re-plan was on but had none (the instance
+    #: over its size, or the LP without an optimum within its iterations).
+    replanned: int = 0
+    replan_skipped: int = 0
 
     @classmethod
     def empty(cls, policies) -> "LookaheadCounts":
         return cls(0, 0, {name: 0 for name in policies})
 
     def copy(self) -> "LookaheadCounts":
-        return LookaheadCounts(self.decisions, self.skipped, dict(self.chosen))
+        return LookaheadCounts(self.decisions, self.skipped, dict(self.chosen), self.replanned, self.replan_skipped)
 
 
 class Recorder(Protocol):
