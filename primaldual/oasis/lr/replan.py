@@ -38,12 +38,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pyomo.environ as pyo
 
 from primaldual.backends.highs import solve_lp_compiled
 from primaldual.core.instance import Instance
 from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step, Utility
-from primaldual.models.restart import build_restart_model
 from primaldual.oasis.ledger import WORK_EPSILON
 from primaldual.oasis.lr.state import JobTables, LrState
 
@@ -160,6 +158,9 @@ def replan_guide(tables: JobTables, state: LrState, slot: int, restart_cost: flo
     jobs = [i for i in state.live(instance, slot) if state.work_left[i] > WORK_EPSILON]
     if not jobs or length < 1:
         return None
+    # Pyomo loads only when a batch re-plans (about a second): runs that never do, never import it.
+    from primaldual.models.restart import build_restart_model
+
     window = window_instance(tables, state, slot, jobs, length)
     model = build_restart_model(window, restart_cost, cuts=False, relax=True)
     declare_promises(model, state, slot, jobs)
