@@ -148,6 +148,15 @@ SMALL20_SEED = 3000
 #: The restart cost compared with 0 unless the caller gives another.
 RESTART_COST = 0.1
 
+#: The sections of a reproduction, in the order they run, each with what it is (``reproduce --sections``): a run
+#: may regenerate a subset (the trace section alone takes about an hour of the full run's many).
+SECTIONS = {
+    "ratios": "competitive ratios OPT/ALG on the tiny, small and 20-job small sets",
+    "paper": "total utility vs number of jobs and vs capacity on the paper preset",
+    "lbbsp": "LB-BSP's benchmark and expectations",
+    "traces": "real arrivals: every scheduler on packaged Philly VCs",
+}
+
 #: The ratio sets of summary.md's table: label -> what the set is.
 RATIO_SETS = {"ratio-tiny": "tiny", "ratio-small": "small (10 jobs)", "ratio-small-20": "small, 20 jobs"}
 
@@ -163,12 +172,19 @@ def base_label(label: str) -> tuple[str, float]:
     return (head, float(cost)) if sep else (label, 0.0)
 
 
-def experiment_specs(settings: Settings, restart_cost: float = RESTART_COST) -> list[Spec]:
-    """Every sweep spec of the reproduction, labelled by experiment, at restart cost 0 and ``restart_cost``."""
+def experiment_specs(settings: Settings, restart_cost: float = RESTART_COST,
+                     sections: tuple[str, ...] = ("ratios", "paper")) -> list[Spec]:
+    """Every sweep spec of the reproduction, labelled by experiment, at restart cost 0 and ``restart_cost``;
+    only those of ``sections`` (the sweep runs the ``ratios`` and ``paper`` sections)."""
     specs = _experiment_specs(settings, 0.0)
     if restart_cost:
         specs += _experiment_specs(settings, restart_cost)
-    return specs
+    return [spec for spec in specs if spec_section(spec.label) in sections]
+
+
+def spec_section(label: str) -> str:
+    """The section a sweep label belongs to: ``ratios`` for the ratio sets, ``paper`` for the utility curves."""
+    return "ratios" if base_label(label)[0] in RATIO_SETS else "paper"
 
 
 def _experiment_specs(settings: Settings, cost: float) -> list[Spec]:
