@@ -12,15 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from primaldual.reproduce.readings import READINGS, run_task  # noqa: F401  (run_task: the sweep task)
+from primaldual.simulation.scheduler import BASELINES, CLAIMANT, OASIS_FAMILY  # noqa: F401  (re-exported)
 from primaldual.sweep import Spec, ratio_specs
 
-#: OASiS and its variants OASiS-LR and OASiS-P, whose claims summary.md checks.
-OASIS_FAMILY = ("oasis", "oasis-lr", "oasis-p")
-#: The baselines, RRH in its three readings (:mod:`primaldual.baselines.readings`).
-BASELINES = ("greedy", "fifo", "drf", "rrh", *READINGS, "dorm")
+#: OASiS and its variants (whose claims summary.md checks), the baselines (RRH in its three readings) and the
+#: scheduler the papers' "best" claim is checked for, the variant this artifact puts forward: named once, in
+#: the scheduler registry, so that ``compare`` (below this layer) reads the same families.
 SCHEDULERS = OASIS_FAMILY + BASELINES
-#: The scheduler the papers' "best" claim is checked for: the variant this artifact puts forward.
-CLAIMANT = "oasis-lr"
 
 
 #: The VCs the full run cuts week windows from: the five with the most mean busy GPUs in seed 0 (trace list),
