@@ -27,6 +27,8 @@ from primaldual.core.errors import InputError
 
 #: Flags that are not experiment settings (where to read the file itself, how to print).
 NOT_SETTINGS = ("config", "json", "help")
+#: Flags of comma-separated names that a file may also give as a TOML list of strings: what they name.
+LISTS = {"schedulers": "scheduler names", "sections": "section names"}
 
 
 def _actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
@@ -43,9 +45,9 @@ def _check(key: str, action: argparse.Action, value: Any) -> Any:
         if not isinstance(value, bool):
             raise InputError(f"{key}: must be true or false, got {value!r}")
         return value
-    if key == "schedulers" and isinstance(value, list):
+    if key in LISTS and isinstance(value, list):
         if not value or not all(isinstance(v, str) and v for v in value):
-            raise InputError(f"{key}: must be a list of scheduler names, got {value!r}")
+            raise InputError(f"{key}: must be a list of {LISTS[key]}, got {value!r}")
         return ",".join(value)
     kind = getattr(action.type, "reads", action.type) or str  # the ASCII readers say which type they return
     if kind is float and isinstance(value, int) and not isinstance(value, bool):

@@ -75,6 +75,7 @@ FLAGS: dict[str, dict[str, object]] = {
               "--json": SWITCH},
     "plot": {"--no-progress": SWITCH, "--from-csv": INPUT, "PATHS": INPUT, "--out": OUTPUT, "--max-rows": integer(1, 10_000), "--json": SWITCH},
     "reproduce": {"--config": INPUT, "--quick": SWITCH, "--out": OUTPUT, "--restart-cost": RESTART_COST,
+                  "--sections": NAMES,
                   "--executor": Choice(("local", "dask")), "--address": NAME, "--workers": PROCESSES,
                   "--no-progress": SWITCH, "--json": SWITCH},
     "bench oasis": {"--no-progress": SWITCH, "--seed": SEED, "--quick": SWITCH, "--jobs": integer(1, 10_000), "--quality": SWITCH,

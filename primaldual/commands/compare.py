@@ -3,7 +3,8 @@
 Runs the online schedulers (all registered ones by default) through the simulator, checks every schedule
 with the independent verifier, optionally solves the offline ILP with a time limit (seeded with the best
 online schedule as a MIP start), and prints one table: utility, admitted, completed, mean JCT, OPT/ALG and
-the scheduler's own runtime, followed by the certificate a scheduler offers (OASiS's).
+the scheduler's own runtime, followed by the certificate a scheduler offers (OASiS's) and, when oasis-lr earns
+less than the best baseline of the comparison, a line saying which and by how much (``behind_best_baseline``).
 
 The work is done by :func:`primaldual.evaluation.compare.compare` (:mod:`primaldual.evaluation.bounds` says how OPT/ALG is bounded);
 this module parses the flags and prints the table, where an OPT/ALG interval shows "-" for an end that is
@@ -40,7 +41,8 @@ def register(subparsers) -> None:
             "Run the online schedulers (all registered ones by default) on one instance, verify every "
             "schedule, optionally solve the offline optimum (--opt), and print utility, admitted, completed, "
             "mean JCT, OPT/ALG (an interval when OPT is not proven) and runtime per scheduler, with OASiS's "
-            "certificate. Try: primaldual compare --preset small --seed 3 --opt"
+            "certificate, and a last line when oasis-lr earns less than the best baseline (greedy, fifo, drf, "
+            "rrh and its readings, dorm). Try: primaldual compare --preset small --seed 3 --opt"
         ),
         epilog="Exit 0 on success, 1 if a scheduler broke a rule or a schedule failed verification, 2 on bad input.",
     )
@@ -161,8 +163,20 @@ def _print_table(summary: dict, source: str) -> None:
     for row in summary["rows"]:
         if row.get("lookahead") is not None:
             print(f"{row['scheduler']} {ReportedLookahead(**row['lookahead']).describe()}")
+    behind = summary.get("behind_best_baseline")
+    if behind is not None:
+        print(behind_line(behind))
     for warning in summary["warnings"]:
         print(f"warning: {warning}", file=sys.stderr)
+
+
+def behind_line(behind: dict) -> str:
+    """The footer saying that oasis-lr earns less than the best baseline, and by how much (``gap`` relative to
+    the baseline's utility): ``oasis-lr trails the best baseline, drf (8,568.5), by 0.07%``."""
+    gap = behind["gap"] * 100
+    percent = f"{gap:.2f}%" if gap >= 0.01 else f"{gap:.2g}%"  # a gap under 0.01% is not printed as 0.00%
+    return (f"{behind['scheduler']} trails the best baseline, {behind['baseline']} "
+            f"({behind['baseline_utility']:,.1f}), by {percent}")
 
 
 def run(args) -> int:

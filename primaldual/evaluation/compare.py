@@ -3,16 +3,19 @@
 :func:`compare` is :func:`primaldual.evaluation.pipeline.evaluate` (which runs, verifies, solves and bounds OPT/ALG the same
 way for every command; :mod:`primaldual.evaluation.bounds` says how the OPT interval is made) plus the JSON summary that
 ``compare --json`` prints: ``instance``, ``rows`` (one per scheduler), ``opt`` (the offline solve),
-``opt_interval`` (the same object as in a sweep record), ``certificate`` and ``warnings``.
+``opt_interval`` (the same object as in a sweep record), ``certificate``, ``behind_best_baseline`` (where
+oasis-lr earns less than the best baseline of the comparison, else null) and ``warnings``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from primaldual.offline.options import SolveOptions
 from primaldual.evaluation.pipeline import Evaluation, evaluate
 from primaldual.core.jsonable import jsonable
+from primaldual.simulation.scheduler import BASELINES, CLAIMANT
 
 
 def describe(instance) -> dict:
@@ -98,8 +101,31 @@ def summary(evaluation: Evaluation) -> dict:
         # under restart costs the interval's upper end is of the start-cost relaxation (primaldual.evaluation.restart_bound)
         "relaxation": evaluation.relaxation,
         "certificate": _certificate(evaluation),
+        "behind_best_baseline": behind_best_baseline([_row(evaluation, name) for name in evaluation.outcomes]),
         "warnings": list(evaluation.warnings),
     }
+
+
+#: Utilities this close (relative to the larger) are a tie: float noise, not a loss.
+TIE_TOLERANCE = 1e-9
+
+
+def behind_best_baseline(rows: list[dict], scheduler: str = CLAIMANT) -> dict | None:
+    """Where ``scheduler`` (the variant this artifact puts forward) earns less than the best baseline in the same
+    comparison (:data:`~primaldual.simulation.scheduler.BASELINES`, verified rows only): that baseline, both
+    utilities and ``gap``, the shortfall relative to the baseline's utility. None when it leads, ties within
+    :data:`TIE_TOLERANCE`, or either side is missing (not compared, broke a rule, failed verification): a
+    reader of one table should not have to find the loss by eye."""
+    usable = {row["scheduler"]: row["utility"] for row in rows if row.get("verified") and "utility" in row}
+    baselines = [(utility, name) for name, utility in usable.items() if name in BASELINES]
+    if scheduler not in usable or not baselines:
+        return None
+    best, baseline = max(baselines, key=lambda item: item[0])
+    mine = usable[scheduler]
+    if best <= mine or math.isclose(best, mine, rel_tol=TIE_TOLERANCE):
+        return None
+    return {"scheduler": scheduler, "baseline": baseline, "utility": mine, "baseline_utility": best,
+            "gap": (best - mine) / abs(best)}
 
 
 def compare(instance, names: list[str] | None = None, parameters: dict[str, dict] | None = None, *,
@@ -120,4 +146,4 @@ def compare(instance, names: list[str] | None = None, parameters: dict[str, dict
                       evaluation=evaluation)
 
 
-__all__ = ["Comparison", "compare", "describe", "summary"]
+__all__ = ["Comparison", "TIE_TOLERANCE", "behind_best_baseline", "compare", "describe", "summary"]

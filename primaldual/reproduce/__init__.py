@@ -18,6 +18,11 @@ readings, Dorm), each experiment at restart cost 0 and 0.1 (``--restart-cost``):
    JCT and slowdown CDFs and Jain's index of slowdowns (``traces.jsonl``, resumable; ``--quick``: one 12-hour
    window and two tiny VCs).
 
+``sections`` (``--sections``) runs a subset of these, named ``ratios`` (1), ``paper`` (2), ``lbbsp`` (3) and
+``traces`` (4) (:data:`~primaldual.reproduce.experiments.SECTIONS`): the full trace section alone takes about an
+hour of the full run's many. summary.md, summary.json and figures.md then report only the sections that ran
+and name them; the records of the others stay in ``results.jsonl`` and ``traces.jsonl`` for a later run.
+
 It writes the figures (each a PNG, a PDF and the CSV of its numbers, :mod:`primaldual.views.figure_data`),
 ``figures.md`` (the headline figures mapped to the papers, :mod:`primaldual.reproduce.index`), the raw records (``results.jsonl``, resumable: a rerun only computes what is missing),
 ``lbbsp.json``, ``summary.json`` (outcomes, the OPT/ALG table, utility tables, per-job distributions) and
@@ -40,14 +45,14 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from primaldual.reproduce.checks import (
     Outcome, by_label, feasibility_check, paper_checks, ratio_checks, relative_utilities, restart_checks,
     time_limited,
 )
 from primaldual.reproduce.experiments import (
-    BASELINES, CLAIMANT, FULL, QUICK, RATIO_SETS, RESTART_COST, SCHEDULERS, Settings, base_label,
+    BASELINES, CLAIMANT, FULL, QUICK, RATIO_SETS, RESTART_COST, SCHEDULERS, SECTIONS, Settings, base_label,
     experiment_specs, run_task,
 )
 from primaldual.reproduce.figures import OPT_BAND_CAPTION, utility_with_opt_band
@@ -90,46 +95,108 @@ def reproduce(
     log: Callable[[str], None] = print,
     settings: Settings | None = None,
     restart_cost: float = RESTART_COST,
+    sections: Iterable[str] = tuple(SECTIONS),
 ) -> Reproduction:
-    """Run everything into ``out``; returns the outcomes (also written to ``out/summary.md``).
+    """Run the ``sections`` (default all of :data:`SECTIONS`) into ``out``; returns the outcomes (also written
+    to ``out/summary.md``, which reports only those sections and names them).
 
     ``settings`` overrides ``quick`` (a smaller :class:`Settings` for tests); ``restart_cost``: the restart
-    cost every experiment is also run at, beside 0 (0: only the paper's model).
+    cost every experiment is also run at, beside 0 (0: only the paper's model). An unknown section is a
+    ValueError, before anything runs.
     """
-    from primaldual.views.lbbsp_figures import CAPTION as LBBSP_CAPTION
-    from primaldual.views.sweep_figures import caption_for, plot_records
-
     started = time.perf_counter()
+    sections = ordered_sections(sections)
     settings = settings or (QUICK if quick else FULL)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    specs = experiment_specs(settings, restart_cost)
+    outcomes: list[Outcome] = []
+    figures: list[Path] = []
+    captions: dict = {}
+    swept = _sweep_section(settings, out, restart_cost, sections, (executor, workers, progress), log, figures,
+                           captions, outcomes)
+    clock = time.perf_counter()
+    if "lbbsp" in sections:
+        _lbbsp(settings, out, log, figures, captions, outcomes)
+    lbbsp_seconds = time.perf_counter() - clock
+    clock = time.perf_counter()
+    trace_records = _traces(settings, out, restart_cost, log, figures, captions, outcomes) \
+        if "traces" in sections else []
+    traces_seconds = time.perf_counter() - clock
+    headline = write_index(out, settings, outcomes, figures, sections)
+    groups, labels = swept["groups"], swept["labels"]
+    reproduction = Reproduction(
+        out=out, outcomes=outcomes, figures=figures, seconds=time.perf_counter() - started,
+        records=swept["records"], computed=swept["computed"],
+        extra={
+            "settings": settings.name, "sections": list(sections), "headline": headline,
+            "sweep_seconds": swept["seconds"], "lbbsp_seconds": lbbsp_seconds,
+            "traces_seconds": traces_seconds, "traces": trace_records,
+            "captions": {str(path): text for path, text in captions.items()},
+            "summaries": {label: summarize(groups[label]) for label in labels if base_label(label)[0] in SET_NAMES},
+            "utility": {label: relative_utilities(groups[label], KNOB_OF[base_label(label)[0]])
+                        for label in labels if base_label(label)[0] in KNOB_OF},
+        },
+    )
+    write_summary(reproduction, settings)
+    return reproduction
+
+
+def ordered_sections(sections: Iterable[str]) -> tuple[str, ...]:
+    """``sections`` in the order they run, each once; a ValueError naming the allowed ones if one is unknown
+    or none is given (the command checks its flag first, for its own message)."""
+    chosen = set(sections)
+    unknown = sorted(chosen - set(SECTIONS))
+    if unknown or not chosen:
+        raise ValueError(f"sections must be among {', '.join(SECTIONS)}, got {sorted(chosen)}")
+    return tuple(name for name in SECTIONS if name in chosen)
+
+
+def _sweep_section(settings: Settings, out: Path, restart_cost: float, sections: tuple[str, ...], how: tuple,
+                   log, figures: list, captions: dict, outcomes: list) -> dict:
+    """The ratio sets and the paper preset (one resumable sweep into ``results.jsonl``), those of ``sections``:
+    their figures and checks; returns the records grouped by label and the counts summary.md reports."""
+    from primaldual.views.sweep_figures import caption_for, plot_records
+
+    clock = time.perf_counter()
+    executor, workers, progress = how
+    specs = experiment_specs(settings, restart_cost, sections)
+    if not specs:  # neither section chosen: results.jsonl is left as it is
+        return {"groups": {}, "labels": [], "records": 0, "computed": 0, "seconds": 0.0}
     log(f"reproduce ({settings.name}): {len(specs)} sweep specs -> {out / 'results.jsonl'}")
     result = sweep(specs, out / "results.jsonl", executor=executor, workers=workers, progress=progress,
                    redo=time_limited, task=run_task)
-    sweep_seconds = time.perf_counter() - started
+    seconds = time.perf_counter() - clock
     groups = by_label(result.records)
     labels = sorted(groups, key=lambda label: (base_label(label)[1], _LABEL_ORDER.index(base_label(label)[0])))
-    figures = plot_records(result.records, out / "figures")
-    captions = {path: caption_for(path) for path in figures}
-    outcomes = []
+    drawn = plot_records(result.records, out / "figures")
+    figures += drawn
+    captions.update({path: caption_for(path) for path in drawn})
     for label in labels:
-        base, cost = base_label(label)
-        where = f", restart {cost:g}" if cost else ""
-        if base in SET_NAMES:
-            outcomes += ratio_checks(groups[label], SET_NAMES[base]) if not cost else \
-                restart_checks(groups[label], SET_NAMES[base] + where)
-        else:
-            outcomes += paper_checks(groups[label], KNOB_OF[base], where)
-            if base == "utility-vs-jobs":
-                band = utility_with_opt_band(groups[label], out / "figures" / f"{label}-paper-opt-band",
-                                             f"total utility vs number of jobs (paper{where}), OPT's interval")
-                if band is not None:
-                    figures.append(band)
-                    captions[band] = OPT_BAND_CAPTION
+        outcomes += _label_checks(label, groups[label], out, figures, captions)
+    return {"groups": groups, "labels": labels, "records": len(result.records), "computed": result.computed,
+            "seconds": seconds}
+
+
+def _label_checks(label: str, records: list[dict], out: Path, figures: list, captions: dict) -> list[Outcome]:
+    """The checks of one sweep experiment; on the jobs curve also OPT's band figure, where OPT was solved."""
+    base, cost = base_label(label)
+    where = f", restart {cost:g}" if cost else ""
+    if base in SET_NAMES:
+        return ratio_checks(records, SET_NAMES[base]) if not cost else restart_checks(records, SET_NAMES[base] + where)
+    if base == "utility-vs-jobs":
+        band = utility_with_opt_band(records, out / "figures" / f"{label}-paper-opt-band",
+                                     f"total utility vs number of jobs (paper{where}), OPT's interval")
+        if band is not None:
+            figures.append(band)
+            captions[band] = OPT_BAND_CAPTION
+    return paper_checks(records, KNOB_OF[base], where)
+
+
+def _lbbsp(settings: Settings, out: Path, log, figures: list, captions: dict, outcomes: list) -> None:
+    """The LB-BSP section: ``lbbsp.json``, its figure and checks, and the named expectations."""
+    from primaldual.views.lbbsp_figures import CAPTION as LBBSP_CAPTION
 
     log("reproduce: LB-BSP benchmark and expectations")
-    clock = time.perf_counter()
     lbbsp = run_lbbsp(settings)
     if lbbsp:
         from primaldual.core.output import write_text
@@ -141,27 +208,6 @@ def reproduce(
         outcomes += lbbsp_checks(lbbsp)
     if settings.lbbsp_expectations:
         outcomes += expectation_checks(settings.lbbsp_training)
-    lbbsp_seconds = time.perf_counter() - clock
-
-    clock = time.perf_counter()
-    trace_records = _traces(settings, out, restart_cost, log, figures, captions, outcomes)
-    traces_seconds = time.perf_counter() - clock
-    headline = write_index(out, settings, outcomes, figures)
-    seconds = time.perf_counter() - started
-    reproduction = Reproduction(
-        out=out, outcomes=outcomes, figures=figures, seconds=seconds, records=len(result.records),
-        computed=result.computed,
-        extra={
-            "settings": settings.name, "headline": headline, "sweep_seconds": sweep_seconds, "lbbsp_seconds": lbbsp_seconds,
-            "traces_seconds": traces_seconds, "traces": trace_records,
-            "captions": {str(path): text for path, text in captions.items()},
-            "summaries": {label: summarize(groups[label]) for label in labels if base_label(label)[0] in SET_NAMES},
-            "utility": {label: relative_utilities(groups[label], KNOB_OF[base_label(label)[0]])
-                        for label in labels if base_label(label)[0] in KNOB_OF},
-        },
-    )
-    write_summary(reproduction, settings)
-    return reproduction
 
 
 def _traces(settings: Settings, out: Path, restart_cost: float, log, figures: list, captions: dict,
@@ -187,6 +233,6 @@ _LABEL_ORDER = (*SET_NAMES, *KNOB_OF)
 
 
 __all__ = [
-    "BASELINES", "CLAIMANT", "FULL", "QUICK", "RATIO_SETS", "SCHEDULERS", "Outcome", "Reproduction", "Settings", "experiment_specs", "feasibility_check", "lbbsp_checks",
-    "paper_checks", "ratio_checks", "reproduce", "restart_checks", "time_limited", "write_summary",
+    "BASELINES", "CLAIMANT", "FULL", "QUICK", "RATIO_SETS", "SCHEDULERS", "SECTIONS", "Outcome", "Reproduction", "Settings", "experiment_specs", "feasibility_check", "lbbsp_checks",
+    "ordered_sections", "paper_checks", "ratio_checks", "reproduce", "restart_checks", "time_limited", "write_summary",
 ]

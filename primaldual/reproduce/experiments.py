@@ -12,15 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from primaldual.reproduce.readings import READINGS, run_task  # noqa: F401  (run_task: the sweep task)
+from primaldual.simulation.scheduler import BASELINES, CLAIMANT, OASIS_FAMILY  # noqa: F401  (re-exported)
 from primaldual.sweep import Spec, ratio_specs
 
-#: OASiS and its variants OASiS-LR and OASiS-P, whose claims summary.md checks.
-OASIS_FAMILY = ("oasis", "oasis-lr", "oasis-p")
-#: The baselines, RRH in its three readings (:mod:`primaldual.baselines.readings`).
-BASELINES = ("greedy", "fifo", "drf", "rrh", *READINGS, "dorm")
+#: OASiS and its variants (whose claims summary.md checks), the baselines (RRH in its three readings) and the
+#: scheduler the papers' "best" claim is checked for, the variant this artifact puts forward: named once, in
+#: the scheduler registry, so that ``compare`` (below this layer) reads the same families.
 SCHEDULERS = OASIS_FAMILY + BASELINES
-#: The scheduler the papers' "best" claim is checked for: the variant this artifact puts forward.
-CLAIMANT = "oasis-lr"
 
 
 #: The VCs the full run cuts week windows from: the five with the most mean busy GPUs in seed 0 (trace list),
@@ -148,6 +146,15 @@ SMALL20_SEED = 3000
 #: The restart cost compared with 0 unless the caller gives another.
 RESTART_COST = 0.1
 
+#: The sections of a reproduction, in the order they run, each with what it is (``reproduce --sections``): a run
+#: may regenerate a subset (the trace section alone takes about an hour of the full run's many).
+SECTIONS = {
+    "ratios": "competitive ratios OPT/ALG on the tiny, small and 20-job small sets",
+    "paper": "total utility vs number of jobs and vs capacity on the paper preset",
+    "lbbsp": "LB-BSP's benchmark and expectations",
+    "traces": "real arrivals: every scheduler on packaged Philly VCs",
+}
+
 #: The ratio sets of summary.md's table: label -> what the set is.
 RATIO_SETS = {"ratio-tiny": "tiny", "ratio-small": "small (10 jobs)", "ratio-small-20": "small, 20 jobs"}
 
@@ -163,12 +170,19 @@ def base_label(label: str) -> tuple[str, float]:
     return (head, float(cost)) if sep else (label, 0.0)
 
 
-def experiment_specs(settings: Settings, restart_cost: float = RESTART_COST) -> list[Spec]:
-    """Every sweep spec of the reproduction, labelled by experiment, at restart cost 0 and ``restart_cost``."""
+def experiment_specs(settings: Settings, restart_cost: float = RESTART_COST,
+                     sections: tuple[str, ...] = ("ratios", "paper")) -> list[Spec]:
+    """Every sweep spec of the reproduction, labelled by experiment, at restart cost 0 and ``restart_cost``;
+    only those of ``sections`` (the sweep runs the ``ratios`` and ``paper`` sections)."""
     specs = _experiment_specs(settings, 0.0)
     if restart_cost:
         specs += _experiment_specs(settings, restart_cost)
-    return specs
+    return [spec for spec in specs if spec_section(spec.label) in sections]
+
+
+def spec_section(label: str) -> str:
+    """The section a sweep label belongs to: ``ratios`` for the ratio sets, ``paper`` for the utility curves."""
+    return "ratios" if base_label(label)[0] in RATIO_SETS else "paper"
 
 
 def _experiment_specs(settings: Settings, cost: float) -> list[Spec]:

@@ -15,7 +15,7 @@ from primaldual.core.output import write_text
 from primaldual.core.plural import counted
 from primaldual.reproduce.checks import Outcome
 from primaldual.reproduce.experiments import (
-    SMALL20_SEED, SMALL_SEED, TINY_SEED, Settings,
+    SECTIONS, SMALL20_SEED, SMALL_SEED, TINY_SEED, Settings,
 )
 from primaldual.reproduce.trace_report import BOUND_SLACK, WIDTH_TARGET
 from primaldual.views.trace_figures import stem as trace_stem
@@ -101,14 +101,19 @@ def _verdicts(headline: Headline, outcomes: list[Outcome]) -> str:
     return "; ".join(f"{o.result}: **{o.verdict}**" for o in found) or "-"
 
 
-def write_index(out: Path, settings: Settings, outcomes: list[Outcome], figures: list[Path]) -> list[Path]:
-    """Write ``out/figures.md`` for the headline figures that this run drew; returns their PNG paths."""
+def write_index(out: Path, settings: Settings, outcomes: list[Outcome], figures: list[Path],
+                sections: tuple[str, ...] = tuple(SECTIONS)) -> list[Path]:
+    """Write ``out/figures.md`` for the headline figures that this run drew (of its ``sections``); returns
+    their PNG paths."""
     command = "primaldual reproduce" + (" --quick" if settings.name == "quick" else "") + f" --out {out.name}"
+    if tuple(sections) != tuple(SECTIONS):
+        command += " --sections " + ",".join(sections)
     drawn = {path.stem: path for path in figures}
     lines = ["# Headline figures", "",
              f"Made by `{command}` (settings **{settings.name}**). Each figure is a PNG with a PDF and the CSV of "
              "exactly the plotted numbers beside it; `primaldual plot --from-csv figures/STEM.csv` redraws it "
-             "from the CSV alone (`--out F.pdf|.png|.svg` for one format).", ""]
+             "from the CSV alone (`--out F.pdf|.png|.svg` for one format).", "",
+             f"Sections run: {', '.join(sections)} (of {', '.join(SECTIONS)}).", ""]
     written = []
     for headline in headlines(settings):
         path = drawn.get(headline.stem)

@@ -9,7 +9,9 @@ from pathlib import Path
 from primaldual.core.output import write_text
 from primaldual.core.provenance import describe, provenance
 from primaldual.reproduce.trace_report import trace_lines
-from primaldual.reproduce.experiments import BASELINES, CLAIMANT, RATIO_SETS, SCHEDULERS, Settings, base_label
+from primaldual.reproduce.experiments import (
+    BASELINES, CLAIMANT, RATIO_SETS, SCHEDULERS, SECTIONS, Settings, base_label,
+)
 
 
 def _cell(row: dict | None) -> str:
@@ -68,16 +70,35 @@ def _header(reproduction: Reproduction, settings: Settings) -> list[str]:
            if inconclusive else "") + "; the papers' claims: " + _verdict_counts(reproduction, "paper")
         + "; the same claims for this artifact's variant: " + _verdict_counts(reproduction, "variant") + ".",
         "",
-        f"Settings: **{settings.name}**. {reproduction.records} sweep records ({reproduction.computed} computed in "
-        f"this run, the rest reused from `results.jsonl`); wall time {reproduction.seconds:.0f} s "
-        f"(sweeps {extra.get('sweep_seconds', 0):.0f} s, LB-BSP {extra.get('lbbsp_seconds', 0):.0f} s, "
-        f"traces {extra.get('traces_seconds', 0):.0f} s).",
+        _settings_line(reproduction, settings),
+        _sections_line(extra.get("sections", list(SECTIONS))),
         "Schedulers: " + ", ".join(SCHEDULERS) + " (`rrh-full-reward`: RRH with the source's full reward, "
         "risk_weight 0.8; `rrh-nonpreemptive`: RRH that never preempts a started job; `rrh`: present value, "
         "preemptive, the reading most favourable to RRH; primaldual/baselines/rrh.py).",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()) + ".",
         "Provenance: " + describe(provenance()) + ".",
     ]
+
+
+def _settings_line(reproduction: Reproduction, settings: Settings) -> str:
+    """The settings, the sweep's record counts and the wall time of each section, of the sections that ran."""
+    extra = reproduction.extra
+    sections = extra.get("sections", list(SECTIONS))
+    swept = "ratios" in sections or "paper" in sections
+    parts = [("sweeps", "sweep_seconds")] if swept else []
+    parts += [(name, f"{key}_seconds") for name, key in (("LB-BSP", "lbbsp"), ("traces", "traces"))
+              if key in sections]
+    records = (f"{reproduction.records} sweep records ({reproduction.computed} computed in this run, the rest "
+               "reused from `results.jsonl`); ") if swept else ""
+    times = ", ".join(f"{name} {extra.get(key, 0):.0f} s" for name, key in parts)
+    return f"Settings: **{settings.name}**. {records}wall time {reproduction.seconds:.0f} s ({times})."
+
+
+def _sections_line(sections: list[str]) -> str:
+    """Which sections ran: a run of a subset (``--sections``) reports only those, and says so."""
+    skipped = [name for name in SECTIONS if name not in sections]
+    return f"Sections run: **{', '.join(sections)}**" + (
+        f"; not run, so not reported here: {', '.join(skipped)}." if skipped else " (all).")
 
 
 def _verdict_counts(reproduction: Reproduction, kind: str) -> str:
@@ -196,6 +217,7 @@ def _write_json(reproduction, settings: Settings, summaries: dict[str, dict]) ->
     extra = reproduction.extra
     data = {
         "format": "primaldual.reproduction", "version": 1, "settings": settings.name, "provenance": provenance(),
+        "sections": extra.get("sections", list(SECTIONS)),
         "passed": reproduction.passed, "inconclusive": reproduction.inconclusive,
         "records": reproduction.records, "computed": reproduction.computed,
         "outcomes": [o.to_dict() for o in reproduction.outcomes],

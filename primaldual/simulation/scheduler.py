@@ -113,6 +113,13 @@ BUILTIN_SCHEDULERS: dict[str, str] = {
     "rrh-full-reward": "primaldual.baselines.readings:RrhFullReward",
     "rrh-nonpreemptive": "primaldual.baselines.readings:RrhNonpreemptive",
 }
+#: The built-in families, named once for every layer above (``compare``, ``reproduce``): OASiS and its variants
+#: OASiS-LR and OASiS-P; the baselines they are compared with, RRH in its three readings
+#: (:mod:`primaldual.baselines.readings`); and the variant this artifact puts forward, whose standing against the
+#: best baseline ``compare`` and ``reproduce`` report.
+OASIS_FAMILY = ("oasis", "oasis-lr", "oasis-p")
+BASELINES = ("greedy", "fifo", "drf", "rrh", "rrh-full-reward", "rrh-nonpreemptive", "dorm")
+CLAIMANT = "oasis-lr"
 ENTRY_POINT_GROUP = "primaldual.schedulers"
 _REGISTERED: dict[str, Callable[..., OnlineScheduler]] = {}
 

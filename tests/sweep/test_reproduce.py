@@ -226,6 +226,55 @@ def test_reproduce_cli_bad_input(capsys, tmp_path):
     assert "--out: required" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("value", ["", "foo", "traces,", "ratios,figures", " , "])
+def test_reproduce_cli_refuses_a_bad_sections_list(value, capsys, tmp_path):
+    from primaldual.cli import main
+
+    assert main(["reproduce", "--quick", "--out", str(tmp_path / "x"), "--sections", value]) == 2
+    err = capsys.readouterr().err
+    assert "--sections: must list sections among ratios, paper, lbbsp, traces" in err and repr(value) in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and not (tmp_path / "x").exists()
+
+
+def test_sections_parse_from_the_flag_and_the_config_file(tmp_path, capsys):
+    from primaldual.cli import build_parser
+    from primaldual.commands._config import apply_config
+    from primaldual.commands.reproduce import parse_sections
+    from primaldual.reproduce import SECTIONS, ordered_sections
+
+    parser = build_parser()
+    args = parser.parse_args(["reproduce", "--out", "x"])
+    assert parse_sections(args.sections) == tuple(SECTIONS) == ("ratios", "paper", "lbbsp", "traces")
+    args = parser.parse_args(["reproduce", "--out", "x", "--sections", " traces,ratios,traces"])
+    assert parse_sections(args.sections) == ("traces", "ratios")
+    assert ordered_sections(("traces", "ratios")) == ("ratios", "traces")  # they run in SECTIONS' order
+    with pytest.raises(ValueError, match="ratios, paper, lbbsp, traces"):
+        ordered_sections(("figures",))
+    config = tmp_path / "exp.toml"
+    for text in ('sections = "lbbsp,traces"', 'sections = ["lbbsp", "traces"]'):
+        config.write_text(text + "\n")
+        args = parser.parse_args(["reproduce", "--out", "x", "--config", str(config)])
+        assert parse_sections(apply_config(args, args.parser).sections) == ("lbbsp", "traces")
+    config.write_text('sections = ["traces", "figures"]\nout = "x"\n')
+    from primaldual.cli import main
+
+    assert main(["reproduce", "--config", str(config)]) == 2
+    assert "--sections: must list sections among" in capsys.readouterr().err
+
+
+def test_experiment_specs_of_a_section_are_that_sections_labels():
+    from primaldual.reproduce.experiments import experiment_specs, spec_section
+
+    everything = experiment_specs(MINI)
+    ratios = experiment_specs(MINI, sections=("ratios",))
+    paper = experiment_specs(MINI, sections=("paper",))
+    assert ratios and paper and len(ratios) + len(paper) == len(everything)
+    assert {spec.label for spec in ratios} == {"ratio-tiny", "ratio-small", "ratio-tiny-restart-0.1",
+                                               "ratio-small-restart-0.1"}
+    assert all(spec_section(spec.label) == "paper" and spec.preset == "paper" for spec in paper)
+    assert experiment_specs(MINI, sections=("traces", "lbbsp")) == []
+
+
 def test_a_time_limited_solve_is_inconclusive_not_a_failure(tiny_run):
     out = tiny_run
     tiny = [copy.deepcopy(r) for r in _records(out) if r["spec"]["label"] == "ratio-tiny"]

@@ -134,3 +134,36 @@ def test_skip_tight_solve_solves_only_an_open_interval(traced):
         assert quick["opt"]["status"] == "proven by the standalone bound" and quick["opt"]["seconds"] is None
     else:
         assert quick["opt"]["status"] in ("optimal", "feasible")
+
+
+def test_sections_traces_runs_and_reports_only_the_trace_section(tmp_path, capsys):
+    """``reproduce --quick --sections traces`` (about 10 s): only traces.jsonl and the trace figures are made,
+    and summary.md, summary.json and figures.md report that section alone, naming it; a rerun reuses the
+    records of traces.jsonl."""
+    from primaldual.cli import main
+
+    out = tmp_path / "repro"
+    command = ["reproduce", "--quick", "--sections", "traces", "--out", str(out), "--no-progress", "--json"]
+    code = main(command)
+    printed = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and printed["sections"] == ["traces"]
+    assert sorted(p.name for p in out.iterdir()) == ["figures", "figures.md", "summary.json", "summary.md",
+                                                     "traces.jsonl"]
+    records = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
+    assert {o["result"] for o in printed["outcomes"]} == {o.result for o in trace_checks(records)}
+    summary = (out / "summary.md").read_text()
+    assert "Sections run: **traces**; not run, so not reported here: ratios, paper, lbbsp." in summary
+    assert "## Real arrivals (Philly traces)" in summary and "## Mean OPT/ALG per set" not in summary
+    assert "total utility (mean over seeds)" not in summary and "LB-BSP" not in summary
+    assert "sweep records" not in summary and "wall time" in summary
+    data = json.loads((out / "summary.json").read_text())
+    assert data["sections"] == ["traces"] and data["ratios"] == {} and data["utility"] == {}
+    assert [r["case"] for r in data["traces"]] == [r["case"] for r in records]
+    assert "--sections traces" in (out / "figures.md").read_text()
+    assert all(p.name.startswith("traces-cdf") for p in (out / "figures").iterdir())
+    # A rerun reuses every record that no time limit stopped (traces.jsonl only grows by the recomputed ones).
+    before = (out / "traces.jsonl").read_text()
+    assert main(command) in (0, 1)
+    after = (out / "traces.jsonl").read_text()
+    assert after.startswith(before) and not (out / "results.jsonl").exists()
+    assert after == before or any(r["opt"]["time_limited"] for r in records)
