@@ -43,7 +43,7 @@ OASIS_LR = {
                                                                   "(job-slots) for which a batch is rolled out"),
     "lookahead_horizon": ParameterSpec("an integer in [0, 10^9]", "longest instance horizon, in slots, on which "
                                                                   "the lookahead runs"),
-    "replan": ParameterSpec("null (true for oasis-lr, false for oasis-p), true or false", "add the re-plan (the restart-cost model's LP over the next slots) to the "
+    "replan": ParameterSpec(BOOLEAN, "add the re-plan (the restart-cost model's LP over the next slots) to the "
                                      "policies the lookahead compares (primaldual.oasis.lr.replan)"),
     "replan_horizon": ParameterSpec("an integer in [1, 10^6] (slots)", "the re-plan's window"),
     "replan_iterations": ParameterSpec("an integer in [1, 10^9]", "simplex iterations one re-plan's LP may take "

@@ -151,18 +151,18 @@ def test_bad_replan_parameters_are_named(bad, field):
         make_scheduler("oasis-lr", **bad)
 
 
-def test_the_replan_is_on_by_default_for_oasis_lr_and_off_past_its_size():
-    assert make_scheduler("oasis-lr").settings.replan and not make_scheduler("oasis-p").settings.replan
+def test_the_replan_is_an_option_and_switches_itself_off_past_its_size():
+    assert not make_scheduler("oasis-lr").settings.replan and not make_scheduler("oasis-p").settings.replan
     small = generate("small", 5, jobs=20)
     assert replan_cells(small, 24) <= REPLAN_CELLS
-    result = simulate(small, make_scheduler("oasis-lr"), restart_cost=0.1)
+    result = simulate(small, make_scheduler("oasis-lr", replan=True), restart_cost=0.1)
     counts = result.lookahead
     assert counts.replanned == counts.rolled_out > 0 and counts.replan_skipped == 0
     assert "re-planned at" in counts.describe()
     large = generate("small", 5, jobs=40)  # 40 jobs x 20 slots x 8 servers = 6,400 cells
     assert replan_cells(large, 24) > REPLAN_CELLS
-    result = simulate(large, make_scheduler("oasis-lr"), restart_cost=0.1)
-    off = simulate(large, make_scheduler("oasis-lr", replan=False), restart_cost=0.1)
+    result = simulate(large, make_scheduler("oasis-lr", replan=True), restart_cost=0.1)
+    off = simulate(large, make_scheduler("oasis-lr"), restart_cost=0.1)
     assert result.utility == off.utility
     assert result.lookahead.replanned == 0 and result.lookahead.replan_skipped == result.lookahead.rolled_out > 0
     assert off.lookahead.replanned is None and "re-planned" not in off.lookahead.describe()

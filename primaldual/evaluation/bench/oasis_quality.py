@@ -45,7 +45,7 @@ from primaldual.core.verify import verify
 SCHEDULERS = (
     ("oasis", "oasis", {}),
     ("oasis-lr", "oasis-lr", {}),
-    ("oasis-lr-no-replan", "oasis-lr", {"replan": False}),  # the lookahead without the re-plan (revision 5)
+    ("oasis-lr-replan", "oasis-lr", {"replan": True}),  # with the re-plan policy (an option, off by default)
     ("oasis-lr-urgency", "oasis-lr", {"order": "urgency", "immediate_blocks": False, "lookahead": False}),
     ("oasis-p", "oasis-p", {}),
     ("rrh", "rrh", {}),

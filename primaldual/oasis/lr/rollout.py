@@ -6,7 +6,7 @@ present value per worker-slot, :mod:`primaldual.oasis.lr.order`) and, under rest
 better of the stable and fresh plans, or always the fresh one). Each one
 wins on some instances and loses on others by several percent (``proofs/oasis-lr.md``, Lemma L); the spread
 is packing, not a trend. So the scheduler looks ahead instead of fixing one. One more candidate, the
-*re-plan* (:mod:`primaldual.oasis.lr.replan`, on by default on small instances), follows the restart-cost
+*re-plan* (:mod:`primaldual.oasis.lr.replan`, an option, ``replan=true``), follows the restart-cost
 model's LP over the next slots: it changes how wide jobs run, which no order does, and is adopted only when it
 wins by :data:`~primaldual.oasis.lr.replan.REPLAN_MARGIN`.
 

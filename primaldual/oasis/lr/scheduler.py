@@ -92,21 +92,21 @@ class OasisLrScheduler(OnlineScheduler):
     known jobs, :mod:`primaldual.oasis.lr.rollout`; the three settings before are then where it starts),
     ``lookahead_budget`` (150000: the largest live jobs x slots left x policies, in job-slots, for which a batch
     is rolled out), ``lookahead_horizon`` (336: the longest instance horizon, in slots, on which it runs),
-    ``replan`` (True for ``oasis-lr``, False for ``oasis-p``: add the re-plan by the restart-cost model's LP to
-    the policies the lookahead compares, on instances within ``REPLAN_CELLS``, :mod:`primaldual.oasis.lr.replan`), ``replan_horizon`` (24: its window in slots) and ``replan_iterations``
+    ``replan`` (False: add the re-plan by the restart-cost model's LP to the policies the lookahead compares, on
+    instances within ``REPLAN_CELLS``, :mod:`primaldual.oasis.lr.replan`; why it is off: ``proofs/oasis-lr.md``), ``replan_horizon`` (24: its window in slots) and ``replan_iterations``
     (200000: the simplex iterations its LP may take)."""
 
     name = "oasis-lr"
     provable = False
     PARAMETER_SPECS = parameter_specs.OASIS_LR
-    revision = 6  # what each revision changed: proofs/oasis-lr.md, "Revisions"
+    revision = 5  # what each revision changed: proofs/oasis-lr.md, "Revisions"
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
                  late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3,
                  immediate_blocks: bool | None = None, order: str | None = None, plan: str = "best",
                  lookahead: bool | None = None, lookahead_budget: int = LOOKAHEAD_BUDGET,
-                 lookahead_horizon: int = LOOKAHEAD_HORIZON, replan: bool | None = None,
+                 lookahead_horizon: int = LOOKAHEAD_HORIZON, replan: bool = False,
                  replan_horizon: int = REPLAN_HORIZON, replan_iterations: int = REPLAN_ITERATIONS):
         self.settings = LrSettings.checked(
             self.provable, delta=delta, window=window, eta=eta, rule=rule, learned_floor=learned_floor,

@@ -105,7 +105,7 @@ class LrSettings:
     @classmethod
     def checked(cls, provable: bool, *, delta, window, eta, rule, learned_floor, pending, repack, late,
                 discount_rate, reoffer_every, immediate_blocks, order, plan, lookahead,
-                lookahead_budget, lookahead_horizon, replan=None, replan_horizon=24,
+                lookahead_budget, lookahead_horizon, replan=False, replan_horizon=24,
                 replan_iterations=200_000) -> "LrSettings":
         """The settings of the given parameters, or :class:`InputError` naming the first bad one (the checks
         run in a fixed order, so the same call always names the same parameter). ``repack`` and ``lookahead``
@@ -124,7 +124,7 @@ class LrSettings:
         learned_floor, pending = _check_flag("learned_floor", learned_floor), _check_flag("pending", pending)
         if lookahead is not None:
             _check_flag("lookahead", lookahead)
-        replan = (not provable) if replan is None else _check_flag("replan", replan)
+        replan = _check_flag("replan", replan)
         replan_horizon = check_number("replan_horizon", replan_horizon, 1, 10**6, integer=True)
         replan_iterations = check_number("replan_iterations", replan_iterations, 1, 10**9, integer=True)
         return cls(provable=provable, delta=delta, window=window, eta=eta, rule=rule,
