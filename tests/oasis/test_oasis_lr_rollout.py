@@ -180,3 +180,7 @@ def test_bench_trace_rows_carry_the_lookahead_counts():
     assert "lookahead" not in ChildRun("rrh", seconds=1.0, peak_mib=2.0, run_mib=1.0, utility=3.0, feasible=True,
                                        completed=4).to_dict()
     assert _looked(counts) == "7 of 41 batches" and _looked(None) == "-"
+    compared = ChildRun("rrh", seconds=1.0, peak_mib=2.0, run_mib=1.0, utility=3.0, feasible=True, completed=4,
+                        compared=True, seconds_vs_rrh=1.0, peak_vs_rrh=1.0).to_dict()
+    assert list(compared) == ["scheduler", "seconds", "peak_mib", "run_mib", "utility", "feasible", "completed",
+                              "seconds_vs_rrh", "peak_vs_rrh"]

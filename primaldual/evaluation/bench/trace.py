@@ -30,7 +30,7 @@ import math
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -64,6 +64,11 @@ print(json.dumps({"seconds": seconds, "rss_kib": peak, "rss_base_kib": base, "ut
 """
 
 
+#: The fields of a :class:`ChildRun` that its ``to_dict`` writes, and the ratios it adds once compared with RRH.
+FIGURES = ("scheduler", "seconds", "peak_mib", "run_mib", "utility", "feasible", "completed")
+RATIOS = ("seconds_vs_rrh", "peak_vs_rrh")
+
+
 @dataclass(frozen=True)
 class ChildRun:
     """One scheduler's child run (module docstring); ``error`` instead of the figures when it failed or ran
@@ -86,8 +91,8 @@ class ChildRun:
     def to_dict(self) -> dict:
         if self.error is not None:
             return {"scheduler": self.scheduler, "error": self.error}
-        names = [f.name for f in fields(self) if f.name not in ("error", "compared", "lookahead")]
-        out = {name: getattr(self, name) for name in names[:7 + 2 * self.compared]}
+        names = FIGURES + (RATIOS if self.compared else ())
+        out = {name: getattr(self, name) for name in names}
         if self.lookahead is not None:
             out["lookahead"] = self.lookahead.to_dict()
         return jsonable(out)
