@@ -37,13 +37,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from primaldual.backends.highs import solve_lp_compiled
 from primaldual.core.instance import Instance
 from primaldual.core.utility import Constant, LinearDecay, Sigmoid, Step, Utility
-from primaldual.oasis.ledger import WORK_EPSILON
 from primaldual.oasis.lr.state import JobTables, LrState
 
 #: The default ``replan_horizon``, in slots.
@@ -94,8 +94,9 @@ class Guide:
             return 0.0
         return float(self.widths[self.rows[i], d])
 
-    @property
+    @cached_property
     def rows(self) -> dict[int, int]:
+        """Job -> its row of ``widths`` (read per job and slot by the execution's order)."""
         return {i: k for k, i in enumerate(self.jobs)}
 
     def covers(self, slot: int) -> bool:
@@ -156,7 +157,7 @@ def replan_guide(tables: JobTables, state: LrState, slot: int, restart_cost: flo
     LP gives no optimum within ``iterations``."""
     instance = tables.instance
     length = min(int(horizon), instance.horizon - slot)
-    jobs = [i for i in state.live(instance, slot) if state.work_left[i] > WORK_EPSILON]
+    jobs = state.live(instance, slot)  # arrived, not done, with work left
     if not jobs or length < 1:
         return None
     # Pyomo loads only when a batch re-plans (about a second): runs that never do, never import it.
