@@ -90,18 +90,19 @@ def _certificate(evaluation: Evaluation) -> dict | None:
 def summary(evaluation: Evaluation) -> dict:
     """The ``compare --json`` object of an evaluation, before :func:`~primaldual.core.jsonable.jsonable` (which
     :func:`compare` runs once, on the whole object)."""
+    rows = [_row(evaluation, name) for name in evaluation.outcomes]
     return {
         "format": "primaldual.comparison",
         "version": 1,
         "instance": describe(evaluation.instance),
         "restart_cost": evaluation.restart_cost,
-        "rows": [_row(evaluation, name) for name in evaluation.outcomes],
+        "rows": rows,
         "opt": _opt_summary(evaluation),
         "opt_interval": evaluation.interval.to_dict(),
         # under restart costs the interval's upper end is of the start-cost relaxation (primaldual.evaluation.restart_bound)
         "relaxation": evaluation.relaxation,
         "certificate": _certificate(evaluation),
-        "behind_best_baseline": behind_best_baseline([_row(evaluation, name) for name in evaluation.outcomes]),
+        "behind_best_baseline": behind_best_baseline(rows),
         "warnings": list(evaluation.warnings),
     }
 
