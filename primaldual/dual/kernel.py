@@ -1,4 +1,6 @@
 """The dual subroutine compiled: :mod:`primaldual.dual.reference`'s functions under ``numba.njit(cache=True)``.
+The same mechanism compiles OASiS-LR's slot (:mod:`primaldual.oasis.lr.reference`): any module of plain loops
+with a ``KERNEL_FUNCTIONS`` tuple, under the one switch ``PRIMALDUAL_KERNEL``.
 
 :func:`functions` returns the namespace :func:`primaldual.dual.subroutine.best_schedule` calls. By default
 (``auto``) a search of at most :data:`AUTO_LIMIT` cells (window slots x worker counts x servers) runs the
@@ -28,7 +30,7 @@ MODES = ("auto", "compiled", "reference")
 #: compiled one (a 20-slot ``small`` search has at most 800 cells).
 AUTO_LIMIT = 1024
 
-_compiled: types.SimpleNamespace | None = None
+_compiled: dict[str, types.SimpleNamespace] = {}  # per reference module, by its name
 _override: list[str] = []  # modes set by :func:`using`, innermost last
 
 
@@ -41,20 +43,26 @@ def mode() -> str:
     return value
 
 
-def compiled() -> types.SimpleNamespace:
-    """The reference's functions compiled by numba (each compiled on its first call, then cached on disk)."""
-    global _compiled
-    if _compiled is None:
+def compiled(module: types.ModuleType = reference) -> types.SimpleNamespace:
+    """``module``'s ``KERNEL_FUNCTIONS`` compiled by numba (each compiled on its first call, then cached on
+    disk)."""
+    if module.__name__ not in _compiled:
         import numba  # only here: the reference runs without numba's import cost
 
-        namespace = dict(vars(reference))
-        for name in reference.KERNEL_FUNCTIONS:
-            plain = getattr(reference, name)
+        namespace = dict(vars(module))
+        for name in module.KERNEL_FUNCTIONS:
+            plain = getattr(module, name)
             copy = types.FunctionType(plain.__code__, namespace, name, plain.__defaults__)
             copy.__qualname__, copy.__module__ = plain.__qualname__, plain.__module__
             namespace[name] = numba.njit(cache=True)(copy)
-        _compiled = types.SimpleNamespace(**{name: namespace[name] for name in reference.KERNEL_FUNCTIONS})
-    return _compiled
+        _compiled[module.__name__] = types.SimpleNamespace(**{name: namespace[name]
+                                                              for name in module.KERNEL_FUNCTIONS})
+    return _compiled[module.__name__]
+
+
+def loaded() -> bool:
+    """Whether this process has compiled (or loaded from the disk cache) any kernel: numba's import is paid."""
+    return bool(_compiled)
 
 
 @contextlib.contextmanager
@@ -73,8 +81,8 @@ def functions(cells: int | None = None) -> types.SimpleNamespace | types.ModuleT
     """What :func:`primaldual.dual.subroutine.best_schedule` calls for a search of ``cells`` (module docstring):
     compiled, or the reference as Python."""
     chosen = mode()
-    small = _compiled is None and cells is not None and cells <= AUTO_LIMIT
+    small = reference.__name__ not in _compiled and cells is not None and cells <= AUTO_LIMIT
     return reference if chosen == "reference" or (chosen == "auto" and small) else compiled()
 
 
-__all__ = ["AUTO_LIMIT", "MODES", "compiled", "functions", "mode", "using"]
+__all__ = ["AUTO_LIMIT", "MODES", "compiled", "functions", "loaded", "mode", "using"]

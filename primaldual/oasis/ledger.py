@@ -25,7 +25,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from primaldual.dual.cost_floor import suffix_minimum
-from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.oasis.prices import exponential_price, fit_counts
 
@@ -355,14 +354,6 @@ class PromiseBroken(AssertionError):
     """The ledger no longer covers an admitted job's remaining work by its deadline (a bug, never expected)."""
 
 
-def check_number(name: str, value, low: float, high: float, *, integer: bool = False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not low <= value <= high or (integer and int(value) != value):
-        kind = "an integer" if integer else "a number"
-        raise InputError(f"{name}: must be {kind} in [{low:g}, {high:g}], got {value!r}")
-    return int(value) if integer else float(value)
-
-
 def latest_deadline(job, arrival_completion: int, horizon: int, delta: float) -> int:
     """The latest slot ``d`` (``>= completion``) with ``f(d - a) >= (1 - delta) f(completion - a)``."""
     target = (1.0 - delta) * float(job.utility(arrival_completion - job.arrival))
@@ -371,4 +362,4 @@ def latest_deadline(job, arrival_completion: int, horizon: int, delta: float) ->
     return int(slots[ok][-1]) if ok.any() else arrival_completion
 
 
-__all__ = ["Ledger", "PriceCache", "PromiseBroken", "Reservation", "block_length", "check_number", "latest_deadline"]
+__all__ = ["Ledger", "PriceCache", "PromiseBroken", "Reservation", "block_length", "latest_deadline"]

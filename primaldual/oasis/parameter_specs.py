@@ -41,8 +41,8 @@ OASIS_LR = {
                                "choose the execution policy at each arrival batch by a rollout of the known jobs"),
     "lookahead_budget": ParameterSpec("an integer in [0, 10^12]", "largest live jobs x slots left x policies "
                                                                   "(job-slots) for which a batch is rolled out"),
-    "lookahead_horizon": ParameterSpec("an integer in [0, 10^9]", "longest instance horizon, in slots, on which "
-                                                                  "the lookahead runs"),
+    "rollout_slots": ParameterSpec("an integer in [1, 10^6]", "slots a rollout simulates past its arrival batch "
+                                                              "at most (a longer instance's rollouts stop there)"),
     "replan": ParameterSpec(BOOLEAN, "add the re-plan (the restart-cost model's LP over the next slots) to the "
                                      "policies the lookahead compares (primaldual.oasis.lr.replan)"),
     "replan_horizon": ParameterSpec("an integer in [1, 10^6] (slots)", "the re-plan's window"),

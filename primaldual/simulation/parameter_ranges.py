@@ -36,7 +36,7 @@ _LR = {"delta": number(0, 0.99), "window": integer(1, 10 ** 6), "eta": _SCALE, "
        "immediate_blocks": Boolean(optional=True),
        "order": Choice(("density", "urgency", "value", "work"), optional=True),
        "plan": Choice(("best", "fresh", "stable")), "lookahead": Boolean(optional=True),
-       "lookahead_budget": integer(0, 10 ** 12), "lookahead_horizon": integer(0, 10 ** 9),
+       "lookahead_budget": integer(0, 10 ** 12), "rollout_slots": integer(1, 10 ** 6),
        "replan": BOOLEAN, "replan_horizon": integer(1, 10 ** 6),
        "replan_iterations": integer(1, 10 ** 9)}
 

@@ -124,13 +124,12 @@ class ReportedCertificate:
 class ReportedLookahead:
     """How often a scheduler that looks ahead (OASiS-LR) did so, read from ``report()["lookahead"]``: the arrival
     batches it decided at, those it skipped (the rollout's estimated work over ``budget`` job-slots, a count that
-    is the same on any machine, or the instance's horizon longer than ``horizon`` slots), and the rest, rolled
-    out."""
+    is the same on any machine), and the rest, rolled out, each for at most ``rollout_slots`` slots."""
 
     decisions: int
     skipped: int
     budget: int
-    horizon: int | None = None
+    rollout_slots: int | None = None
     #: With the re-plan on: rolled-out batches it planned, those where it had no plan, and its size limit.
     replanned: int | None = None
     replan_skipped: int | None = None
@@ -147,21 +146,21 @@ class ReportedLookahead:
         if not isinstance(data, Mapping):
             return None
         optional = {key: None if data.get(key) is None else int(data[key])
-                    for key in ("horizon", "replanned", "replan_skipped", "replan_cells")}
+                    for key in ("rollout_slots", "replanned", "replan_skipped", "replan_cells")}
         return cls(int(data["decisions"]), int(data["skipped"]), int(data["budget"]), **optional)
 
     def to_dict(self) -> dict:
-        out = {"decisions": self.decisions, "skipped": self.skipped, "budget": self.budget, "horizon": self.horizon}
+        out = {"decisions": self.decisions, "skipped": self.skipped, "budget": self.budget,
+               "rollout_slots": self.rollout_slots}
         if self.replanned is not None:
             out.update(replanned=self.replanned, replan_skipped=self.replan_skipped, replan_cells=self.replan_cells)
         return out
 
     def describe(self) -> str:
         """One line for a table's footer."""
-        limits = f"the budget of {self.budget:,} job-slots" + (
-            "" if self.horizon is None else f" or the horizon of {self.horizon:,} slots")
+        reach = "" if self.rollout_slots is None else f", rollouts of at most {self.rollout_slots:,} slots"
         line = (f"looked ahead at {self.rolled_out} of {self.decisions} arrival batches "
-                f"({self.skipped} skipped over {limits})")
+                f"({self.skipped} skipped over the budget of {self.budget:,} job-slots{reach})")
         if self.replanned is None:
             return line
         return line + (f"; re-planned at {self.replanned} ({self.replan_skipped} without a plan: the instance over "

@@ -86,7 +86,7 @@ def test_the_environment_picks_the_kernel(monkeypatch):
     monkeypatch.setenv("PRIMALDUAL_KERNEL", "compiled")
     assert kernel.functions() is kernel.compiled() and kernel.functions(1) is kernel.compiled()
     monkeypatch.delenv("PRIMALDUAL_KERNEL")
-    monkeypatch.setattr(kernel, "_compiled", None)  # a process that has not compiled yet
+    monkeypatch.setattr(kernel, "_compiled", {})  # a process that has not compiled yet
     assert kernel.mode() == "auto"
     assert kernel.functions(kernel.AUTO_LIMIT) is reference and kernel.functions(1) is reference
     assert kernel.functions(kernel.AUTO_LIMIT + 1) is kernel.compiled()
@@ -96,19 +96,33 @@ def test_the_environment_picks_the_kernel(monkeypatch):
         kernel.functions()
 
 
+def _runs_under(kernel_mode: str, code: str) -> str:
+    environment = dict(os.environ, PRIMALDUAL_KERNEL=kernel_mode)
+    return subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True,
+                          check=True).stdout
+
+
 def test_a_run_under_the_reference_is_the_compiled_run():
-    """A whole OASiS and greedy run in a fresh interpreter with ``PRIMALDUAL_KERNEL=reference``: the same
-    schedules as in this process's compiled runs."""
+    """Whole OASiS, greedy and OASiS-LR runs (the dual subroutine's and the slot's loops,
+    :mod:`primaldual.oasis.lr.reference`) in a fresh interpreter with ``PRIMALDUAL_KERNEL=reference``: the same
+    schedules as in the compiled runs, with and without restart costs."""
     code = ("from primaldual import generate, simulate; from primaldual.core.files import schedule_to_dict; "
             "import json; i = generate('small', seed=4, jobs=8); "
-            "print(json.dumps([schedule_to_dict(simulate(i, s).schedule) for s in ('oasis', 'greedy', 'oasis-lr')]))")
-    environment = dict(os.environ, PRIMALDUAL_KERNEL="reference")
-    plain = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True,
-                           check=True).stdout
-    environment["PRIMALDUAL_KERNEL"] = "compiled"
-    compiled = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True,
-                              check=True).stdout
-    assert plain == compiled and plain.startswith("[")
+            "print(json.dumps([schedule_to_dict(simulate(i, s).schedule) for s in ('oasis', 'greedy', 'oasis-lr')]"
+            " + [schedule_to_dict(simulate(i, s, restart_cost=0.1).schedule) for s in ('oasis-lr', 'oasis-p')]))")
+    plain = _runs_under("reference", code)
+    assert plain == _runs_under("compiled", code) and plain.startswith("[")
+
+
+@pytest.mark.slow
+def test_an_oasis_lr_run_on_paper_under_the_reference_is_the_compiled_run():
+    """The same on a short ``paper`` instance (50 + 50 servers), at restart costs 0 and 0.1."""
+    code = ("from primaldual import generate, simulate; from primaldual.core.files import schedule_to_dict; "
+            "import json; p = generate('paper', seed=4, jobs=12); "
+            "print(json.dumps([schedule_to_dict(simulate(p, s, restart_cost=f).schedule) for f in (0.0, 0.1)"
+            " for s in ('oasis-lr', 'oasis-p')]))")
+    plain = _runs_under("reference", code)
+    assert plain == _runs_under("compiled", code) and plain.startswith("[")
 
 
 def test_small_runs_never_load_numba():

@@ -97,18 +97,21 @@ def test_fit_counts_are_the_least_over_resources_one_at_a_time(seed, shape, limi
     assert got.dtype == np.int64 and np.array_equal(got, expected.astype(np.int64))
 
 
-def _plan_every_job(restart_cost, tables, state, slot, order, free, out, stable, caps=None):
-    """The plan as written before the shortcut: every job of ``order`` visited (with the re-plan's ``caps``, a
-    capped pass, then the jobs still without workers)."""
-    no_room: set = set()
-    held = execution._held(state, slot, stable)
+def _plan_every_job(restart_cost, tables, state, slot, order, free, blocks, stable):
+    """The plan as written before the shortcut: every job of ``order`` visited (with the re-plan's caps, a
+    capped pass, then the jobs still without workers). ``kinds=-1`` never equals the number of profiles
+    without room, so :func:`execution._grow_all`'s skip never starts."""
+    plan = execution._Plan(restart_cost, tables, state, slot, free, dict(blocks), stable,
+                           held=execution._held(state, slot, stable), kinds=-1)
+    guided = state.policy.order == execution.PLAN_ORDER and state.guide is not None
+    caps = state.guide.caps(slot) if guided else None
     if caps is not None:
         for i in order:
-            execution._grow(restart_cost, tables, state, slot, i, free, out, stable, no_room, held, caps)
-        order = [i for i in order if i not in out]
+            execution._grow(plan, i, caps)
+        order = [i for i in order if i not in plan.out]
     for i in order:
-        execution._grow(restart_cost, tables, state, slot, i, free, out, stable, no_room, held)
-    return out
+        execution._grow(plan, i, None)
+    return plan.out
 
 
 @pytest.mark.slow  # 15-20 s: twenty 60-job oasis-lr runs; the hand case below stays in the fast tier

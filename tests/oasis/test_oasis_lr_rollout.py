@@ -67,14 +67,45 @@ def test_a_zero_budget_skips_every_rollout_and_is_the_fixed_policy():
         assert "lookahead" not in off.report
 
 
-def test_a_horizon_over_the_lookahead_horizon_skips_every_batch():
-    """``lookahead_horizon`` below the instance's horizon: every batch skipped, the run of the fixed policy."""
+def test_rollouts_within_rollout_slots_are_unchanged_and_longer_ones_are_cut():
+    """``rollout_slots`` at least the horizon: every rollout runs to the horizon (the same run as any larger
+    value); below it, the batches are still rolled out (none skipped), each twin stopped ``rollout_slots``
+    past its batch, and the schedule verifies."""
     instance = generate("small", 5, jobs=20)
-    short = simulate(instance, make_scheduler("oasis-lr", lookahead_horizon=instance.horizon - 1), restart_cost=0.1)
-    off = simulate(instance, make_scheduler("oasis-lr", lookahead=False), restart_cost=0.1)
-    assert short.utility == off.utility and short.lookahead.skipped == short.lookahead.decisions > 0
-    fits = simulate(instance, make_scheduler("oasis-lr", lookahead_horizon=instance.horizon), restart_cost=0.1)
-    assert fits.lookahead.skipped == 0 and fits.lookahead.horizon == instance.horizon
+    fits = simulate(instance, make_scheduler("oasis-lr", rollout_slots=instance.horizon), restart_cost=0.1)
+    wide = simulate(instance, make_scheduler("oasis-lr", rollout_slots=10 ** 6), restart_cost=0.1)
+    assert fits.utility == wide.utility and fits.schedule.same_allocation(wide.schedule)
+    assert fits.lookahead.skipped == 0 and fits.lookahead.rollout_slots == instance.horizon
+    short = simulate(instance, make_scheduler("oasis-lr", rollout_slots=2), restart_cost=0.1)
+    assert short.lookahead.skipped == 0 and short.lookahead.rolled_out == short.lookahead.decisions > 0
+    assert verify(instance, short.schedule).feasible
+
+
+def test_a_rollout_stops_rollout_slots_past_its_batch():
+    """The twin simulates slots ``[t, t + rollout_slots)`` and no more: counted by the execution it runs."""
+    from primaldual.oasis.lr import rollout as module
+
+    instance = generate("small", 5, jobs=20)
+    scheduler = make_scheduler("oasis-lr", rollout_slots=3)
+    runs: list[list[int]] = []
+    original_rollout, original_allocate = module.rollout, module.allocate_slot
+
+    def rollout(settings, tables, state, slot, *rest):
+        runs.append([slot])
+        return original_rollout(settings, tables, state, slot, *rest)
+
+    def allocate(settings, tables, state, slot, *rest):
+        runs[-1].append(slot)
+        return original_allocate(settings, tables, state, slot, *rest)
+
+    module.rollout, module.allocate_slot = rollout, allocate
+    try:
+        simulate(instance, scheduler, restart_cost=0.0)
+    finally:
+        module.rollout, module.allocate_slot = original_rollout, original_allocate
+    seen = [slot for _, *slots in runs for slot in slots]
+    assert runs and all(slots == list(range(t, t + len(slots))) for t, *slots in runs)
+    assert seen and max(len(slots) for _, *slots in runs) == 3
 
 
 def test_the_lookahead_counts_reach_the_result_and_the_command_line(capsys):
@@ -139,7 +170,9 @@ def test_twins_leave_the_scheduler_alone_and_call_their_own_methods():
 @pytest.mark.parametrize("bad, field", [(dict(plan="late"), "plan"), (dict(lookahead="yes"), "lookahead"),
                                         (dict(lookahead_budget=-1), "lookahead_budget"),
                                         (dict(lookahead_budget=1.5), "lookahead_budget"),
-                                        (dict(lookahead_horizon=-1), "lookahead_horizon")])
+                                        (dict(rollout_slots=0), "rollout_slots"),
+                                        (dict(rollout_slots=2.5), "rollout_slots"),
+                                        (dict(rollout_slots=10 ** 7), "rollout_slots")])
 def test_bad_lookahead_parameters_are_named(bad, field):
     with pytest.raises(InputError, match=field):
         make_scheduler("oasis-lr", **bad)
@@ -173,10 +206,10 @@ def test_bench_trace_rows_carry_the_lookahead_counts():
     from primaldual.evaluation.bench.trace import ChildRun, _looked
     from primaldual.simulation.simulator import ReportedLookahead
 
-    counts = ReportedLookahead(decisions=41, skipped=34, budget=150000, horizon=336)
+    counts = ReportedLookahead(decisions=41, skipped=34, budget=150000, rollout_slots=336)
     row = ChildRun("oasis-lr", seconds=1.0, peak_mib=2.0, run_mib=1.0, utility=3.0, feasible=True, completed=4,
                    lookahead=counts)
-    assert row.to_dict()["lookahead"] == {"decisions": 41, "skipped": 34, "budget": 150000, "horizon": 336}
+    assert row.to_dict()["lookahead"] == {"decisions": 41, "skipped": 34, "budget": 150000, "rollout_slots": 336}
     assert "lookahead" not in ChildRun("rrh", seconds=1.0, peak_mib=2.0, run_mib=1.0, utility=3.0, feasible=True,
                                        completed=4).to_dict()
     assert _looked(counts) == "7 of 41 batches" and _looked(None) == "-"
@@ -184,3 +217,24 @@ def test_bench_trace_rows_carry_the_lookahead_counts():
                         compared=True, seconds_vs_rrh=1.0, peak_vs_rrh=1.0).to_dict()
     assert list(compared) == ["scheduler", "seconds", "peak_mib", "run_mib", "utility", "feasible", "completed",
                               "seconds_vs_rrh", "peak_vs_rrh"]
+
+
+def test_bench_trace_weeks_are_the_busiest_windows_trace_busiest_finds(capsys):
+    """``bench trace --weeks`` runs each VC's busiest week, the instance ``trace busiest`` + ``trace import
+    --window`` give; ``--weeks`` with ``--quick`` is refused (exit 2, naming the flag), not ignored."""
+    import json
+
+    from primaldual.cli import main
+    from primaldual.core.files import instance_to_dict
+    from primaldual.evaluation.bench.trace import busiest_week
+    from primaldual.traces import TraceOptions, import_trace
+
+    assert main(["trace", "busiest", "philly:0/b436b2", "--json"]) == 0
+    window = json.loads(capsys.readouterr().out)
+    name, week = busiest_week("philly:0/b436b2")
+    assert name == f"philly:0/b436b2 week {window['window']}"
+    imported = import_trace("philly:0/b436b2", TraceOptions(window=(window["start_hour"], window["hours"])))
+    assert instance_to_dict(week) == instance_to_dict(imported)
+    assert main(["bench", "trace", "--weeks", "--quick", "--schedulers", "rrh"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--weeks" in err[0]

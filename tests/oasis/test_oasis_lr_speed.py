@@ -20,6 +20,8 @@ from primaldual.dual.subroutine import best_schedule, least_prices
 from primaldual.core.generate import generate
 from primaldual.oasis.ledger import PriceCache
 from primaldual.oasis.engine import OnlineEngine, arrival_order
+from primaldual.dual import kernel
+from primaldual.oasis.lr import reference as slot_reference
 from primaldual.oasis.lr.execution import place_most
 from primaldual.oasis.prices import compute_constants
 from primaldual.simulation.scheduler import make_scheduler
@@ -93,9 +95,21 @@ def test_the_price_cache_and_the_admission_increase_equal_a_fresh_computation(se
     assert checked["offers"] > 0 and checked["admissions"] > 0
 
 
-def test_place_most_is_max_workers_then_first_fit():
-    """The execution's fused placement equals ``FreeCapacity.max_workers`` then ``place(..., "first_fit")``:
-    the same allocation and the same free amounts after it, on random partly used clusters."""
+#: The two texts of the slot's loops (:mod:`primaldual.oasis.lr.kernel`): as Python, and compiled.
+SLOT_CODES = pytest.mark.parametrize("compiled", [False, True], ids=["reference", "compiled"])
+
+
+def slot_code(compiled: bool):
+    return kernel.compiled(slot_reference) if compiled else slot_reference
+
+
+@SLOT_CODES
+def test_place_most_is_max_workers_then_first_fit(compiled):
+    """The execution's placement loops (:func:`primaldual.oasis.lr.reference.place_most`, as Python and
+    compiled) equal ``FreeCapacity.max_workers`` then ``place(..., "first_fit")``, the array programme of
+    :mod:`primaldual.simulation.placement`: the same allocation and the same free amounts after it, bit for
+    bit, on random partly used clusters."""
+    code = slot_code(compiled)
     instance = generate("paper", 3, jobs=30)
     rng = np.random.default_rng(0)
     compared = 0
@@ -108,7 +122,7 @@ def test_place_most_is_max_workers_then_first_fit():
             reference = free.copy()
             workers = reference.max_workers(job, limit)
             expected = reference.place(job, workers, "first_fit") if workers > 0 else None
-            got = place_most(free, job, limit, job.min_parameter_servers(np.arange(job.chunks + 1)).tolist())
+            got = place_most(code, free, job, limit, job.min_parameter_servers(np.arange(job.chunks + 1)))
             assert (got is None) == (expected is None)
             if got is not None:
                 assert np.array_equal(got.workers, expected.workers)
@@ -119,10 +133,12 @@ def test_place_most_is_max_workers_then_first_fit():
 
 
 
-def test_place_most_reads_past_the_capped_table_as_a_full_one():
+@SLOT_CODES
+def test_place_most_reads_past_the_capped_table_as_a_full_one(compiled):
     """With ``Z(D)`` tabulated only up to ``PS_TABLE_WORKERS`` (:func:`ps_needed_table`), limits beyond the cap
     give the same allocation and the same free amounts as the full ``N_i + 1`` table, where the PS room stops the
     count above, at or below the cap."""
+    code = slot_code(compiled)
     rng = np.random.default_rng(1)
     cluster = Cluster(("gpu", "cpu"), np.array([[3e3, 1e4], [2e3, 1e4]]), np.array([[1e3, 1e4], [1.5e3, 1e4]]))
     compared = beyond = 0
@@ -130,15 +146,18 @@ def test_place_most_reads_past_the_capped_table_as_a_full_one():
         ratio = float(rng.choice([0.1, 0.5, 0.9, 1.0]))
         job = job_with_work(6000, 6000, (0.5, 1.0), (float(rng.uniform(0.1, 1.0)), 0.5), Constant(1.0),
                             worker_bandwidth_gbps=ratio, ps_bandwidth_gbps=1.0)
-        capped, full = ps_needed_table(job), job.min_parameter_servers(np.arange(job.chunks + 1)).tolist()
+        capped = np.array(ps_needed_table(job), dtype=np.int64)
+        full = job.min_parameter_servers(np.arange(job.chunks + 1))
         assert len(capped) == PS_TABLE_WORKERS + 1
         free = FreeCapacity(cluster)
         free.worker *= rng.uniform(0.5, 1, free.worker.shape)
         free.ps *= rng.uniform(0.2, 1, free.ps.shape)
         reference = free.copy()
         limit = int(rng.integers(PS_TABLE_WORKERS - 100, job.chunks + 1))
-        expected = place_most(reference, job, limit, full)
-        got = place_most(free, job, limit, capped)
+        workers = reference.max_workers(job, limit)
+        expected = reference.place(job, workers, "first_fit") if workers > 0 else None
+        got = place_most(code, free, job, limit, capped)
+        assert np.array_equal(full[:len(capped)], capped)
         assert (got is None) == (expected is None)
         if got is not None:
             assert np.array_equal(got.workers, expected.workers)

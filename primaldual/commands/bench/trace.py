@@ -25,6 +25,8 @@ def add_arguments(parser) -> None:
         help="comma-separated schedulers of the growth table (default: --schedulers)")
     add("--cluster", action="store_true",
         help=f"also the whole cluster: all 15 VCs of the seed merged, {CLUSTER_GPUS} GPUs")
+    add("--weeks", action="store_true",
+        help="each VC's busiest week (168 h, as trace busiest finds it) instead of the whole VC")
     add("--timeout", type=float, default=900.0, help="seconds per child run (default 900)")
     add("--quick", action="store_true", help=f"hours {QUICK_WINDOW[0]:g}-{sum(QUICK_WINDOW):g} of {QUICK_VC} "
                                              f"(+{QUICK_TAIL:g} h to finish) instead of whole VCs")
@@ -50,8 +52,11 @@ def run(args) -> int:
     if unknown or missing or "rrh" not in schedulers or not args.timeout > 0:
         raise InputError(f"--schedulers must name registered schedulers, rrh among them, --vcs/--growth-vc "
                          f"packaged VCs of seed {args.seed}, --timeout > 0; got {unknown + missing or args.timeout}")
+    if args.weeks and args.quick:
+        raise InputError("--weeks: not with --quick, which runs one window of "
+                         f"{QUICK_VC} instead of the VCs")
     result = run_trace_bench(args.seed, vcs, args.growth_vc, schedulers, growing, args.cluster, args.timeout,
-                             args.quick, _progress)
+                             args.quick, _progress, weeks=args.weeks)
     if args.json:
         print_json(result.to_dict())
     else:

@@ -15,6 +15,9 @@ sizes each: every 4th, 2nd and every job (the cluster held at the whole VC's siz
 times the VC's default GPUs (the same jobs). The exponent is the least-squares slope of ``log seconds``
 (and of ``log (peak - rss_base)``) against ``log size``: 1 is linear growth.
 
+**Busiest weeks** (``--weeks``): each VC's busiest week (:func:`primaldual.traces.windows.busiest_window`, 168
+hours, as ``trace busiest`` finds it) instead of the whole VC, imported as ``trace import --window`` does.
+
 **The whole cluster** (``--cluster``): all 15 VCs of a seed merged (their records concatenated and sorted by
 arrival, as :func:`primaldual.traces.convert.build_instance` does) on 500 GPUs, Gavel's Philly cluster.
 
@@ -41,6 +44,7 @@ LARGEST = ("11cb48", "6214e9", "ee9e8c")
 GROWTH_VC = "6214e9"
 QUICK_VC, QUICK_WINDOW, QUICK_TAIL = "b436b2", (200.0, 96.0), 24.0
 CLUSTER_GPUS = 500
+WEEK_HOURS = 168.0
 DEFAULT_SCHEDULERS = ("fifo", "drf", "rrh", "rrh-nonpreemptive", "rrh-full-reward", "greedy", "oasis", "oasis-lr",
                       "oasis-p")
 MEMORY = "child ru_maxrss (getrusage)"
@@ -231,12 +235,23 @@ def _grow(sized, schedulers, measure) -> Growth:
                           for s, rows in runs.items()}, runs)
 
 
+def busiest_week(source: str):
+    """``source``'s busiest week (module docstring), as ``trace import --window`` imports it, and its name."""
+    from primaldual.traces import TraceOptions, import_trace, read_records
+    from primaldual.traces.throughput import packaged_table
+    from primaldual.traces.windows import busiest_window
+
+    records, found = read_records(source, TraceOptions())
+    window = busiest_window(records, packaged_table(), WEEK_HOURS, source=found.name)
+    return f"{source} week {window.flag}", import_trace(source, TraceOptions(window=(window.start_hour, window.hours)))
+
+
 def run_trace_bench(seed: int, vcs, growth_vc: str, schedulers, growing, cluster: bool = False,
                     timeout: float = 900.0, quick: bool = False,
-                    progress: Callable[[object, ChildRun], None] | None = None) -> TraceBench:
-    """Every scheduler of ``schedulers`` on each VC of ``vcs`` (and the whole cluster when ``cluster``), and
-    those of ``growing`` on the growth instances of ``growth_vc``; ``quick``: a window of :data:`QUICK_VC`
-    instead. ``progress`` is called with each instance and child run."""
+                    progress: Callable[[object, ChildRun], None] | None = None, weeks: bool = False) -> TraceBench:
+    """Every scheduler of ``schedulers`` on each VC of ``vcs`` (each VC's busiest week when ``weeks``; and the
+    whole cluster when ``cluster``), and those of ``growing`` on the growth instances of ``growth_vc``;
+    ``quick``: a window of :data:`QUICK_VC` instead. ``progress`` is called with each instance and child run."""
     from primaldual.traces import TraceOptions, import_trace
 
     options = TraceOptions(window=QUICK_WINDOW, tail_hours=QUICK_TAIL) if quick else TraceOptions()
@@ -249,7 +264,8 @@ def run_trace_bench(seed: int, vcs, growth_vc: str, schedulers, growing, cluster
                 progress(instance, row)
             return row
 
-        named = [(f"philly:{seed}/{vc}", import_trace(f"philly:{seed}/{vc}", options)) for vc in vcs]
+        named = [busiest_week(f"philly:{seed}/{vc}") if weeks and not quick
+                 else (f"philly:{seed}/{vc}", import_trace(f"philly:{seed}/{vc}", options)) for vc in vcs]
         if cluster and not quick:
             named.append((f"philly:{seed}/* merged", whole_cluster(seed)))
         for name, instance in named:

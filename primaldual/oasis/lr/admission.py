@@ -50,7 +50,7 @@ from primaldual.dual.cost_floor import cannot_pay
 from primaldual.dual.subroutine import best_schedule, unit_prices
 from primaldual.oasis.ledger import Reservation, block_length, latest_deadline
 from primaldual.oasis.lr.order import by_key, present_values
-from primaldual.oasis.lr.settings import LrSettings, check_immediate_blocks  # noqa: F401 - re-exported
+from primaldual.oasis.lr.settings import LrSettings
 from primaldual.oasis.lr.state import JobTables, LrState, OfferScreen, Recorder
 from primaldual.simulation.placement import can_finish
 
@@ -169,4 +169,4 @@ def repack(state: LrState, restart_cost: float, slot: int, i: int, remaining: in
     return trial.reservations[i]
 
 
-__all__ = ["admit_job", "block_cost", "check_immediate_blocks", "first_block_slot", "offer_pending", "repack"]
+__all__ = ["admit_job", "block_cost", "first_block_slot", "offer_pending", "repack"]

@@ -38,14 +38,15 @@ trimmed again, so that the next slot's arrivals, offered before its ``allocate``
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from primaldual.simulation.placement import UNBOUNDED, FreeCapacity, grow, ps_needed_at, trim, units_that_fit
+from primaldual.simulation.placement import FreeCapacity, grow, trim
 from primaldual.oasis.ledger import WORK_EPSILON, PromiseBroken, Reservation, block_length
 from primaldual.oasis.lr.order import growth_order
-from primaldual.oasis.lr.settings import PLAN_ORDER, PLANS, LrSettings, check_plan  # noqa: F401 - re-exported
+from primaldual.oasis.lr.settings import PLAN_ORDER, PLANS, LrSettings  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LrState
 from primaldual.simulation.scheduler import Allocation
 
@@ -71,14 +72,12 @@ def allocate_slot(settings: LrSettings, tables: JobTables, state: LrState, slot:
     finish_blocks(restart_cost, tables, state, slot, blocks, free)
     order, values = growth_order(tables, state, restart_cost, settings.pending_tier, slot, blocks)
     plan = state.policy.plan
-    caps = state.guide.caps(slot) if state.policy.order == PLAN_ORDER and state.guide is not None else None
     if restart_cost > 0 and order and plan == "stable":
-        out = plan_slot(restart_cost, tables, state, slot, order, free, dict(blocks), stable=True, caps=caps)
+        out = plan_slot(restart_cost, tables, state, slot, order, free, blocks, stable=True)
     else:
-        out = plan_slot(restart_cost, tables, state, slot, order, free.copy(), dict(blocks), stable=False,
-                        caps=caps)
+        out = plan_slot(restart_cost, tables, state, slot, order, free.copy(), blocks, stable=False)
     if restart_cost > 0 and order and plan == "best":
-        stable = plan_slot(restart_cost, tables, state, slot, order, free, dict(blocks), stable=True, caps=caps)
+        stable = plan_slot(restart_cost, tables, state, slot, order, free, blocks, stable=True)
         # Ties go to the stable plan: the same value with fewer restarts.
         if plan_value(restart_cost, state, slot, stable, values) >= \
                 plan_value(restart_cost, state, slot, out, values) - 1e-12:
@@ -177,35 +176,49 @@ def finish_blocks(restart_cost: float, tables: JobTables, state: LrState, slot: 
 
 
 def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int, order: list[int],
-              free: FreeCapacity, out: dict[int, Allocation], stable: bool,
-              caps: dict[int, int] | None = None) -> dict[int, Allocation]:
+              free: FreeCapacity, blocks: dict[int, Allocation], stable: bool) -> dict[int, Allocation]:
     """The stable or the fresh plan (module docstring): ``order``'s jobs grown one after another into ``free``
-    (taken from it), added to ``out`` (the blocks) and returned. With ``caps`` (the re-plan's widths,
-    :mod:`primaldual.oasis.lr.replan`) a first pass grows each job to at most its cap, and a second grows the
-    jobs still without workers into what is left, uncapped. Once every demand profile of ``order`` has
-    found no room (the cluster is full, as it mostly is under a long pending tier), :func:`_grow` would return
-    at its first line for every later job without a placement of its own, so only those with one are visited
-    (the same jobs in the same order, the same plan)."""
-    no_room: set[tuple] = set()  # demand profiles with not one worker's room left (free only shrinks here)
-    held = _held(state, slot, stable)
-    kinds = len({tables.profiles[i] for i in order})
+    (taken from it), added to a copy of ``blocks`` and returned. Under the re-plan's policy, its widths
+    (:mod:`primaldual.oasis.lr.replan`) cap a first pass that grows each job to at most its cap, and a second
+    grows the jobs still without workers into what is left, uncapped. Once every demand profile of ``order``
+    has found no room (the cluster is full, as it mostly is under a long pending tier), :func:`_grow` would
+    return at its first line for every later job without a placement of its own, so only those with one are
+    visited (the same jobs in the same order, the same plan)."""
+    plan = _Plan(restart_cost, tables, state, slot, free, dict(blocks), stable, held=_held(state, slot, stable),
+                 kinds=len({tables.profiles[i] for i in order}))
+    caps = state.guide.caps(slot) if state.policy.order == PLAN_ORDER and state.guide is not None else None
     if caps is not None:
-        _grow_all(restart_cost, tables, state, slot, order, free, out, stable, no_room, held, kinds, caps)
-        order = [i for i in order if i not in out]
-    _grow_all(restart_cost, tables, state, slot, order, free, out, stable, no_room, held, kinds, None)
-    return out
+        _grow_all(plan, order, caps)
+        order = [i for i in order if i not in plan.out]
+    _grow_all(plan, order, None)
+    return plan.out
 
 
-def _grow_all(restart_cost: float, tables: JobTables, state: LrState, slot: int, order: list[int],
-              free: FreeCapacity, out: dict[int, Allocation], stable: bool, no_room: set[tuple], held: set[int],
-              kinds: int, caps: dict[int, int] | None) -> None:
+@dataclass
+class _Plan:
+    """One plan of a slot under way: what :func:`_grow` reads, and ``free``, ``out`` and ``no_room`` (the
+    demand profiles with not one worker's room left; free only shrinks here), which it changes."""
+
+    restart_cost: float
+    tables: JobTables
+    state: LrState
+    slot: int
+    free: FreeCapacity
+    out: dict[int, Allocation]
+    stable: bool
+    held: set[int]
+    kinds: int
+    no_room: set[tuple] = field(default_factory=set)
+
+
+def _grow_all(plan: _Plan, order: list[int], caps: dict[int, int] | None) -> None:
     for n, i in enumerate(order):
-        if len(no_room) == kinds:
+        if len(plan.no_room) == plan.kinds:
             for j in order[n:]:
-                if j in out or j in held:
-                    _grow(restart_cost, tables, state, slot, j, free, out, stable, no_room, held, caps)
+                if j in plan.out or j in plan.held:
+                    _grow(plan, j, caps)
             break
-        _grow(restart_cost, tables, state, slot, i, free, out, stable, no_room, held, caps)
+        _grow(plan, i, caps)
 
 
 def _held(state: LrState, slot: int, stable: bool) -> set[int]:
@@ -223,10 +236,12 @@ def _most(restart_cost: float, tables: JobTables, state: LrState, i: int, restar
     return int(min(tables.chunks[i], max(math.ceil(left - WORK_EPSILON), 0)))
 
 
-def _grow(restart_cost: float, tables: JobTables, state: LrState, slot: int, i: int, free: FreeCapacity,
-          out: dict[int, Allocation], stable: bool, no_room: set[tuple], held: set[int],
-          caps: dict[int, int] | None = None) -> None:
-    if tables.profiles[i] in no_room and i not in out and i not in held:
+def _grow(plan: _Plan, i: int, caps: dict[int, int] | None) -> None:
+    """Job ``i`` grown into the plan's free capacity (module docstring: stable and fresh plans)."""
+    restart_cost, tables, state, slot, free, out = plan.restart_cost, plan.tables, plan.state, plan.slot, \
+        plan.free, plan.out
+    stable, no_room = plan.stable, plan.no_room
+    if tables.profiles[i] in no_room and i not in out and i not in plan.held:
         return  # only the search below is left to try, and it found nothing (most jobs, once the cluster is full)
     job = tables.instance.jobs[i]
     most = _most(restart_cost, tables, state, i, restart=restart_cost > 0)
@@ -261,47 +276,27 @@ def _grow(restart_cost: float, tables: JobTables, state: LrState, slot: int, i: 
     # profile decides (placement.demand_profiles): a profile that found nothing in this plan is not searched again.
     if tables.profiles[i] in no_room:
         return
-    allocation = place_most(free, job, most, tables.ps_needed[i])
+    allocation = place_most(tables.code, free, job, most, tables.ps_needed[i])
     if allocation is not None:
         out[i] = allocation
     else:
         no_room.add(tables.profiles[i])
 
 
-def place_most(free: FreeCapacity, job, limit: int, needed: list[int]) -> Allocation | None:
-    """``free.place(job, free.max_workers(job, limit), "first_fit")`` (None if no worker fits) with the units that
-    fit on each server counted once for both steps instead of twice (the same counts: ``free`` is unchanged
-    between them). ``needed`` is ``Z(D)`` (eq. (6)) tabulated up to a cap
-    (:func:`primaldual.simulation.placement.ps_needed_table`) and read with
-    :func:`~primaldual.simulation.placement.ps_needed_at`, which makes the scalar call beyond the cap: the values
-    are those of a full table, so the result is too."""
-    worker_caps = units_that_fit(free.worker, job.worker_demand)
-    workers = int(min(limit, worker_caps.sum()))
-    if workers <= 0:
-        return None  # the PS pool need not be looked at
-    ps_caps = units_that_fit(free.ps, job.ps_demand)
-    ps_room = int(min(ps_caps.sum(), UNBOUNDED))
-    while workers > 0 and ps_needed_at(needed, job, workers) > ps_room:
-        workers -= 1
-    if workers <= 0:
+def place_most(code, free: FreeCapacity, job, limit: int, needed: np.ndarray) -> Allocation | None:
+    """``free.place(job, free.max_workers(job, limit), "first_fit")`` (None if no worker fits), by the loops of
+    :func:`primaldual.oasis.lr.reference.place_most` (``code``: :attr:`JobTables.code`). ``needed`` is ``Z(D)``
+    (eq. (6)) tabulated up to a cap (:func:`primaldual.simulation.placement.ps_needed_table`); a limit beyond it
+    (more than 4,096 workers) gets the full table, bit for bit the scalar calls'."""
+    if limit >= needed.shape[0]:
+        needed = np.array(job.min_parameter_servers(np.arange(limit + 1)), dtype=np.int64)
+    workers = np.empty(free.worker.shape[0], dtype=np.int64)
+    parameter_servers = np.empty(free.ps.shape[0], dtype=np.int64)
+    if code.place_most(free.worker, free.ps, job.worker_demand, job.ps_demand, limit, needed, workers,
+                       parameter_servers) == 0:
         return None
-    y = _first_fit(workers, worker_caps)
-    z = _first_fit(ps_needed_at(needed, job, workers), ps_caps)
-    if y is None or z is None:
-        return None
-    free.take(job, Allocation(y, z))
-    return Allocation(y, z)
+    return Allocation(workers, parameter_servers)
 
 
-def _first_fit(count: int, caps: np.ndarray) -> np.ndarray | None:
-    """``spread(count, caps, "first_fit")`` (:mod:`primaldual.simulation.placement`) without its loop: each server
-    in index order takes what is left of ``count``, up to its cap."""
-    caps = np.minimum(caps, count)
-    if int(caps.sum()) < count:
-        return None
-    before = np.cumsum(caps) - caps
-    return np.minimum(np.maximum(count - before, 0), caps).astype(np.int64)
-
-
-__all__ = ["PLANS", "account", "allocate_slot", "check_plan", "check_promises", "finish_blocks", "place_most",
+__all__ = ["PLANS", "account", "allocate_slot", "check_promises", "finish_blocks", "place_most",
            "plan_slot", "plan_value", "running", "supplied", "trim_blocks"]

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.oasis.ledger import WORK_EPSILON
-from primaldual.oasis.lr.settings import ORDERS, PLAN_ORDER, check_order  # noqa: F401 - re-exported
+from primaldual.oasis.lr.settings import ORDERS, PLAN_ORDER  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LrState, PresentValues
 
 
@@ -144,4 +144,4 @@ def growth_order(tables: JobTables, state: LrState, restart_cost: float, pending
     return rerank(rule, order, values, state.work_left, urgency), values
 
 
-__all__ = ["ORDERS", "by_key", "check_order", "growth_order", "guided", "present_values", "rerank", "urgency_keys"]
+__all__ = ["ORDERS", "by_key", "growth_order", "guided", "present_values", "rerank", "urgency_keys"]

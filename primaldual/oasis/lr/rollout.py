@@ -29,14 +29,17 @@ the choice wrong; nothing more is claimed. Promises are untouched: a policy only
 the capacity the ledger's blocks leave free (blocks run first), and each twin runs the engine's promise
 check too.
 
-**Budget.** A rollout simulates each live job in each slot left, once per policy, so a batch is estimated at
-``live jobs x slots left x policies`` *job-slots* (:func:`rollout_work`; machine-independent, so a schedule does
-not depend on the machine's speed). A batch over ``lookahead_budget`` job-slots (:data:`LOOKAHEAD_BUDGET`), or
-any batch of an instance whose horizon is longer than ``lookahead_horizon`` slots (:data:`LOOKAHEAD_HORIZON`),
-keeps the current policy and is counted as ``skipped``. The horizon rule is there because a rollout costs about
-a millisecond per simulated slot whatever the number of jobs, and a whole VC's batches each look months ahead:
-there the lookahead would cost many times the run, for a forecast (no arrivals for months) that is no forecast.
-The measured coverage and cost are in ``docs/measurements.md`` ("The lookahead's budget").
+**Length and budget.** A rollout simulates at most ``rollout_slots`` slots past its batch
+(:data:`ROLLOUT_SLOTS`, two weeks of hourly slots): on an instance at most that long every rollout runs to the
+horizon, as Lemma L needs; on a longer one (a whole VC) the twin stops there and scores the jobs that
+completed by then. The cut is a forecast's honest reach: the scheduler knows no arrivals, so a policy's score
+months ahead is not worth what it costs. A rollout simulates each live job in each slot it runs, once per
+policy, so a batch is estimated at ``live jobs x slots rolled out x policies`` *job-slots* (:func:`rollout_work`;
+machine-independent, so a schedule does not depend on the machine's speed); a batch over ``lookahead_budget``
+job-slots (:data:`LOOKAHEAD_BUDGET`) keeps the current policy and is counted as ``skipped``. Until revision 6 a
+rule on the instance's horizon (``lookahead_horizon``, 336) skipped every batch of a longer instance instead;
+within 336 slots the two rules roll out the same batches over the same slots. The measured coverage and cost
+are in ``docs/measurements.md`` ("The lookahead's budget", "Rollouts of a bounded length").
 """
 
 from __future__ import annotations
@@ -93,13 +96,19 @@ def candidate_policies(own: Policy, restart_cost: float) -> list[str]:
 
 #: The default ``lookahead_budget``, in job-slots (:func:`rollout_work`).
 LOOKAHEAD_BUDGET = 150_000
-#: The default ``lookahead_horizon``, in slots: two weeks of hourly slots.
-LOOKAHEAD_HORIZON = 336
+#: The default ``rollout_slots``: two weeks of hourly slots, so that every instance the lookahead covered
+#: before revision 6 (horizon at most 336, as week-long trace windows and ``paper``) is rolled out as before.
+ROLLOUT_SLOTS = 336
 
 
-def rollout_work(live: int, slots_left: int, policies: int) -> int:
-    """The job-slots a batch's rollouts simulate at most: each live job in each slot left, per policy."""
-    return live * slots_left * policies
+def rollout_end(settings: LrSettings, horizon: int, slot: int) -> int:
+    """The slot before which a rollout from ``slot`` stops: the horizon, or ``rollout_slots`` past ``slot``."""
+    return min(horizon, slot + settings.rollout_slots)
+
+
+def rollout_work(live: int, slots: int, policies: int) -> int:
+    """The job-slots a batch's rollouts simulate at most: each live job in each slot rolled out, per policy."""
+    return live * slots * policies
 
 
 def choose_policy(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
@@ -112,8 +121,8 @@ def choose_policy(settings: LrSettings, tables: JobTables, state: LrState, slot:
     if len(policies) < 2 or live == 0:
         return
     counts.decisions += 1
-    if instance.horizon > settings.lookahead_horizon or \
-            rollout_work(live, instance.horizon - slot, len(policies)) > settings.lookahead_budget:
+    slots = rollout_end(settings, instance.horizon, slot) - slot
+    if rollout_work(live, slots, len(policies)) > settings.lookahead_budget:
         counts.skipped += 1
         return
     guide = replan(settings, tables, state, slot, counts)
@@ -155,8 +164,9 @@ def twin(settings: LrSettings, state: LrState, name: str, guide=None) -> LrState
 
 
 def rollout(settings: LrSettings, tables: JobTables, state: LrState, slot: int, name: str = "twin") -> float:
-    """Run the twin ``state`` from the offers of ``slot`` to the horizon without arrivals; the utility its
-    known jobs earn (the simulator's completion rule). ``name`` names the scheduler in a broken promise."""
+    """Run the twin ``state`` from the offers of ``slot`` without arrivals, to the horizon or for
+    ``rollout_slots`` slots (:func:`rollout_end`); the utility its known jobs earn by then (the simulator's
+    completion rule). ``name`` names the scheduler in a broken promise."""
     instance = tables.instance
     record = NoRecord()
 
@@ -170,7 +180,7 @@ def rollout(settings: LrSettings, tables: JobTables, state: LrState, slot: int, 
     # Later slots re-offer the pending tier, as the real run does outside arrival slots.
     state.arrival_slots = frozenset(a for a in state.arrival_slots if a <= slot)
     score = 0.0
-    for s in range(slot, instance.horizon):
+    for s in range(slot, rollout_end(settings, instance.horizon, slot)):
         live = state.live(instance, slot)  # no arrivals after slot
         if not live:
             break
@@ -188,10 +198,10 @@ def lookahead_report(counts: LookaheadCounts, settings: LrSettings) -> dict[str,
     """The ``lookahead`` entry of the scheduler's report."""
     return {"decisions": counts.decisions, "skipped": counts.skipped,
             "chosen": {k: v for k, v in counts.chosen.items() if v}, "budget": settings.lookahead_budget,
-            "horizon": settings.lookahead_horizon,
+            "rollout_slots": settings.rollout_slots,
             **({"replanned": counts.replanned, "replan_skipped": counts.replan_skipped, "replan_cells": REPLAN_CELLS}
                if settings.replan else {})}
 
 
-__all__ = ["CHOICES", "LOOKAHEAD_BUDGET", "LOOKAHEAD_HORIZON", "POLICIES", "REPLAN", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report", "replan",
-           "policy", "rollout", "rollout_work", "twin"]
+__all__ = ["CHOICES", "LOOKAHEAD_BUDGET", "POLICIES", "ROLLOUT_SLOTS", "REPLAN", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report", "replan",
+           "policy", "rollout", "rollout_end", "rollout_work", "twin"]

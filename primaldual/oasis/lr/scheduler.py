@@ -66,7 +66,7 @@ from primaldual.oasis.ledger import PromiseBroken, latest_deadline  # noqa: F401
 from primaldual.oasis.lr.admission import admit_job, offer_pending
 from primaldual.oasis.lr.dual_record import DualRecord, certificate_terms
 from primaldual.oasis.lr.execution import allocate_slot
-from primaldual.oasis.lr.rollout import CHOICES, LOOKAHEAD_BUDGET, LOOKAHEAD_HORIZON, choose_policy, lookahead_report
+from primaldual.oasis.lr.rollout import CHOICES, LOOKAHEAD_BUDGET, ROLLOUT_SLOTS, choose_policy, lookahead_report
 from primaldual.oasis.lr.replan import REPLAN_HORIZON, REPLAN_ITERATIONS
 from primaldual.oasis.lr.settings import LrSettings
 from primaldual.oasis.lr.state import JobTables, LookaheadCounts, LrState
@@ -91,7 +91,8 @@ class OasisLrScheduler(OnlineScheduler):
     ``oasis-lr``, False for ``oasis-p``: choose the execution policy at each arrival batch by a rollout of the
     known jobs, :mod:`primaldual.oasis.lr.rollout`; the three settings before are then where it starts),
     ``lookahead_budget`` (150000: the largest live jobs x slots left x policies, in job-slots, for which a batch
-    is rolled out), ``lookahead_horizon`` (336: the longest instance horizon, in slots, on which it runs),
+    is rolled out), ``rollout_slots`` (336: the slots a rollout simulates past its batch at most; an instance at most that long is
+    rolled out to its horizon),
     ``replan`` (False: add the re-plan by the restart-cost model's LP to the policies the lookahead compares, on
     instances within ``REPLAN_CELLS``, :mod:`primaldual.oasis.lr.replan`; why it is off: ``proofs/oasis-lr.md``), ``replan_horizon`` (24: its window in slots) and ``replan_iterations``
     (200000: the simplex iterations its LP may take)."""
@@ -99,20 +100,20 @@ class OasisLrScheduler(OnlineScheduler):
     name = "oasis-lr"
     provable = False
     PARAMETER_SPECS = parameter_specs.OASIS_LR
-    revision = 5  # what each revision changed: proofs/oasis-lr.md, "Revisions"
+    revision = 6  # what each revision changed: proofs/oasis-lr.md, "Revisions"
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
                  late: bool = True, discount_rate: float = 0.02, reoffer_every: int = 3,
                  immediate_blocks: bool | None = None, order: str | None = None, plan: str = "best",
                  lookahead: bool | None = None, lookahead_budget: int = LOOKAHEAD_BUDGET,
-                 lookahead_horizon: int = LOOKAHEAD_HORIZON, replan: bool = False,
+                 rollout_slots: int = ROLLOUT_SLOTS, replan: bool = False,
                  replan_horizon: int = REPLAN_HORIZON, replan_iterations: int = REPLAN_ITERATIONS):
         self.settings = LrSettings.checked(
             self.provable, delta=delta, window=window, eta=eta, rule=rule, learned_floor=learned_floor,
             pending=pending, repack=repack, late=late, discount_rate=discount_rate, reoffer_every=reoffer_every,
             immediate_blocks=immediate_blocks, order=order, plan=plan, lookahead=lookahead,
-            lookahead_budget=lookahead_budget, lookahead_horizon=lookahead_horizon, replan=replan,
+            lookahead_budget=lookahead_budget, rollout_slots=rollout_slots, replan=replan,
             replan_horizon=replan_horizon, replan_iterations=replan_iterations)
         self.tables: JobTables | None = None
         self.state: LrState | None = None

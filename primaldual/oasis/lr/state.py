@@ -21,6 +21,7 @@ from primaldual.dual.cost_floor import JobFloors
 from primaldual.oasis.constants import PriceConstants
 from primaldual.oasis.learned_floor import PriceFloor, zero_floor
 from primaldual.oasis.ledger import WORK_EPSILON, Ledger, PriceCache
+from primaldual.oasis.lr.kernel import functions as slot_functions
 from primaldual.oasis.lr.settings import Policy
 from primaldual.core.standalone import standalone_utilities
 from primaldual.core.utility import UtilityTable
@@ -42,9 +43,9 @@ class JobTables:
     chunks: np.ndarray
     #: The dominant share of one worker with its PS share (:func:`primaldual.simulation.placement.dominant_share_unit`).
     unit: np.ndarray
-    #: Per job, ``Z(D)`` for ``D = 0..min(N_i, PS_TABLE_WORKERS)`` (eq. (6)): read many times per slot, computed
-    #: once, capped (:func:`primaldual.simulation.placement.ps_needed_table`); read it with ``ps_needed_at``.
-    ps_needed: tuple[list[int], ...]
+    #: Per job, ``Z(D)`` for ``D = 0..min(N_i, PS_TABLE_WORKERS)`` (eq. (6)) as int64: read many times per slot,
+    #: computed once, capped (:func:`primaldual.simulation.placement.ps_needed_table`).
+    ps_needed: tuple[np.ndarray, ...]
     #: Per job, what decides whether one of its workers fits (:func:`primaldual.simulation.placement.demand_profiles`).
     profiles: tuple[tuple, ...] = ()
     #: Every job's utility in one table (:class:`primaldual.core.utility.UtilityTable`: the same values as the
@@ -53,6 +54,8 @@ class JobTables:
     #: What the cost-floor test reads per job, as arrays: an offer round screens its jobs at once
     #: (:class:`OfferScreen`).
     floors: JobFloors | None = None
+    #: The text of the slot's loops this run executes (:func:`primaldual.oasis.lr.kernel.functions`).
+    code: object = None
 
     @classmethod
     def of(cls, instance: Instance, constants: PriceConstants) -> "JobTables":
@@ -63,9 +66,10 @@ class JobTables:
                    fastest_workers=widest(instance),
                    chunks=np.array([job.chunks for job in instance.jobs], dtype=np.int64),
                    unit=np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs]),
-                   ps_needed=tuple(ps_needed_table(job) for job in instance.jobs),
+                   ps_needed=tuple(np.array(ps_needed_table(job), dtype=np.int64) for job in instance.jobs),
                    profiles=tuple(demand_profiles(instance)),
-                   utilities=utilities, floors=JobFloors.of(instance.jobs, utilities))
+                   utilities=utilities, floors=JobFloors.of(instance.jobs, utilities),
+                   code=slot_functions(instance))
 
 
 @dataclass(eq=False)
