@@ -147,8 +147,15 @@ def test_runs_with_the_replan_are_reproducible():
 @pytest.mark.parametrize("bad, field", [(dict(replan="yes"), "replan"), (dict(replan_horizon=0), "replan_horizon"),
                                         (dict(replan_iterations=0.5), "replan_iterations")])
 def test_bad_replan_parameters_are_named(bad, field):
+    """Refused by the registry (``make_scheduler``) and by the class itself (:meth:`LrSettings.checked`, for a
+    Python caller that builds it directly), both naming the parameter."""
+    from primaldual.oasis.lr.scheduler import OasisLr, OasisP
+
     with pytest.raises(InputError, match=field):
         make_scheduler("oasis-lr", **bad)
+    for cls in (OasisLr, OasisP):
+        with pytest.raises(InputError, match=field):
+            cls(**bad)
 
 
 def test_the_replan_is_an_option_and_switches_itself_off_past_its_size():

@@ -174,8 +174,13 @@ def test_twins_leave_the_scheduler_alone_and_call_their_own_methods():
                                         (dict(rollout_slots=2.5), "rollout_slots"),
                                         (dict(rollout_slots=10 ** 7), "rollout_slots")])
 def test_bad_lookahead_parameters_are_named(bad, field):
+    """By the registry and by the class itself (a direct Python caller), naming the parameter."""
+    from primaldual.oasis.lr.scheduler import OasisLrScheduler
+
     with pytest.raises(InputError, match=field):
         make_scheduler("oasis-lr", **bad)
+    with pytest.raises(InputError, match=field):
+        OasisLrScheduler(**bad)
 
 
 def test_fixed_plans_differ_only_under_restart_costs():
