@@ -73,6 +73,7 @@ def _scheduler_names(text: str | None) -> list[str]:
 
 
 def scheduler_parameters(texts: list[str], names: list[str]) -> dict[str, dict]:
+    """``--param NAME.KEY=VALUE`` flags as ``{scheduler: {key: value}}``; a key given twice is refused naming it."""
     out: dict[str, dict] = {name: {} for name in names}
     for text in texts:
         key, value = parse_parameter(text)
@@ -81,8 +82,21 @@ def scheduler_parameters(texts: list[str], names: list[str]) -> dict[str, dict]:
             raise InputError(f"--param: must look like NAME.KEY=VALUE (e.g. fifo.workers=2), got {text!r}")
         if name not in out:
             raise InputError(f"--param: scheduler {name!r} is not being compared ({', '.join(names)})")
+        if field in out[name]:
+            raise InputError(f"--param: {key} given twice ({key}={out[name][field]!r} and {text!r}); give it once")
         out[name][field] = value
     return out
+
+
+def check_schedulers(parameters: dict[str, dict], flag: str = "--schedulers") -> None:
+    """Build each scheduler once with its parameters, so that an unknown name or a value the scheduler refuses
+    is exit 2 before a command creates any file (a sweep's workers would only meet it after the results file
+    and its settings were written, issue 53). Building one costs milliseconds; nothing is simulated."""
+    from primaldual.simulation.scheduler import make_scheduler
+
+    for name, values in parameters.items():
+        scheduler_class(name, flag)
+        make_scheduler(name, **values)
 
 
 def _num(value, digits: int = 6) -> str:
