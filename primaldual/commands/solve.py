@@ -156,12 +156,10 @@ def run(args) -> int:
 
         return solve_with_restart_cost(instance, options.replace(solver=resolve_solver(instance, options)[0]),
                                        restart_cost, output=args.output, as_json=args.json, print_json=print_json)
-    from primaldual.evaluation.seeds import solve_seeds
-    from primaldual.offline.solve import solve_offline
+    from primaldual.evaluation.bounded import solve_within
 
-    with activity("solve", progress_enabled(args)) as news:
-        result = solve_offline(instance, options, start=start, seeds=solve_seeds(instance, options, start),
-                               progress=news)
+    with activity("solve", progress_enabled(args)) as news:  # --time-limit bounds the online seeds too
+        result = solve_within(instance, options, start=start, progress=news)
     written = None
     if args.output and result.schedule is not None:
         save_schedule(result.schedule, args.output, instance)
@@ -180,6 +178,9 @@ def run(args) -> int:
         if result.schedule is not None:
             print(f"admitted {len(result.schedule.admitted)} of {counted(instance.n_jobs, 'job')}"
                   + (f"; incumbent from the {result.incumbent_source}" if result.incumbent_source else ""))
+        seeds = result.details.get("online_seeds")
+        if seeds and seeds["ran"] and not seeds["skipped"]:  # a skipped seed is in the note below
+            print(f"online seeds {', '.join(seeds['ran'])} in {seeds['seconds']:.1f} s")
         if result.message:
             print(f"note: {result.message}")
         if written:

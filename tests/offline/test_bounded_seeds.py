@@ -1,0 +1,73 @@
+"""Issue 53, item 1: a solve's time limit holds for its online seeds too, and the result accounts for them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from primaldual import SolveOptions, generate
+from primaldual.evaluation.bounded import EXIT_SECONDS, SEED_SHARE, _here, bounded_seeds, solve_within
+from primaldual.evaluation.seeds import SEED_SCHEDULERS, online_seeds
+
+CG = SolveOptions(time_limit=60, method="cg")
+
+
+@pytest.fixture(scope="module")
+def small():
+    return generate("small", seed=5301)
+
+
+def test_with_time_for_them_every_seed_runs_and_they_are_the_untimed_seeds(small):
+    seeds, account = bounded_seeds(small, CG)
+    assert account.skipped == () and account.where == "child" and account.budget == SEED_SHARE * 60
+    assert [(s.name, s.utility, s.certified_bound) for s in seeds] == \
+        [(s.name, s.utility, s.certified_bound) for s in online_seeds(small)]
+    assert set(account.ran) == set(SEED_SCHEDULERS)
+
+
+def test_seeds_that_do_not_fit_are_skipped_and_named(small):
+    # 40% of 0.25 s: no spawned interpreter imports the package that fast, so every seed is skipped.
+    clock = time.monotonic()
+    seeds, account = bounded_seeds(small, CG.replace(time_limit=0.25))
+    assert seeds == () and account.ran == () and account.skipped == SEED_SCHEDULERS
+    assert account.seconds <= time.monotonic() - clock < 0.1 + EXIT_SECONDS
+    assert "skipped fifo, rrh" in account.describe()
+
+
+def test_in_a_process_that_cannot_spawn_no_seed_starts_past_the_budget(small):
+    computed, where = _here(small, SEED_SCHEDULERS, 0.0)
+    assert computed == {} and "uninterruptible" in where
+    computed, _ = _here(small, ("fifo",), 60.0)
+    assert list(computed) == ["fifo"] and computed["fifo"][1].feasible
+
+
+def test_the_solve_gets_what_the_seeds_left_and_says_what_they_did(small):
+    clock = time.monotonic()
+    result = solve_within(small, CG.replace(time_limit=0.5))
+    account = result.details["online_seeds"]
+    assert account["skipped"] and "skipped" in result.message
+    assert time.monotonic() - clock < 20  # the 0.5 s limit, the solve child's 5 s grace, two process starts
+    assert result.schedule is None or result.objective >= 0
+
+
+def test_without_a_limit_the_seeds_run_here_and_only_their_time_is_added(small):
+    seeds, account = bounded_seeds(small, CG.replace(time_limit=None))
+    assert account.where == "here" and account.skipped == () and account.budget is None
+    assert [s.name for s in seeds] == list(account.ran)
+
+
+@pytest.mark.slow
+def test_solve_with_a_five_second_limit_on_paper_ends_within_fifteen_seconds(tmp_path):
+    instance = tmp_path / "p.json"
+    command = [sys.executable, "-m", "primaldual"]
+    subprocess.run([*command, "generate", "--preset", "paper", "--seed", "5302", "-o", str(instance)], check=True,
+                   capture_output=True)
+    clock = time.monotonic()
+    done = subprocess.run([*command, "solve", str(instance), "--time-limit", "5", "--json"], capture_output=True,
+                          text=True, timeout=120)
+    wall = time.monotonic() - clock
+    assert done.returncode in (0, 1), done.stderr
+    assert wall < 15, wall
