@@ -20,6 +20,7 @@ import math
 import sys
 
 from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands._replan import check_replan, replan_note
 from primaldual.commands.run import add_instance_arguments, instance_from_args, parse_parameter
 from primaldual.evaluation.compare import compare
 from primaldual.core.errors import InputError
@@ -96,7 +97,16 @@ def check_schedulers(parameters: dict[str, dict], flag: str = "--schedulers") ->
 
     for name, values in parameters.items():
         scheduler_class(name, flag)
-        make_scheduler(name, **values)
+        check_replan(name, make_scheduler(name, **values), f"{name}.")
+
+
+def replan_notes(parameters: dict[str, dict], instance) -> list[str]:
+    """The schedulers whose ``replan=true`` will not run on ``instance`` (:func:`replan_note`), one line each."""
+    from primaldual.simulation.scheduler import make_scheduler
+
+    notes = (replan_note(name, make_scheduler(name, **values), instance)
+             for name, values in parameters.items() if values.get("replan"))
+    return [note for note in notes if note]
 
 
 def _num(value, digits: int = 6) -> str:
@@ -201,6 +211,9 @@ def run(args) -> int:
     instance, source = instance_from_args(args)
     names = _scheduler_names(args.schedulers)
     parameters = scheduler_parameters(args.param, names)
+    check_schedulers({name: values for name, values in parameters.items() if values})
+    for note in replan_notes(parameters, instance):
+        print(f"primaldual compare: {note}", file=sys.stderr)
     summary = compare(instance, names, parameters, opt=args.opt, solve=solve, restart_cost=restart_cost,
                       step=slow_steps("compare", enabled=progress_enabled(args))).summary
     summary["instance"]["source"] = source

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._replan import check_replan, replan_note
 from primaldual.commands._progress import activity, add_progress_flag, progress_enabled
 from primaldual.evaluation.compare import describe
 from primaldual.core.errors import InputError
@@ -109,8 +111,12 @@ def run(args) -> int:
     instance, source = instance_from_args(args)
     parameters = parse_parameters(args.param)
     scheduler = make_scheduler(args.scheduler, **parameters)
+    check_replan(args.scheduler, scheduler)
     if args.output:  # after every other input: a refused run creates no folder either
         check_output_path(args.output, "-o")
+    note = replan_note(args.scheduler, scheduler, instance)
+    if note:
+        print(f"primaldual run: {note}", file=sys.stderr)
     try:
         with activity(f"run: {args.scheduler}", progress_enabled(args)):
             result = simulate(instance, scheduler, restart_cost=restart_cost)

@@ -85,3 +85,22 @@ def test_a_refused_run_creates_no_output_folder(capsys, tmp_path, monkeypatch):
 ])
 def test_bench_refuses_empty_lists_and_flags_it_would_ignore(capsys, tmp_path, monkeypatch, argv, words):
     _refused(capsys, tmp_path, monkeypatch, argv, *words)
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--preset", "tiny", "--scheduler", "oasis-p", "--param", "replan=true", "-o", "new/s.json"],
+    ["run", "--preset", "tiny", "--scheduler", "oasis-lr", "--param", "replan=true", "--param", "lookahead=false"],
+    ["compare", "--preset", "tiny", "--schedulers", "oasis-p,fifo", "--param", "oasis-p.replan=true"],
+    RATIO + ["--schedulers", "oasis-lr", "--param", "oasis-lr.replan=true", "--param", "oasis-lr.lookahead=false"],
+])
+def test_replan_without_the_lookahead_is_refused(capsys, tmp_path, monkeypatch, argv):
+    """Issue 53, item 6: the re-plan is a policy of the lookahead; without it, replan=true would do nothing."""
+    _refused(capsys, tmp_path, monkeypatch, argv, "replan", "lookahead")
+
+
+def test_replan_over_its_size_limit_is_said_before_the_run(capsys):
+    assert main(["run", "--preset", "paper", "--jobs", "4", "--scheduler", "oasis-lr", "--param", "replan=true"]) == 0
+    err = capsys.readouterr().err
+    assert "replan=true does nothing on this instance" in err and "5,000" in err
+    assert main(["run", "--preset", "tiny", "--scheduler", "oasis-lr", "--param", "replan=true"]) == 0
+    assert "replan" not in capsys.readouterr().err
