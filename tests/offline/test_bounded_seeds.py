@@ -9,8 +9,9 @@ import time
 import pytest
 
 from primaldual import SolveOptions, generate
-from primaldual.evaluation.bounded import EXIT_SECONDS, SEED_SHARE, _here, bounded_seeds, solve_within
-from primaldual.evaluation.seeds import SEED_SCHEDULERS, online_seeds
+from primaldual.evaluation.bounded import (EXIT_SECONDS, IN_PROCESS_CELLS, SEED_SHARE, _here, _in_child, bounded_seeds,
+                                          solve_within)
+from primaldual.evaluation.seeds import SEED_SCHEDULERS, online_seeds, to_seeds
 
 CG = SolveOptions(time_limit=60, method="cg")
 
@@ -22,31 +23,36 @@ def small():
 
 def test_with_time_for_them_every_seed_runs_and_they_are_the_untimed_seeds(small):
     seeds, account = bounded_seeds(small, CG)
-    assert account.skipped == () and account.where == "child" and account.budget == SEED_SHARE * 60
-    assert [(s.name, s.utility, s.certified_bound) for s in seeds] == \
-        [(s.name, s.utility, s.certified_bound) for s in online_seeds(small)]
+    assert account.skipped == () and account.where == "here, between seeds" and account.budget == SEED_SHARE * 60
+    untimed = [(s.name, s.utility, s.certified_bound) for s in online_seeds(small)]
+    assert [(s.name, s.utility, s.certified_bound) for s in seeds] == untimed
     assert set(account.ran) == set(SEED_SCHEDULERS)
+    computed, where = _in_child(small, SEED_SCHEDULERS, 60.0)  # the path of instances over IN_PROCESS_CELLS
+    assert where == "child" and [(s.name, s.utility, s.certified_bound) for s in to_seeds(small, {}, computed)] == untimed
 
 
-def test_seeds_that_do_not_fit_are_skipped_and_named(small):
-    # 40% of 0.25 s: no spawned interpreter imports the package that fast, so every seed is skipped.
+def test_seeds_that_do_not_fit_in_a_child_are_skipped_and_named(small):
+    # 0.1 s: no spawned interpreter imports the package that fast, so the child sends no seed before its kill.
     clock = time.monotonic()
-    seeds, account = bounded_seeds(small, CG.replace(time_limit=0.25))
-    assert seeds == () and account.ran == () and account.skipped == SEED_SCHEDULERS
-    assert account.seconds <= time.monotonic() - clock < 0.1 + EXIT_SECONDS
+    computed, _ = _in_child(small, SEED_SCHEDULERS, 0.1)
+    assert computed == {} and time.monotonic() - clock < 0.1 + EXIT_SECONDS
+    paper = generate("paper", seed=5303, jobs=60)
+    assert paper.n_jobs * paper.horizon * paper.cluster.n_worker_servers > IN_PROCESS_CELLS
+    seeds, account = bounded_seeds(paper, CG.replace(time_limit=0.25))
+    assert seeds == () and account.where == "child" and account.skipped == SEED_SCHEDULERS
     assert "skipped fifo, rrh" in account.describe()
 
 
-def test_in_a_process_that_cannot_spawn_no_seed_starts_past_the_budget(small):
+def test_here_no_seed_starts_past_the_budget(small):
     computed, where = _here(small, SEED_SCHEDULERS, 0.0)
-    assert computed == {} and "uninterruptible" in where
+    assert computed == {} and "between seeds" in where
     computed, _ = _here(small, ("fifo",), 60.0)
     assert list(computed) == ["fifo"] and computed["fifo"][1].feasible
 
 
 def test_the_solve_gets_what_the_seeds_left_and_says_what_they_did(small):
     clock = time.monotonic()
-    result = solve_within(small, CG.replace(time_limit=0.5))
+    result = solve_within(small, CG.replace(time_limit=0.05))
     account = result.details["online_seeds"]
     assert account["skipped"] and "skipped" in result.message
     assert time.monotonic() - clock < 20  # the 0.5 s limit, the solve child's 5 s grace, two process starts
