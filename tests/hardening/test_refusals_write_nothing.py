@@ -67,6 +67,9 @@ def test_a_refused_run_creates_no_output_folder(capsys, tmp_path, monkeypatch):
              ["run", "--preset", "tiny", "--scheduler", "fifo", "--param", "workers=0", "-o", "new/s.json"],
              "workers")
     _refused(capsys, tmp_path, monkeypatch, ["generate", "--preset", "nosuch", "-o", "new/i.json"], "nosuch")
+    _refused(capsys, tmp_path, monkeypatch,
+             ["trace", "import", "philly:0/23dbec", "--utility", "nosuch", "-o", "new/vc.json"], "--utility")
+    _refused(capsys, tmp_path, monkeypatch, ["solve", "missing.json", "-o", "new/s.json"], "missing.json")
 
 
 @pytest.mark.parametrize("argv, words", [
