@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         if usage is not None:
             usage.print_help(sys.stderr)
             return 2
+        from primaldual.dual.kernel import mode
+
+        mode()  # PRIMALDUAL_KERNEL is input too: refused here, before any command creates a file (issue 53)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=NUMPY_NOISE, category=RuntimeWarning)
             warnings.showwarning = _one_line_warning(name, warnings.showwarning)

@@ -20,6 +20,7 @@ import math
 import sys
 
 from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands._replan import check_replan, replan_note
 from primaldual.commands.run import add_instance_arguments, instance_from_args, parse_parameter
 from primaldual.evaluation.compare import compare
 from primaldual.core.errors import InputError
@@ -73,6 +74,7 @@ def _scheduler_names(text: str | None) -> list[str]:
 
 
 def scheduler_parameters(texts: list[str], names: list[str]) -> dict[str, dict]:
+    """``--param NAME.KEY=VALUE`` flags as ``{scheduler: {key: value}}``; a key given twice is refused naming it."""
     out: dict[str, dict] = {name: {} for name in names}
     for text in texts:
         key, value = parse_parameter(text)
@@ -81,8 +83,30 @@ def scheduler_parameters(texts: list[str], names: list[str]) -> dict[str, dict]:
             raise InputError(f"--param: must look like NAME.KEY=VALUE (e.g. fifo.workers=2), got {text!r}")
         if name not in out:
             raise InputError(f"--param: scheduler {name!r} is not being compared ({', '.join(names)})")
+        if field in out[name]:
+            raise InputError(f"--param: {key} given twice ({key}={out[name][field]!r} and {text!r}); give it once")
         out[name][field] = value
     return out
+
+
+def check_schedulers(parameters: dict[str, dict], flag: str = "--schedulers") -> None:
+    """Build each scheduler once with its parameters, so that an unknown name or a value the scheduler refuses
+    is exit 2 before a command creates any file (a sweep's workers would only meet it after the results file
+    and its settings were written, issue 53). Building one costs milliseconds; nothing is simulated."""
+    from primaldual.simulation.scheduler import make_scheduler
+
+    for name, values in parameters.items():
+        scheduler_class(name, flag)
+        check_replan(name, make_scheduler(name, **values), f"{name}.")
+
+
+def replan_notes(parameters: dict[str, dict], instance) -> list[str]:
+    """The schedulers whose ``replan=true`` will not run on ``instance`` (:func:`replan_note`), one line each."""
+    from primaldual.simulation.scheduler import make_scheduler
+
+    notes = (replan_note(name, make_scheduler(name, **values), instance)
+             for name, values in parameters.items() if values.get("replan"))
+    return [note for note in notes if note]
 
 
 def _num(value, digits: int = 6) -> str:
@@ -187,6 +211,9 @@ def run(args) -> int:
     instance, source = instance_from_args(args)
     names = _scheduler_names(args.schedulers)
     parameters = scheduler_parameters(args.param, names)
+    check_schedulers({name: values for name, values in parameters.items() if values})
+    for note in replan_notes(parameters, instance):
+        print(f"primaldual compare: {note}", file=sys.stderr)
     summary = compare(instance, names, parameters, opt=args.opt, solve=solve, restart_cost=restart_cost,
                       step=slow_steps("compare", enabled=progress_enabled(args))).summary
     summary["instance"]["source"] = source

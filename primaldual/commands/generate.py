@@ -36,9 +36,10 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    check_output_path(args.output, "-o/--output")
     # Every parameter of generate() is a flag of the same name: the call takes them from the namespace.
+    # Generated first (it checks every flag, and takes well under a second): a refused run creates no folder.
     instance = generate(**{name: getattr(args, name) for name in inspect.signature(generate).parameters})
+    check_output_path(args.output, "-o/--output")
     save_instance(instance, args.output)
     summary = {
         "output": args.output,

@@ -83,25 +83,32 @@ def run_sweep(specs, out, args):
     from primaldual.sweep import dask_executor, sweep
 
     progress = progress_enabled(args)  # off with --no-progress and when stderr is not a terminal
-    if args.workers is not None and args.workers < 1:
-        raise InputError(f"--workers: must be >= 1, got {args.workers}")
+    check_executor(args)
     if args.executor == "dask":
         with dask_executor(args.address, args.workers) as executor:
             return sweep(specs, out, executor=executor, progress=progress)
-    if args.address:
-        raise InputError("--address: only meaningful with --executor dask")
     return sweep(specs, out, workers=args.workers, progress=progress)
+
+
+def check_executor(args) -> None:
+    """``--workers`` and ``--address``, checked with the other settings before any file is created."""
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"--workers: must be >= 1, got {args.workers}")
+    if args.address and args.executor != "dask":
+        raise InputError("--address: only meaningful with --executor dask")
 
 
 def specs_from_args(args):
     """The sweep's specs, every setting validated before any work starts."""
-    from primaldual.commands.compare import scheduler_parameters
+    from primaldual.commands.compare import check_schedulers, scheduler_parameters
     from primaldual.sweep import ratio_specs
 
     schedulers = parse_schedulers(args.schedulers)
     solve = solve_options_from_args(args)
-    parameters = {name: values for name, values in scheduler_parameters(args.param or [], list(schedulers)).items()
-                  if values}
+    every = scheduler_parameters(args.param or [], list(schedulers))
+    check_schedulers(every)  # in this process: a worker would meet a bad value after the files were created
+    check_executor(args)
+    parameters = {name: values for name, values in every.items() if values}
     return ratio_specs(
         args.preset, args.instances, args.seed, schedulers, jobs=args.instance_jobs, opt=not args.no_opt,
         solver=solve.solver, time_limit=solve.time_limit, mip_gap=solve.mip_gap,

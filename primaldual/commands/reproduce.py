@@ -6,7 +6,7 @@ import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.commands._progress import progress_enabled
-from primaldual.commands.ratio import add_executor_arguments
+from primaldual.commands.ratio import add_executor_arguments, check_executor
 from primaldual.simulation.simulator import check_restart_cost
 from primaldual.reproduce.experiments import RESTART_COST, SECTIONS
 
@@ -60,10 +60,7 @@ def run(args) -> int:
     if not args.out:
         raise InputError("--out: required (the output directory), on the command line or as out = \"DIR\" in "
                          "--config")
-    if args.workers is not None and args.workers < 1:
-        raise InputError(f"--workers: must be >= 1, got {args.workers}")
-    if args.address and args.executor != "dask":
-        raise InputError("--address: only meaningful with --executor dask")
+    check_executor(args)
     restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     sections = parse_sections(args.sections)
     out = check_output_path(args.out, "--out", directory=True)

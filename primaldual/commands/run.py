@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._replan import check_replan, replan_note
 from primaldual.commands._progress import activity, add_progress_flag, progress_enabled
 from primaldual.evaluation.compare import describe
 from primaldual.core.errors import InputError
@@ -56,6 +58,18 @@ def parse_parameter(text: str) -> tuple[str, object]:
     return key.strip(), parse_value(value.strip())
 
 
+def parse_parameters(texts: list[str]) -> dict[str, object]:
+    """``--param KEY=VALUE`` flags as a dict; a key given twice is refused naming it, as JSON and TOML inputs
+    refuse a duplicate key (keeping the last value without a word hid a typo in the first, issue 53)."""
+    out: dict[str, object] = {}
+    for text in texts:
+        key, value = parse_parameter(text)
+        if key in out:
+            raise InputError(f"--param: {key} given twice ({key}={out[key]!r} and {text!r}); give it once")
+        out[key] = value
+    return out
+
+
 # ------------------------------------------------------------------------------------------ the command
 
 
@@ -93,12 +107,16 @@ def _ratio(value) -> str:
 
 
 def run(args) -> int:
-    if args.output:
-        check_output_path(args.output, "-o")
     restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     instance, source = instance_from_args(args)
-    parameters = dict(parse_parameter(text) for text in args.param)
+    parameters = parse_parameters(args.param)
     scheduler = make_scheduler(args.scheduler, **parameters)
+    check_replan(args.scheduler, scheduler)
+    if args.output:  # after every other input: a refused run creates no folder either
+        check_output_path(args.output, "-o")
+    note = replan_note(args.scheduler, scheduler, instance)
+    if note:
+        print(f"primaldual run: {note}", file=sys.stderr)
     try:
         with activity(f"run: {args.scheduler}", progress_enabled(args)):
             result = simulate(instance, scheduler, restart_cost=restart_cost)

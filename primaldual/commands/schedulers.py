@@ -50,4 +50,14 @@ def run(args) -> int:
             print(f"    {info['name']}.{p['name']} ({_type(p)}, {default}{valid})")
             if p["meaning"]:
                 print(f"        {p['meaning']}")
+            if p["name"] == "replan":
+                print(f"        {replan_limits()}")
     return 0
+
+
+def replan_limits() -> str:
+    """Where ``replan=true`` acts (commands/_replan.py refuses it, or says so, elsewhere)."""
+    from primaldual.oasis.lr.replan import REPLAN_CELLS
+
+    return (f"acts only with lookahead=true, on instances of at most {REPLAN_CELLS:,} job-slot-servers (jobs x "
+            "replan_horizon slots x servers); 'run' and 'compare' say when an instance is over it")

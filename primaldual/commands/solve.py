@@ -123,16 +123,20 @@ def run(args) -> int:
                          "--method pooled); drop -o or choose another method")
     if args.memory_limit is not None and not (args.memory_limit >= 0.0625 and args.memory_limit < float("inf")):
         raise InputError(f"--memory-limit: must be a number of GiB >= 0.0625, got {args.memory_limit!r}")
+    instance = load_instance(args.instance)
+    if args.write_mps and args.method == "cg":
+        raise InputError("--write-mps: column generation has no single model to export; use --method ilp, "
+                         "lp or pooled")
+    start = load_schedule(args.start, instance) if args.start else None
+    options = _solve_options(args)
+    restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
+    # The destinations last: a refused run creates no folder (check_output makes missing parents).
     if args.output:
         check_output_path(args.output, "-o")
     if args.write_mps:
         check_output_path(args.write_mps, "--write-mps")
-    instance = load_instance(args.instance)
 
     if args.write_mps:
-        if args.method == "cg":
-            raise InputError("--write-mps: column generation has no single model to export; use --method ilp, "
-                             "lp or pooled")
         from primaldual.offline.export import write_model
 
         written = write_model(instance, args.write_mps, relax=args.relax or args.method == "lp",
@@ -144,9 +148,6 @@ def run(args) -> int:
                   f"{written['n_constraints']} constraints")
         return 0
 
-    start = load_schedule(args.start, instance) if args.start else None
-    options = _solve_options(args)
-    restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     if restart_cost:
         if start is not None or relaxation:
             raise InputError("--restart-cost: the restart optimum starts from the best online schedule; drop "
@@ -155,12 +156,10 @@ def run(args) -> int:
 
         return solve_with_restart_cost(instance, options.replace(solver=resolve_solver(instance, options)[0]),
                                        restart_cost, output=args.output, as_json=args.json, print_json=print_json)
-    from primaldual.evaluation.seeds import solve_seeds
-    from primaldual.offline.solve import solve_offline
+    from primaldual.evaluation.bounded import solve_within
 
-    with activity("solve", progress_enabled(args)) as news:
-        result = solve_offline(instance, options, start=start, seeds=solve_seeds(instance, options, start),
-                               progress=news)
+    with activity("solve", progress_enabled(args)) as news:  # --time-limit bounds the online seeds too
+        result = solve_within(instance, options, start=start, progress=news)
     written = None
     if args.output and result.schedule is not None:
         save_schedule(result.schedule, args.output, instance)
@@ -179,6 +178,9 @@ def run(args) -> int:
         if result.schedule is not None:
             print(f"admitted {len(result.schedule.admitted)} of {counted(instance.n_jobs, 'job')}"
                   + (f"; incumbent from the {result.incumbent_source}" if result.incumbent_source else ""))
+        seeds = result.details.get("online_seeds")
+        if seeds and seeds["ran"] and not seeds["skipped"]:  # a skipped seed is in the note below
+            print(f"online seeds {', '.join(seeds['ran'])} in {seeds['seconds']:.1f} s")
         if result.message:
             print(f"note: {result.message}")
         if written:

@@ -87,12 +87,12 @@ def run_import(args) -> int:
     from primaldual.core.files import save_instance
     from primaldual.traces import TraceOptions, import_trace, parse_rule
 
-    check_output_path(args.output, "-o/--output")
     options = TraceOptions(format=args.format, slot_hours=args.slot_hours, window=None if args.window is None else _window(args.window),
                            tail_hours=args.tail_hours, gpus=args.gpus, ps_servers=args.ps_servers,
                            target_load=args.target_load, utility=parse_rule(args.utility),
                            scaling_efficiency=args.scaling_efficiency, outlasting=args.outlasting,
                            oversize=args.oversize, seed=args.seed)
+    check_output_path(args.output, "-o/--output")  # after the options are checked: a refused run makes no folder
     instance = import_trace(args.source, options)
     save_instance(instance, args.output)
     trace = instance.meta["trace"]

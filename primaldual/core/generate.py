@@ -342,8 +342,4 @@ def generate(
     ).validate()
 
 
-def preset_names() -> list[str]:
-    return sorted(PRESETS)
-
-
-__all__ = ["PRESETS", "Preset", "generate", "preset_names", "replace"]
+__all__ = ["PRESETS", "Preset", "generate", "replace"]

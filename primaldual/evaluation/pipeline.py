@@ -180,8 +180,7 @@ def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -
     scheduler = make_scheduler(name, **parameters)
     clock = time.perf_counter()
     try:
-        # restart_cost is passed only when set, so that simulators without the keyword still work.
-        result = simulate(instance, scheduler, restart_cost=restart_cost) if restart_cost else simulate(instance, scheduler)
+        result = simulate(instance, scheduler, restart_cost=restart_cost)
     except SimulationError as error:
         return SchedulerOutcome(name=name, error=error, seconds=time.perf_counter() - clock)
     seconds = time.perf_counter() - clock
@@ -210,9 +209,8 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     extra_warnings = [warning] if warning else []
     offline = offline_verification = start_name = None
     if solve is not None:
-        from primaldual.evaluation.seeds import solve_seeds
+        from primaldual.evaluation.bounded import solve_within  # without an OPT solve no model code is loaded
         from primaldual.offline.options import OnlineSeed
-        from primaldual.offline.solve import solve_offline  # without an OPT solve no model code is loaded
 
         start_name = best.name if (solve.mip_start and best is not None) else None
         start = None
@@ -227,11 +225,10 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
         # Schedulers that ran here with their defaults on the solved instance are seeds already verified.
         ran = {} if bound_instance is not instance else {
             name: outcome for name, outcome in outcomes.items() if outcome.ran and not parameters.get(name)}
-        seeds = solve_seeds(bound_instance, solve, start, ran)
         clock = time.perf_counter()
-        limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s"
+        limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s, seeds included"
         with step(f"solving the offline optimum ({solve.method}, {solve.solver}, {limit})"):
-            offline = solve_offline(bound_instance, solve, start=start, seeds=seeds)
+            offline = solve_within(bound_instance, solve, start=start, ran=ran)
         seconds["opt"] = time.perf_counter() - clock
         if offline.schedule is not None:
             offline_verification = verify(bound_instance, offline.schedule)

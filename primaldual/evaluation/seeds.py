@@ -41,34 +41,45 @@ def _oasis_seed(instance: Instance) -> tuple[Schedule, float | None]:
 
 
 def online_seeds(instance: Instance, ran: Mapping[str, object] | None = None) -> tuple[OnlineSeed, ...]:
-    """The verified schedules of :data:`SEED_SCHEDULERS` on ``instance``, then those of the other schedulers in
-    ``ran`` by name (an infeasible one is left out).
-
-    ``ran`` maps a scheduler's name to an outcome of it already computed on ``instance`` with its default
-    parameters (anything with ``.result.schedule`` and ``.verification``); OASiS is always run here, for its
-    certificate."""
+    """The verified schedules of :data:`SEED_SCHEDULERS`, then the other schedulers' in ``ran`` (:func:`to_seeds`):
+    ``ran`` maps a name to an outcome already computed with default parameters (``.result.schedule``,
+    ``.verification``); OASiS is always run here, for its certificate."""
     ran = ran or {}
+    computed = {name: compute_seed(instance, name) for name in SEED_SCHEDULERS
+                if name == "oasis" or getattr(ran.get(name), "verification", None) is None}
+    return to_seeds(instance, ran, computed)
+
+
+def to_seeds(instance: Instance, ran: Mapping[str, object], computed: Mapping[str, tuple]) -> tuple[OnlineSeed, ...]:
+    """The seeds, in :data:`SEED_SCHEDULERS` order then the other schedulers of ``ran``: ``computed[name]`` (a
+    :func:`compute_seed` triple) where there is one, else ``ran[name]``'s verified schedule; a scheduler in
+    neither (a seed the time limit skipped, :mod:`primaldual.evaluation.bounded`) and an infeasible schedule are
+    left out."""
     others = tuple(sorted(name for name, known in ran.items()
                           if name not in SEED_SCHEDULERS and getattr(known, "verification", None) is not None))
     preference = START_PREFERENCE + others
     seeds = []
     for name in SEED_SCHEDULERS + others:
-        schedule, report, bound = _seed(instance, name, ran.get(name))
+        known = ran.get(name)
+        if name in computed:
+            schedule, report, bound = computed[name]
+        elif known is not None and getattr(known, "verification", None) is not None:
+            schedule, report, bound = known.result.schedule, known.verification, None
+        else:
+            continue
         if report.feasible:
             seeds.append(OnlineSeed(name, schedule, float(report.utility), bound, preference.index(name)))
     return tuple(seeds)
 
 
-def _seed(instance: Instance, name: str, known) -> tuple:
-    """Scheduler ``name``'s schedule on ``instance``, its verification and OASiS's certified bound (else None):
-    ``known``'s when it was already computed and verified, else run here."""
+def compute_seed(instance: Instance, name: str) -> tuple:
+    """Scheduler ``name``'s schedule on ``instance`` with its default parameters, its verification and OASiS's
+    certified bound (None for the others)."""
     from primaldual.simulation.simulator import simulate
 
     if name == "oasis":
         schedule, bound = _oasis_seed(instance)
         return schedule, verify(instance, schedule), bound
-    if known is not None and getattr(known, "verification", None) is not None:
-        return known.result.schedule, known.verification, None
     schedule = simulate(instance, name).schedule
     return schedule, verify(instance, schedule), None
 
@@ -81,4 +92,4 @@ def solve_seeds(instance: Instance, options: SolveOptions, start=None,
     return online_seeds(instance, ran) if uses_seeds(instance, options, start) else ()
 
 
-__all__ = ["SEED_SCHEDULERS", "START_PREFERENCE", "online_seeds", "solve_seeds"]
+__all__ = ["SEED_SCHEDULERS", "START_PREFERENCE", "compute_seed", "online_seeds", "solve_seeds", "to_seeds"]

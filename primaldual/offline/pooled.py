@@ -170,18 +170,6 @@ def seed_pooled(model, instance: Instance, start: Schedule) -> None:
                 model.work_done[i, t].set_value(float(running[t]), skip_validation=True)
 
 
-def pooled_counts(model, instance: Instance) -> dict:
-    """Per admitted job of a solved pooled model, its workers and PSs per slot, (T,) integer arrays each."""
-    admitted = [i for i in model.jobs if (model.admit[i].value or 0) > 0.5]
-    out = {i: (np.zeros(instance.horizon, dtype=np.int64), np.zeros(instance.horizon, dtype=np.int64))
-           for i in admitted}
-    for pool, var in enumerate((model.workers, model.parameter_servers)):
-        for (i, t), v in var.items():
-            if i in out and v.value:
-                out[i][pool][t] = int(round(v.value))
-    return out
-
-
 @dataclass(frozen=True, eq=False)
 class PooledSolve:
     """The pooled ILP's answer for the per-server ILP: its solve, the jobs of it that fit, and a note.
@@ -271,5 +259,5 @@ def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int 
     return float(outcome.bound) + model.objective_slack, prices[0], prices[1]
 
 
-__all__ = ["PooledSolve", "pack_slot", "place_pooled", "pooled_counts", "pooled_lp_prices",
+__all__ = ["PooledSolve", "pack_slot", "place_pooled", "pooled_lp_prices",
            "seed_pooled", "solve_pooled_and_place"]

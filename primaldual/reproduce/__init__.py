@@ -164,7 +164,7 @@ def _sweep_section(settings: Settings, out: Path, restart_cost: float, sections:
         return {"groups": {}, "labels": [], "records": 0, "computed": 0, "seconds": 0.0}
     log(f"reproduce ({settings.name}): {len(specs)} sweep specs -> {out / 'results.jsonl'}")
     result = sweep(specs, out / "results.jsonl", executor=executor, workers=workers, progress=progress,
-                   redo=time_limited, task=run_task)
+                   redo=time_limited, task=run_task, on_record=None if progress else spec_lines(len(specs), log))
     seconds = time.perf_counter() - clock
     groups = by_label(result.records)
     labels = sorted(groups, key=lambda label: (base_label(label)[1], _LABEL_ORDER.index(base_label(label)[0])))
@@ -190,6 +190,22 @@ def _label_checks(label: str, records: list[dict], out: Path, figures: list, cap
             figures.append(band)
             captions[band] = OPT_BAND_CAPTION
     return paper_checks(records, KNOB_OF[base], where)
+
+
+def spec_lines(total: int, log) -> Callable[[dict], None]:
+    """``on_record`` for the sweep when no progress bar shows (stderr is not a terminal, or ``--no-progress``):
+    one line per finished spec, its set, seed and the time since the sweep started, so a long run is never
+    silent (``reproduce --quick`` printed one line in 7 minutes, issue 53). Records already in the file are
+    not run again and are not counted here."""
+    clock, done = time.perf_counter(), [0]
+
+    def line(record: dict) -> None:
+        done[0] += 1
+        spec = record.get("spec", {})
+        log(f"reproduce: spec {done[0]} of at most {total} done ({spec.get('label') or spec.get('preset')}, seed "
+            f"{spec.get('seed')}, restart cost {spec.get('restart_cost', 0):g}) after {time.perf_counter() - clock:.0f} s")
+
+    return line
 
 
 def _lbbsp(settings: Settings, out: Path, log, figures: list, captions: dict, outcomes: list) -> None:

@@ -24,25 +24,6 @@ def opt_band(records: list[Record | dict], knob: str = "jobs") -> list[tuple[flo
             for value, pairs in sorted(ends.items())]
 
 
-def draw_opt_band(ax, records: list[dict], knob: str = "jobs") -> bool:
-    """OPT's interval (means of its ends over seeds) as a grey band with its ends as thin lines, on ``ax``;
-    False when no record of ``records`` computed OPT."""
-    band = opt_band(records, knob)
-    if not band:
-        return False
-    from primaldual.views.style import colour
-
-    xs = [value for value, *_ in band]
-    ax.fill_between(xs, [row[1] for row in band], [row[2] for row in band], color=colour("OPT"), alpha=0.15,
-                    label="OPT interval (certified)", zorder=0)
-    # The ends as thin lines too: a proven OPT makes the band a line of zero width.
-    for index, style in ((1, "--"), (2, ":")):
-        ax.plot(xs, [row[index] for row in band], color=colour("OPT"), linewidth=0.9, linestyle=style,
-                label="OPT, lower end" if index == 1 else "OPT, upper end")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    return True
-
-
 def utility_with_opt_band(records: list[dict], path: Path, title: str, knob: str = "jobs") -> Path | None:
     """The utility curve of :func:`~primaldual.views.sweep_figures.utility_data` with OPT's band, written to
     ``path`` + ``.png``, ``.pdf`` and ``.csv`` (:func:`~primaldual.views.figure_data.save_figure`);

@@ -7,6 +7,7 @@ say so in the commit.
 """
 
 import json
+import math
 import subprocess
 import sys
 
@@ -39,8 +40,49 @@ def test_every_scheduler_run_is_unchanged():
     assert changed == []
 
 
+#: How far a recomputed optimum's value may sit from the recorded one: summation order only (another optimal
+#: schedule adds the same job utilities in another order). Any real change of the optimum is far larger.
+VALUE_TOLERANCE = 1e-9
+
+
+def _same_value(a: str, b: str) -> bool:
+    return math.isclose(float(a), float(b), rel_tol=VALUE_TOLERANCE, abs_tol=VALUE_TOLERANCE)
+
+
+def optima_changes(got: dict, expected: dict) -> list[str]:
+    """What differs between two ``solve_outputs()``: status, value, or a schedule that is not a verified optimum.
+
+    Which of several optimal schedules the solver returns is not compared (issue 53): it differs between machines.
+    """
+    if got.keys() != expected.keys():
+        return [f"cases {sorted(got)} != {sorted(expected)}"]
+    changes = []
+    for key, want in expected.items():
+        have = got[key]
+        if have["status"] != want["status"]:
+            changes.append(f"{key}: status {have['status']} != {want['status']}")
+        if not _same_value(have["objective"], want["objective"]):
+            changes.append(f"{key}: objective {have['objective']} != {want['objective']}")
+        if not have["feasible"]:
+            changes.append(f"{key}: the optimal schedule does not verify")
+        if not _same_value(have["verified_utility"], have["objective"]):
+            changes.append(f"{key}: verified utility {have['verified_utility']} != objective {have['objective']}")
+    return changes
+
+
 def test_offline_optima_are_unchanged():
-    assert solve_outputs() == EXPECTED["solve"]
+    assert optima_changes(solve_outputs(), EXPECTED["solve"]) == []
+
+
+def test_the_optima_check_fails_when_an_optimum_changes():
+    """The check above is not vacuous: a changed value, status or an unverified schedule is each reported."""
+    base = {"s": {"status": "optimal", "objective": "131.27507641685995", "feasible": True,
+                  "verified_utility": "131.27507641685998"}}
+    assert optima_changes(base, base) == []
+    for field, value in (("objective", "131.27517641685995"), ("status", "time_limit"), ("feasible", False),
+                         ("verified_utility", "130.0")):
+        changed = {"s": {**base["s"], field: value}}
+        assert len(optima_changes(changed, base)) >= 1, field
 
 
 @pytest.mark.slow

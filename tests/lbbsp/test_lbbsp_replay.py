@@ -99,6 +99,7 @@ def test_oracle_is_best_every_iteration_and_bsp_is_the_trace_maximum():
         [law.speed(t).min() for t in range(trace.n_iterations)])) + 1e-9)
 
 
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("job", [1, 2, 3])
 def test_pai_jobs_within_5_percent_and_half_the_oracle_gain(job):
     summary = replay(load_trace(f"pai:job_{job}"), predictors=("select",), gpu=False).summary()

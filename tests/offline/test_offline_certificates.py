@@ -59,6 +59,7 @@ def assert_honest(instance, result):
         assert result.bound - result.objective <= OPTIMALITY_TOLERANCE * max(1.0, abs(result.bound))
 
 
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("seed", [0, 1, 3])
 def test_relaxations_bound_the_optimum_and_strong_is_tighter(seed):
     instance = generate("small", seed)

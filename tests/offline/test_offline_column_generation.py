@@ -48,6 +48,7 @@ def test_tiny_bound_covers_the_ilp_optimum_and_the_schedule_verifies(seed):
         assert result.bound >= utility - TOLERANCE, name
 
 
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("seed", [0, 5])
 def test_small_bound_between_ilp_and_its_lp_relaxation(seed):
     instance = generate("small", seed)

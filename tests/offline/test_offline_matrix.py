@@ -30,6 +30,7 @@ def test_matrix_and_pyomo_models_agree_on_tiny_instances(seed, jobs):
             assert verify(instance, by_matrix.schedule).feasible
 
 
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("seed", [0, 3])
 def test_matrix_path_on_small_instances(seed):
     instance = generate("small", seed)

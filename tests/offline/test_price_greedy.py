@@ -72,6 +72,7 @@ LEVERS = [Levers.none(), Levers(), Levers(simplex_strategy=DEFAULT_SIMPLEX_STRAT
           Levers(greedy_start=False), Levers(mip_presolve=False)]
 
 
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("seed", [2, 7])
 def test_every_lever_combination_converges_to_the_same_bound(seed):
     instance = generate("small", seed)

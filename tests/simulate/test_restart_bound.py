@@ -82,6 +82,7 @@ def exact_out_of_reach(monkeypatch):
     monkeypatch.setattr(restart_opt, "EXACT_RESTART_PLACEMENTS", -1)
 
 
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("seed", [2, 7, 13])
 def test_where_the_exact_model_is_in_reach_opt_is_a_proven_point_below_the_relaxation(seed):
     instance = generate("tiny", seed=seed)
@@ -96,6 +97,7 @@ def test_where_the_exact_model_is_in_reach_opt_is_a_proven_point_below_the_relax
         assert costly.ratios[name].proven and costly.ratios[name].lower == costly.ratios[name].upper
 
 
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("seed", [2, 7, 13])
 def test_the_interval_under_a_restart_cost_is_of_the_relaxation_and_holds_every_schedule(seed, exact_out_of_reach):
     instance = generate("tiny", seed=seed)

@@ -21,6 +21,7 @@ def test_both_seeds_ship_fifteen_vcs_with_the_licence_and_readme():
     assert "c4fa400" in _data().joinpath("README.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.fast_tier(6)
 @pytest.mark.parametrize("name", PACKAGED)
 def test_every_packaged_vc_imports_and_round_trips(tmp_path, name):
     instance = import_trace(name)

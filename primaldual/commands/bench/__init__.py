@@ -10,6 +10,7 @@ measured in the same run, never as absolute pass/fail thresholds.
 from __future__ import annotations
 
 from primaldual.commands._progress import add_progress_flag, with_activity
+from primaldual.core.errors import InputError
 
 ORDER = 90
 
@@ -32,5 +33,30 @@ def register(subparsers) -> None:
         sub = benchmarks.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(sub)
         add_progress_flag(sub)
-        sub.set_defaults(handler=with_activity(f"bench {module.NAME}", module.run))
+        sub.set_defaults(handler=with_activity(f"bench {module.NAME}", module.run), parser=sub)
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
+
+
+def refuse_unused(args, applies: dict[str, tuple[str, ...]], mode: str) -> None:
+    """Refuse a flag set away from its default that the chosen ``mode`` does not read (a benchmark that ran
+    without it printed figures the user did not ask for, without a word, issue 53): ``applies`` maps each
+    mode-specific flag to the modes that read it; a flag not in it applies to every mode."""
+    parser = args.parser
+    for action in parser._actions:
+        flag = max(action.option_strings, key=len, default="")
+        modes = applies.get(flag)
+        if modes is None or mode in modes:
+            continue
+        if getattr(args, action.dest) != parser.get_default(action.dest):
+            raise InputError(f"{flag}: only applies to {' or '.join(modes)}; {mode} does not read it")
+
+
+def names(text: str | None, flag: str) -> list[str] | None:
+    """A comma-separated list flag as its names (None when the flag was not given); an empty list is refused
+    (it would have meant the long default run, issue 53)."""
+    if text is None:
+        return None
+    out = [part.strip() for part in text.split(",") if part.strip()]
+    if not out:
+        raise InputError(f"{flag}: give at least one name, got {text!r}")
+    return out

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands.bench import refuse_unused
 from primaldual.core.errors import InputError
 
 NAME = "oasis"
@@ -38,6 +39,12 @@ def add_arguments(parser) -> None:
     add("--restart-costs", default="0,0.1", help="with --quality: comma-separated restart costs (default 0,0.1)")
     add("--time-limit", type=float, default=30.0, help="with --quality: seconds per offline optimum (default 30)")
     add_json_flag(parser)
+
+
+#: The default benchmark's name in messages, and the flags each of the two others reads alone.
+DECISIONS = "the decision benchmark"
+QUALITY_FLAGS = ("--sets", "--first-seed", "--count", "--paper-count", "--restart-costs", "--time-limit")
+COMPARE_LR_FLAGS = ("--seeds", "--preset", "--repetitions", "--restart-cost")
 
 
 def _quality(args):
@@ -82,6 +89,10 @@ def run(args) -> int:
 
     if args.compare_lr and args.quality:
         raise InputError("--compare-lr: cannot be combined with --quality (two different benchmarks)")
+    mode = "--compare-lr" if args.compare_lr else "--quality" if args.quality else DECISIONS
+    refuse_unused(args, {**{flag: ("--quality",) for flag in QUALITY_FLAGS},
+                         **{flag: ("--compare-lr",) for flag in COMPARE_LR_FLAGS},
+                         "--seed": (DECISIONS,), "--quick": (DECISIONS,), "--jobs": (DECISIONS, "--compare-lr")}, mode)
     if args.compare_lr or args.quality:
         result, text = (_compare_lr if args.compare_lr else _quality)(args)
     else:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from primaldual.commands._common import print_json
+from primaldual.commands.bench import names, refuse_unused
 from primaldual.core.errors import InputError
 
 NAME = "offline"
@@ -68,6 +69,10 @@ def run(args) -> int:
     from primaldual.evaluation.bench.offline import (DEFAULT_BUDGET, QUICK_BUDGET, format_offline_bench,
                                                       run_offline_bench, size_labels)
 
+    mode = "--against-raw" if args.against_raw else "the size ladder"
+    refuse_unused(args, {"--seeds": ("--against-raw",), "--quick": ("the size ladder",),
+                         "--seed": ("the size ladder",), "--solver": ("the size ladder",)}, mode)
+    names(args.sizes, "--sizes")  # an empty list is refused, not read as the long default ladder
     check_solver(args.solver)
     if args.against_raw:
         result, text = _against_raw(args)

@@ -34,6 +34,9 @@ def run(args) -> int:
     unknown = [s for s in labels if s not in {name for name, *_ in SIZES}]
     if unknown or not seeds or not args.budget > 0:
         raise InputError(f"--sizes: unknown {unknown}" if unknown else "--seeds/--budget: need seeds and a budget > 0")
+    if args.only == "restart" and not args.restart_cost:
+        raise InputError("--restart-cost: 0 skips the restart table, and --only restart runs only that table: "
+                         "nothing would run; give a cost in (0, 1)")
     result = run_solvers_bench(labels, seeds, args.budget, args.restart_cost, args.only)
     if args.json:
         print_json(result.to_dict())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from primaldual.commands._common import print_json
+from primaldual.commands.bench import names
 from primaldual.core.errors import InputError
 from primaldual.evaluation.bench.trace import (CLUSTER_GPUS, DEFAULT_SCHEDULERS, GROWTH_VC, LARGEST, QUICK_TAIL,
                                                QUICK_VC, QUICK_WINDOW)
@@ -44,17 +45,25 @@ def run(args) -> int:
     from primaldual.simulation.scheduler import available_schedulers
     from primaldual.traces import packaged_vcs
 
-    schedulers = [s for s in args.schedulers.split(",") if s]
-    growing = [s for s in (args.growth_schedulers or args.schedulers).split(",") if s]
-    unknown = [s for s in schedulers + growing if s not in available_schedulers()]
-    vcs = [v for v in args.vcs.split(",") if v]
-    missing = [v for v in vcs + [args.growth_vc] if v not in packaged_vcs(args.seed)]
-    if unknown or missing or "rrh" not in schedulers or not args.timeout > 0:
-        raise InputError(f"--schedulers must name registered schedulers, rrh among them, --vcs/--growth-vc "
-                         f"packaged VCs of seed {args.seed}, --timeout > 0; got {unknown + missing or args.timeout}")
+    schedulers = names(args.schedulers, "--schedulers")
+    growing = names(args.growth_schedulers, "--growth-schedulers") or schedulers
+    vcs = names(args.vcs, "--vcs")
+    for flag, given in (("--schedulers", schedulers), ("--growth-schedulers", growing)):
+        unknown = [s for s in given if s not in available_schedulers()]
+        if unknown:
+            raise InputError(f"{flag}: unknown scheduler {', '.join(unknown)}; available: "
+                             f"{', '.join(available_schedulers())}")
+    if "rrh" not in schedulers:
+        raise InputError(f"--schedulers: must include rrh (the reference of every ratio), got {args.schedulers!r}")
+    for flag, given in (("--vcs", vcs), ("--growth-vc", [args.growth_vc])):
+        missing = [v for v in given if v not in packaged_vcs(args.seed)]
+        if missing:
+            raise InputError(f"{flag}: not a packaged VC of seed {args.seed}: {', '.join(missing)} "
+                             "(see 'primaldual trace list')")
+    if not args.timeout > 0:
+        raise InputError(f"--timeout: must be > 0 seconds, got {args.timeout!r}")
     if args.weeks and args.quick:
-        raise InputError("--weeks: not with --quick, which runs one window of "
-                         f"{QUICK_VC} instead of the VCs")
+        raise InputError(f"--weeks: not with --quick, which runs one window of {QUICK_VC} instead of the VCs")
     result = run_trace_bench(args.seed, vcs, args.growth_vc, schedulers, growing, args.cluster, args.timeout,
                              args.quick, _progress, weeks=args.weeks)
     if args.json:

@@ -178,9 +178,11 @@ class OasisBench:
     run: WholeRun
     target: DecisionTimes
     target_median_ms: float = TARGET_MEDIAN_MS
+    #: ``PRIMALDUAL_KERNEL``'s mode the decisions ran under (``reference`` times plain Python: say so).
+    kernel: str = "auto"
 
     def to_dict(self) -> dict:
-        return {"seed": self.seed, "quick": self.quick, "paper": {**self.paper.to_dict(), **jsonable(fields_of(self.run))},
+        return {"seed": self.seed, "quick": self.quick, "kernel": self.kernel, "paper": {**self.paper.to_dict(), **jsonable(fields_of(self.run))},
                 "target": {**self.target.to_dict(), "target_median_ms": self.target_median_ms}}
 
 
@@ -204,14 +206,15 @@ def run_benchmark(seed: int = 0, quick: bool = False, jobs: int | None = None) -
     target_jobs = 50 if quick else 200
     target = generate("paper", seed, jobs=target_jobs, horizon=100, worker_servers=100, ps_servers=100,
                       load=target_jobs / 100.0)
-    return OasisBench(seed, quick, decisions, run, time_decisions(target, reference_every=0))
+    return OasisBench(seed, quick, decisions, run, time_decisions(target, reference_every=0), kernel=kernel.mode())
 
 
 def format_benchmark(result: OasisBench) -> str:
     """The text of ``bench oasis``."""
     paper, target, run, reference = result.paper, result.target, result.run, result.paper.reference
     lines = [f"paper preset (seed {result.seed}): {paper.jobs} jobs, T = {paper.horizon}, "
-             f"{paper.worker_servers}+{paper.ps_servers} servers, N_i <= {paper.max_chunks}",
+             f"{paper.worker_servers}+{paper.ps_servers} servers, N_i <= {paper.max_chunks}; decisions timed "
+             f"with the {result.kernel} dual-subroutine kernel (PRIMALDUAL_KERNEL)",
              f"  decision: median {paper.decision_ms_median:.2f} ms, p99 {paper.decision_ms_p99:.2f} ms "
              f"(CPU median {paper.decision_cpu_ms_median:.2f} ms)"]
     if reference is not None:

@@ -56,8 +56,15 @@ def _timed_run(instance, label: str, restart_cost: float) -> tuple[float, float,
     return time.perf_counter() - wall, time.process_time() - cpu, result.scheduler_seconds, result.utility
 
 
+class _Figures:
+    """A table of figures whose JSON form is its fields, as they are (shared by the tables below)."""
+
+    def to_dict(self) -> dict:
+        return jsonable(fields_of(self))
+
+
 @dataclass(frozen=True)
-class WallRatio:
+class WallRatio(_Figures):
     """OASiS-LR's whole-run time over OASiS's (and over itself without the lookahead), medians of repetitions."""
 
     repetitions: int
@@ -73,9 +80,6 @@ class WallRatio:
     lookahead_ratio_median: float
     oasis_lr_fixed_seconds_median: float
     oasis_lr_fixed_utility: float
-
-    def to_dict(self) -> dict:
-        return jsonable(fields_of(self))
 
 
 def wall_ratio(instance, repetitions: int = 5, restart_cost: float = 0.0) -> WallRatio:
@@ -191,7 +195,7 @@ def _instrument_oasis(scheduler, figures: dict) -> None:
 
 
 @dataclass(frozen=True)
-class DecisionTimes:
+class DecisionTimes(_Figures):
     """OASiS-LR's per-job decision milliseconds (and OASiS's median), with the seconds spent outside decisions."""
 
     jobs: int
@@ -203,9 +207,6 @@ class DecisionTimes:
     reoffer_seconds: float
     allocate_seconds: float
     report_seconds: float
-
-    def to_dict(self) -> dict:
-        return jsonable(fields_of(self))
 
 
 def decision_times(instance, restart_cost: float = 0.0) -> DecisionTimes:
