@@ -1,6 +1,6 @@
 """Optimus: greedy marginal-gain resource allocation (Peng et al., "Optimus: An Efficient Dynamic Resource
-Scheduler for Deep Learning Clusters", EuroSys 2018, section 5.1, "Resource allocation"; the same parameter-
-server model and research group as OASiS).
+Scheduler for Deep Learning Clusters", EuroSys 2018, section 5.1, "Resource allocation"; the same
+parameter-server model and research group as OASiS).
 
 The source estimates each job's remaining time from a fitted convergence model and a fitted speed function
 ``f(p, w)`` of its PS and worker counts, and every scheduling interval:
