@@ -9,6 +9,19 @@ name      reading                                                     module
 ``dorm``  partitions re-solved by a MILP at arrivals and departures   :mod:`.dorm`
 ========  ==========================================================  ==========================
 
+The field's schedulers (issue 52), each a reading of its paper in this model (docs/papers.md):
+
+============  =========================================================  ======================
+name          reading                                                    module
+============  =========================================================  ======================
+``tiresias``  discretized 2D-LAS on worker-slots, non-clairvoyant        :mod:`.tiresias`
+``srtf``      preemptive shortest remaining time first, clairvoyant      :mod:`.srtf`
+``optimus``   one worker + PS each, then greedy marginal gain per share  :mod:`.optimus`
+``themis``    finish-time fairness, worst-rho fraction first, leases     :mod:`.themis`
+============  =========================================================  ======================
+
+They share the ordered passes and per-job tables of :mod:`.ordered`.
+
 RRH's two other readings, ``rrh-full-reward`` and ``rrh-nonpreemptive``, are named in :mod:`.readings`.
 They are registered by name in :data:`primaldual.simulation.scheduler.BUILTIN_SCHEDULERS` and share the in-slot
 placement rules of :mod:`.placement`.

@@ -39,4 +39,28 @@ DORM = {
     "skip_unfinishable": SKIP_UNFINISHABLE,
 }
 
-__all__ = ["DORM", "DRF", "FIFO", "RRH"]
+
+SRTF = {"placement": PLACEMENT, "skip_unfinishable": SKIP_UNFINISHABLE}
+
+TIRESIAS = {
+    "threshold": ParameterSpec("a number > 0 (worker-hours)", "attained service (workers x hours run) at which a "
+                                                              "job is demoted from the first queue to the second"),
+    "starvation_limit": ParameterSpec("null or an integer >= 1 (slots)", "slots a demoted job may wait without "
+                                                                         "resources before it is promoted back to "
+                                                                         "the first queue; null: never"),
+    "placement": PLACEMENT,
+}
+
+OPTIMUS = {"placement": PLACEMENT, "skip_unfinishable": SKIP_UNFINISHABLE}
+
+THEMIS = {
+    "fairness": ParameterSpec("a number in [0, 1)", "the paper's fairness knob f: the 1 - f fraction of jobs with "
+                                                    "the worst finish-time fairness is served first"),
+    "lease": ParameterSpec("null or an integer >= 1 (slots)", "how long an allocation is held before it is "
+                                                              "auctioned again; null: the paper's 10 minutes in "
+                                                              "slots, at least one"),
+    "placement": PLACEMENT,
+    "skip_unfinishable": SKIP_UNFINISHABLE,
+}
+
+__all__ = ["DORM", "DRF", "FIFO", "OPTIMUS", "RRH", "SRTF", "THEMIS", "TIRESIAS"]

@@ -58,6 +58,12 @@ PARAMETERS: dict[str, dict[str, object]] = {
     "oasis-p": _LR,
     "rrh-full-reward": _RRH,
     "rrh-nonpreemptive": _RRH,
+    "tiresias": {"threshold": number(0, 1e6, low_open=True), "starvation_limit": integer(1, 10 ** 6, optional=True),
+                 "placement": PLACEMENTS},
+    "srtf": {"placement": PLACEMENTS, "skip_unfinishable": BOOLEAN},
+    "optimus": {"placement": PLACEMENTS, "skip_unfinishable": BOOLEAN},
+    "themis": {"fairness": number(0, 1, high_open=True), "lease": integer(1, 10 ** 6, optional=True),
+               "placement": PLACEMENTS, "skip_unfinishable": BOOLEAN},
 }
 
 

@@ -112,13 +112,19 @@ BUILTIN_SCHEDULERS: dict[str, str] = {
     "oasis-p": "primaldual.oasis.lr.scheduler:OasisP",
     "rrh-full-reward": "primaldual.baselines.readings:RrhFullReward",
     "rrh-nonpreemptive": "primaldual.baselines.readings:RrhNonpreemptive",
+    "tiresias": "primaldual.baselines.tiresias:TiresiasScheduler",
+    "srtf": "primaldual.baselines.srtf:SrtfScheduler",
+    "optimus": "primaldual.baselines.optimus:OptimusScheduler",
+    "themis": "primaldual.baselines.themis:ThemisScheduler",
 }
 #: The built-in families, named once for every layer above (``compare``, ``reproduce``): OASiS and its variants
 #: OASiS-LR and OASiS-P; the baselines they are compared with, RRH in its three readings
-#: (:mod:`primaldual.baselines.readings`); and the variant this artifact puts forward, whose standing against the
+#: (:mod:`primaldual.baselines.readings`), and the field's schedulers Tiresias, SRTF, Optimus and Themis (issue 52);
+#: and the variant this artifact puts forward, whose standing against the
 #: best baseline ``compare`` and ``reproduce`` report.
 OASIS_FAMILY = ("oasis", "oasis-lr", "oasis-p")
-BASELINES = ("greedy", "fifo", "drf", "rrh", "rrh-full-reward", "rrh-nonpreemptive", "dorm")
+BASELINES = ("greedy", "fifo", "drf", "rrh", "rrh-full-reward", "rrh-nonpreemptive", "dorm",
+             "tiresias", "srtf", "optimus", "themis")
 CLAIMANT = "oasis-lr"
 ENTRY_POINT_GROUP = "primaldual.schedulers"
 _REGISTERED: dict[str, Callable[..., OnlineScheduler]] = {}

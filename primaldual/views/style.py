@@ -17,11 +17,15 @@ COLOURS = {
     "oasis": "#882255", "oasis-lr": "#CC6677", "oasis-p": "#AA4499", "greedy": "#DDCC77", "fifo": "#332288",
     "drf": "#117733", "rrh": "#88CCEE", "rrh-full-reward": "#44AA99", "rrh-nonpreemptive": "#999933",
     "dorm": "#555555", "OPT": "#000000",
+    # The field's baselines (issue 52): Paul Tol's "bright" blue and "vibrant" orange, teal and magenta.
+    "tiresias": "#4477AA", "srtf": "#EE7733", "optimus": "#009988", "themis": "#EE3377",
 }
-#: A distinct filled marker per scheduler, so that the ten stay apart without colour.
+#: A distinct filled marker per scheduler, so that the fourteen stay apart without colour (the field's four take
+#: markers also in the spare list: only an unknown name can share one with them).
 MARKERS = {
     "oasis": "o", "oasis-lr": "s", "oasis-p": "^", "greedy": "v", "fifo": "D", "drf": "P", "rrh": "X",
     "rrh-full-reward": "<", "rrh-nonpreemptive": ">", "dorm": "*", "OPT": "_",
+    "tiresias": "8", "srtf": "p", "optimus": "h", "themis": "d",
 }
 #: Colours and markers for names outside the table, chosen by checksum (never a colour of the table).
 SPARE_COLOURS = ("#0072B2", "#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#7f7f7f", "#393b79")

@@ -25,6 +25,9 @@ RESTART_COSTS = (0.0, 0.1)
 SCHEDULERS = ("oasis", "greedy", "fifo", "drf", "rrh", "dorm", "oasis-lr", "oasis-p")
 #: The two other readings of RRH (built-in names too): their runs are captured, compare's summary keeps the eight.
 READINGS = ("rrh-full-reward", "rrh-nonpreemptive")
+#: The field's baselines (issue 52, built-in names too): their runs are captured (added in one recapture of these
+#: keys only); compare's summary keeps the eight, so its records did not change when they were added.
+FIELD = ("tiresias", "srtf", "optimus", "themis")
 SOLVE_CASES = [("tiny", 424247, None), ("small", 424248, None)]
 COMPARE_CASES = [("tiny", 424249, None), ("small", 424250, None)]
 
@@ -48,7 +51,7 @@ def _instance(preset, seed, jobs):
     return generate(preset, seed=seed) if jobs is None else generate(preset, seed=seed, jobs=jobs)
 
 
-def scheduler_outputs(names=SCHEDULERS + READINGS) -> dict:
+def scheduler_outputs(names=SCHEDULERS + READINGS + FIELD) -> dict:
     from primaldual.core.files import schedule_to_dict
     from primaldual.core.jsonable import jsonable
     from primaldual.simulation.simulator import simulate

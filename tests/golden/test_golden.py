@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from capture import OUTPUTS, READINGS, SCHEDULERS, compare_outputs, scheduler_outputs, solve_outputs
+from capture import FIELD, OUTPUTS, READINGS, SCHEDULERS, compare_outputs, scheduler_outputs, solve_outputs
 
 EXPECTED = json.loads(OUTPUTS.read_text())
 
@@ -28,7 +28,7 @@ def test_the_capture_covers_every_built_in_scheduler():
     # In a fresh process: other tests register schedulers of their own in this one.
     code = "from primaldual.simulation.scheduler import available_schedulers as a; print(' '.join(a()))"
     names = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert sorted(names) == sorted(SCHEDULERS + READINGS)
+    assert sorted(names) == sorted(SCHEDULERS + READINGS + FIELD)
 
 
 @pytest.mark.slow

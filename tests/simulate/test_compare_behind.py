@@ -36,7 +36,9 @@ def test_the_families_are_the_reproductions():
     from primaldual.reproduce.experiments import BASELINES as REPRODUCED, CLAIMANT as CLAIMED, SCHEDULERS
     from primaldual.reproduce.readings import READINGS
 
-    assert BASELINES == REPRODUCED == ("greedy", "fifo", "drf", "rrh", *READINGS, "dorm")
+    FIELD = ("tiresias", "srtf", "optimus", "themis")  # issue 52
+
+    assert BASELINES == REPRODUCED == ("greedy", "fifo", "drf", "rrh", *READINGS, "dorm", *FIELD)
     assert CLAIMANT == CLAIMED == "oasis-lr" and SCHEDULERS == OASIS_FAMILY + BASELINES
 
 

@@ -6,8 +6,8 @@ import json
 import subprocess
 import sys
 
-TEN = ["oasis", "greedy", "fifo", "drf", "rrh", "dorm", "oasis-lr", "oasis-p", "rrh-full-reward",
-       "rrh-nonpreemptive"]
+ALL = ["oasis", "greedy", "fifo", "drf", "rrh", "dorm", "oasis-lr", "oasis-p", "rrh-full-reward",
+       "rrh-nonpreemptive", "tiresias", "srtf", "optimus", "themis"]
 
 
 def _fresh(code: str) -> str:
@@ -15,9 +15,9 @@ def _fresh(code: str) -> str:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
 
-def test_import_primaldual_lists_all_ten_schedulers():
+def test_import_primaldual_lists_all_fourteen_schedulers():
     code = "import json, primaldual; print(json.dumps(primaldual.available_schedulers()))"
-    assert json.loads(_fresh(code)) == TEN
+    assert json.loads(_fresh(code)) == ALL
 
 
 def test_the_rrh_readings_run_from_python_without_the_reproduce_layer():

@@ -14,7 +14,8 @@ from primaldual.traces import import_trace
 #: Every built-in scheduler with its parameters; the rrh variants are the registered rrh-nonpreemptive and
 #: rrh-full-reward (which register where the command line loads them).
 BUILT_IN = (("fifo", {}), ("drf", {}), ("rrh", {}), ("rrh", {"preemptive": False}), ("rrh", {"risk_weight": 0.8}),
-            ("dorm", {}), ("greedy", {}), ("oasis", {}), ("oasis-lr", {}), ("oasis-p", {}))
+            ("dorm", {}), ("greedy", {}), ("oasis", {}), ("oasis-lr", {}), ("oasis-p", {}),
+            ("tiresias", {}), ("srtf", {}), ("optimus", {}), ("themis", {}))
 
 
 @pytest.fixture(scope="module")

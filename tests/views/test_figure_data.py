@@ -25,9 +25,9 @@ def ratio_record(seed: int, ratios: dict[str, float | None]) -> dict:
                        for name, r in ratios.items()}}
 
 
-def test_ten_schedulers_get_ten_colours_and_ten_markers():
-    assert len({colour(n) for n in SCHEDULERS}) == len(SCHEDULERS) == 10
-    assert len({marker(n) for n in SCHEDULERS}) == 10
+def test_fourteen_schedulers_get_fourteen_colours_and_fourteen_markers():
+    assert len({colour(n) for n in SCHEDULERS}) == len(SCHEDULERS) == 14
+    assert len({marker(n) for n in SCHEDULERS}) == 14
 
 
 def test_the_csv_round_trips_exactly_and_redraws(tmp_path):
