@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from primaldual.core.verify import verify
 from primaldual.offline.child import remaining
-from primaldual.offline.methods import POOLED_SHARE
+from primaldual.offline.resolve import POOLED_SHARE
 from primaldual.offline.options import best_seed
 from primaldual.offline.outcome import Built, Incumbent, Notify, RawSolve
 from primaldual.offline.task import DEFAULT_HIGHS_GAP, IlpTask

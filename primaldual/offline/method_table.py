@@ -7,6 +7,12 @@ name into the spawned child), with ``prepare(instance, task)`` run there before 
 work makes later). The parent builds the task with ``make_task``; the certificate reads the entry's flags
 (``relaxed``, ``pooled``) and wording. Adding a method is adding an entry here, and its name to
 :data:`primaldual.offline.options.METHODS`.
+
+This is the one place that knows what a method does: the command line, the resolution of options
+(:mod:`primaldual.offline.resolve`) and the evaluation ask the predicates below (:func:`is_relaxation`,
+:func:`has_one_model`, :func:`plans_large_ilp`, :func:`always_seeded`, :func:`may_be_ilp`), never a name. The
+module imports no solver (the backends load when a result names its solver), so the command line reads it
+cheaply.
 """
 
 from __future__ import annotations
@@ -14,16 +20,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from primaldual.backends.solvers import highspy_version, solver_version
 from primaldual.offline.ilp import ilp_in_child, prepare_ilp
-from primaldual.offline.methods import large_ilp_plan, resolve_builder
-from primaldual.offline.options import SolveOptions
+from primaldual.offline.options import AUTO, CG, ILP, LP, POOLED, SolveOptions
 from primaldual.offline.outcome import Notify, RawSolve
 from primaldual.offline.task import ColumnGenerationTask, IlpTask
 
 
 def chosen_solver(options: SolveOptions) -> tuple[str, str]:
     """The solver the options name, and its version."""
+    from primaldual.backends.solvers import solver_version
+
     return options.solver, solver_version(options.solver)
 
 
@@ -36,7 +42,9 @@ class Method:
     relaxation (its answer is a bound, no schedule); ``solver_of(options)`` is the (solver, version) the result
     names; ``streams_progress`` says its progress lines are shown when it runs in this process. The certificate
     tags the work's schedule with ``source`` and the result's fields ``meta_keys``, advises ``memory_advice``
-    past the memory cap, and says ``no_bound_note`` when the work gave no bound (None: nothing)."""
+    past the memory cap, and says ``no_bound_note`` when the work gave no bound (None: nothing). ``one_model``:
+    the method solves one model that ``solve --write-mps`` can export; ``large_ilp``: the large-ILP plan
+    (``pooled_first``, ``online_start``) applies; ``seeded``: it always reads the online seeds."""
 
     name: str
     make_task: Callable[..., object]
@@ -50,6 +58,9 @@ class Method:
     meta_keys: tuple[str, ...] = ("solver", "formulation")
     memory_advice: str = "raise --memory-limit or try --method cg, whose master program is much smaller"
     no_bound_note: str | None = None
+    one_model: bool = True
+    large_ilp: bool = False
+    seeded: bool = False
 
     @property
     def relaxation(self) -> bool:
@@ -60,6 +71,8 @@ class Method:
 def ilp_task(method: Method, instance, options: SolveOptions, start, start_utility, seeds, deadline,
              jobs) -> IlpTask:
     """What the ILP/LP child needs, as picklable data (``jobs``: the child finds them itself)."""
+    from primaldual.offline.resolve import large_ilp_plan, resolve_builder  # it asks this table: imported here
+
     plan = large_ilp_plan(instance, options, method.name, start)
     return IlpTask(solver=options.solver, time_limit=options.time_limit, mip_gap=options.mip_gap,
                    threads=options.threads, relax=method.relaxed, pooled=method.pooled,
@@ -90,21 +103,64 @@ def column_generation_in_child(notify: Notify | None, instance, task: ColumnGene
 
 
 def _highspy(options: SolveOptions) -> tuple[str, str]:
+    """Column generation runs highspy whatever the options name."""
+    from primaldual.backends.solvers import highspy_version
+
     return "highs", highspy_version()
 
 
 #: The methods :func:`~primaldual.offline.solve.solve_offline` runs, by name (``auto`` is resolved before:
-#: :func:`primaldual.offline.methods.resolve_method`).
+#: :func:`primaldual.offline.resolve.resolve_method`).
 METHOD_TABLE: dict[str, Method] = {
-    "ilp": Method("ilp", ilp_task, prepare_ilp, ilp_in_child),
-    "lp": Method("lp", ilp_task, prepare_ilp, ilp_in_child, relaxed=True),
-    "pooled": Method("pooled", ilp_task, prepare_ilp, ilp_in_child, pooled=True),
-    "cg": Method("cg", column_generation_task, prepare_column_generation, column_generation_in_child,
-                 solver_of=_highspy, streams_progress=True, source="offline:cg", meta_keys=("method",),
-                 memory_advice="raise --memory-limit",
-                 no_bound_note="column generation completed no pricing round: the bound is the trivial one "
-                               "(each job alone on the empty cluster)"),
+    ILP: Method(ILP, ilp_task, prepare_ilp, ilp_in_child, large_ilp=True),
+    LP: Method(LP, ilp_task, prepare_ilp, ilp_in_child, relaxed=True),
+    POOLED: Method(POOLED, ilp_task, prepare_ilp, ilp_in_child, pooled=True),
+    CG: Method(CG, column_generation_task, prepare_column_generation, column_generation_in_child,
+               solver_of=_highspy, streams_progress=True, source="offline:cg", meta_keys=("method",),
+               memory_advice="raise --memory-limit",
+               no_bound_note="column generation completed no pricing round: the bound is the trivial one "
+                             "(each job alone on the empty cluster)", one_model=False, seeded=True),
 }
 
-__all__ = ["METHOD_TABLE", "Method", "column_generation_in_child", "column_generation_task", "ilp_task",
+#: What ``auto`` resolves to (:func:`primaldual.offline.resolve.resolve_method`): the exact ILP on a model it is
+#: expected to finish, column generation above.
+AUTO_SMALL, AUTO_LARGE = ILP, CG
+
+
+def _named(name: str) -> Method | None:
+    """The entry of a method name; None for ``auto`` (not yet resolved)."""
+    return None if name == AUTO else METHOD_TABLE[name]
+
+
+def is_relaxation(name: str) -> bool:
+    """Whether the method's answer is a bound without a schedule (``auto`` never resolves to a relaxation)."""
+    entry = _named(name)
+    return entry is not None and entry.relaxation
+
+
+def has_one_model(name: str) -> bool:
+    """Whether the method solves one model that can be exported (``auto``: the ILP's, what ``--write-mps``
+    writes for it)."""
+    entry = _named(name)
+    return entry is None or entry.one_model
+
+
+def plans_large_ilp(name: str) -> bool:
+    """Whether the large-ILP plan (pooled first, online start) applies to this resolved method."""
+    return METHOD_TABLE[name].large_ilp
+
+
+def always_seeded(name: str) -> bool:
+    """Whether this resolved method reads the online seeds whatever its options."""
+    return METHOD_TABLE[name].seeded
+
+
+def may_be_ilp(name: str) -> bool:
+    """Whether the method is, or may resolve to (``auto`` on a small model), the exact ILP: where the exact
+    restart model can stand in for it."""
+    return name in (ILP, AUTO)
+
+
+__all__ = ["AUTO_LARGE", "AUTO_SMALL", "METHOD_TABLE", "Method", "always_seeded", "column_generation_in_child",
+           "column_generation_task", "has_one_model", "ilp_task", "is_relaxation", "may_be_ilp", "plans_large_ilp",
            "prepare_column_generation"]

@@ -27,3 +27,36 @@ def test_only_relaxations_have_no_schedule():
 def test_solve_offline_reads_the_table_rather_than_comparing_method_names():
     source = (Path(__file__).resolve().parents[2] / "primaldual" / "offline" / "solve.py").read_text()
     assert not re.search(r"method\s*[!=]=", source)
+
+
+def test_no_module_but_the_options_and_the_table_spells_a_method_name_in_a_comparison():
+    # Issue 53 item 12: the command line, the resolution of options and the evaluation ask the table's predicates.
+    package = Path(__file__).resolve().parents[2] / "primaldual"
+    names = "|".join(re.escape(name) for name in METHODS)
+    spelled = re.compile(rf"""(==|!=|\bin\s*\()\s*["']({names})["']""")
+    found = [f"{path.relative_to(package)}:{number}"
+             for path in sorted(package.rglob("*.py")) if path.name not in ("options.py", "method_table.py")
+             for number, line in enumerate(path.read_text().splitlines(), 1)
+             if "method" in line and spelled.search(line)]
+    assert found == []
+
+
+def test_the_predicates_say_what_each_method_does():
+    from primaldual.offline.method_table import (AUTO_LARGE, AUTO_SMALL, always_seeded, has_one_model,
+                                                 is_relaxation, may_be_ilp, plans_large_ilp)
+
+    assert [name for name in METHODS if is_relaxation(name)] == ["lp", "pooled"]
+    assert [name for name in METHODS if not has_one_model(name)] == ["cg"]
+    assert [name for name in METHODS if may_be_ilp(name)] == ["ilp", "auto"]
+    assert [name for name in METHOD_TABLE if plans_large_ilp(name)] == ["ilp"]
+    assert [name for name in METHOD_TABLE if always_seeded(name)] == ["cg"]
+    assert (AUTO_SMALL, AUTO_LARGE) == ("ilp", "cg")
+
+
+def test_the_table_loads_no_solver_backend():
+    # The command line reads the table before any solve: it must not pay for Pyomo.
+    import subprocess
+    import sys
+
+    code = "import sys, primaldual.offline.method_table; print('pyomo' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"

@@ -1,4 +1,5 @@
-"""What an offline solve means for a given instance: its method, builder and large-ILP plan, and its start.
+"""What an offline solve's options resolve to on a given instance: its method, builder and large-ILP plan, and its
+start (what each method does is :mod:`primaldual.offline.method_table`'s, which these functions ask).
 
 :class:`primaldual.offline.options.SolveOptions` checks every option alone; these functions decide what the
 options mean together with the instance (``auto`` looks at the model's size), and raise
@@ -17,7 +18,7 @@ from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 from primaldual.core.verify import verify
 from primaldual.models.sparsity import offline_sparsity
-from primaldual.offline.options import BUILDERS, METHODS, SolveOptions  # noqa: F401 - BUILDERS, METHODS: their home
+from primaldual.offline.options import AUTO, BUILDERS, METHODS, SolveOptions  # noqa: F401 - BUILDERS, METHODS: their home
 
 #: ``auto`` picks the ILP when the model has at most this many worker and PS placement variables (about the
 #: size the strong ILP proves optimal within a minute), column generation above.
@@ -63,7 +64,9 @@ def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start
     """``pooled_first`` and ``online_start`` for this solve: as given, or, when None, on for the HiGHS strong
     ILP above :data:`AUTO_MATRIX_PLACEMENTS` placement variables (where server symmetry and a weak first
     incumbent keep the ILP from finishing; the online start only without a caller's start), off otherwise."""
-    applies = method == "ilp" and options.solver == "highs"
+    from primaldual.offline.method_table import plans_large_ilp  # the table imports the ILP, which imports this
+
+    applies = plans_large_ilp(method) and options.solver == "highs"
     if (options.pooled_first or options.online_start) and not applies:
         raise InputError("pooled_first and online_start apply to the ILP solved by HiGHS")
     large = applies and options.formulation == "strong" and placement_count(instance) > AUTO_MATRIX_PLACEMENTS
@@ -76,8 +79,10 @@ def uses_seeds(instance: Instance, options: SolveOptions, start=None) -> bool:
     generation always, the ILP when it starts from the best online schedule."""
     if not offline_sparsity(instance).jobs:
         return False  # the solve returns the empty schedule without a solver
+    from primaldual.offline.method_table import always_seeded
+
     method = resolve_method(instance, options.method)
-    return method == "cg" or large_ilp_plan(instance, options, method, start).online_start
+    return always_seeded(method) or large_ilp_plan(instance, options, method, start).online_start
 
 
 def resolve_builder(instance: Instance, options: SolveOptions, pooled: bool) -> str:
@@ -95,10 +100,13 @@ def resolve_builder(instance: Instance, options: SolveOptions, pooled: bool) -> 
 
 def resolve_method(instance: Instance, method: str) -> str:
     """The method ``method`` means: itself, and for ``"auto"`` the ILP when the model has at most
-    :data:`AUTO_ILP_PLACEMENTS` placement variables, else ``"cg"``."""
-    if method != "auto":
+    :data:`AUTO_ILP_PLACEMENTS` placement variables, else ``"cg"`` (:data:`~primaldual.offline.method_table.AUTO_SMALL`,
+    :data:`~primaldual.offline.method_table.AUTO_LARGE`)."""
+    from primaldual.offline.method_table import AUTO_LARGE, AUTO_SMALL
+
+    if method != AUTO:
         return method
-    return "ilp" if placement_count(instance) <= AUTO_ILP_PLACEMENTS else "cg"
+    return AUTO_SMALL if placement_count(instance) <= AUTO_ILP_PLACEMENTS else AUTO_LARGE
 
 
 def placement_count(instance: Instance) -> int:
