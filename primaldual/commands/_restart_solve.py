@@ -20,7 +20,7 @@ def solve_with_restart_cost(instance, options, restart_cost: float, *, output: s
     from primaldual.evaluation.pipeline import evaluate
     from primaldual.simulation.scheduler import available_schedulers
 
-    from primaldual.offline.method_table import may_be_ilp
+    from primaldual.offline.methods import may_be_ilp
 
     if not may_be_ilp(options.method):
         raise InputError(f"--restart-cost: the exact restart model is an ILP; --method {options.method} does not "

@@ -10,7 +10,7 @@ from primaldual.core.files import load_instance, load_schedule, save_schedule
 from primaldual.core.plural import counted
 from primaldual.core.provenance import provenance
 from primaldual.offline.child import DEFAULT_MEMORY_SHARE
-from primaldual.offline.method_table import METHOD_TABLE, has_one_model, is_relaxation
+from primaldual.offline.methods import METHOD_TABLE, has_one_model, is_relaxation
 from primaldual.offline.options import AUTO, FORMULATIONS, LP, METHODS, POOLED, SolveOptions
 from primaldual.backends.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
 from primaldual.offline.solver_choice import resolve_solver

@@ -122,7 +122,7 @@ def bounded_seeds(instance: Instance, options: SolveOptions, start=None,
     if options.time_limit is None:
         seeds = solve_seeds(instance, options, start, ran)
         return seeds, SeedAccount(tuple(s.name for s in seeds), (), time.monotonic() - clock, None, "here")
-    from primaldual.offline.resolve import uses_seeds
+    from primaldual.offline.methods import uses_seeds
 
     if not uses_seeds(instance, options, start):
         return (), SeedAccount((), (), 0.0, None, "here")

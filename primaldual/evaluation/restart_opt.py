@@ -115,7 +115,7 @@ __all__ = ["OPTIMALITY_TOLERANCE", "ReplayScheduler", "RestartOpt", "exact_resta
 
 
 #: The restart ILP is tried where the per-server model has at most this many placement variables
-#: (``primaldual.offline.resolve.placement_count``; a 10-job ``small`` instance has about 1,000, the ``paper``
+#: (``primaldual.offline.methods.placement_count``; a 10-job ``small`` instance has about 1,000, the ``paper``
 #: preset about 10^5); above it the start-cost relaxation's interval is the answer.
 EXACT_RESTART_PLACEMENTS = 5_000
 
@@ -123,8 +123,8 @@ EXACT_RESTART_PLACEMENTS = 5_000
 def within_reach(instance: Instance, method: str) -> bool:
     """Whether the evaluation tries the exact restart ILP: the ILP (or ``auto``) on a model of at most
     :data:`EXACT_RESTART_PLACEMENTS` placement variables."""
-    from primaldual.offline.method_table import may_be_ilp
-    from primaldual.offline.resolve import placement_count
+    from primaldual.offline.methods import may_be_ilp
+    from primaldual.offline.methods import placement_count
 
     return may_be_ilp(method) and placement_count(instance) <= EXACT_RESTART_PLACEMENTS
 

@@ -6,7 +6,7 @@ online start). :func:`solve_seeds` runs the schedulers of :data:`SEED_SCHEDULERS
 directly, for its certificate, whose dual objective is an upper bound on OPT), verifies each schedule and,
 after them, every other verified schedule a caller already computed (``ran``: the pipeline's other schedulers),
 hands them to :func:`primaldual.offline.solve.solve_offline` as :class:`~primaldual.offline.options.OnlineSeed`
-values, only when the solve will use them (:func:`primaldual.offline.resolve.uses_seeds`).
+values, only when the solve will use them (:func:`primaldual.offline.methods.uses_seeds`).
 
 Each seed costs one simulation (OASiS's is the dearest: one dual subroutine per job); a caller that has
 already run a scheduler with its default parameters on the same instance passes that verified result in
@@ -108,7 +108,7 @@ def compute_seed(instance: Instance, name: str) -> tuple:
 def solve_seeds(instance: Instance, options: SolveOptions, start=None,
                 ran: Mapping[str, object] | None = None) -> tuple[OnlineSeed, ...]:
     """:func:`online_seeds` when the solve of ``instance`` with ``options`` (and ``start``) uses seeds, else ()."""
-    from primaldual.offline.resolve import uses_seeds
+    from primaldual.offline.methods import uses_seeds
 
     return online_seeds(instance, ran) if uses_seeds(instance, options, start) else ()
 

@@ -74,8 +74,7 @@ def share_of_gain(speedup: float, oracle_speedup: float) -> float | None:
 
 
 def gap_to_oracle_percent(speedup: float, oracle_speedup: float) -> float:
-    """How much slower LB-BSP's iterations are than the oracle's, in percent, from the two speedups over BSP:
-    the one formula of the replay's summary and ``bench lbbsp``'s scenarios."""
+    """Percent by which LB-BSP's iterations are slower than the oracle's (replay and ``bench lbbsp`` alike)."""
     return 100.0 * (oracle_speedup / speedup - 1.0)
 
 

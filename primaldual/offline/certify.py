@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.core.verify import VerificationReport, verify
-from primaldual.offline.method_table import Method
+from primaldual.offline.methods import Method
 from primaldual.offline.options import SolveOptions
 from primaldual.offline.outcome import ChildOutcome, RawSolve
 from primaldual.offline.result import OPTIMALITY_TOLERANCE, OfflineResult

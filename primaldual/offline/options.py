@@ -4,8 +4,8 @@
 ``ratio`` and its experiment files, :class:`primaldual.sweep.Spec`, :func:`primaldual.evaluation.pipeline.evaluate`),
 so a bad option fails before any work starts rather than midway inside a sweep worker. A message names the
 field and the command-line flag that sets it. What an option means for a given instance (which method
-``auto`` picks, which builder) is decided at solve time by :mod:`primaldual.offline.resolve`, and what each
-method does by its entry in :mod:`primaldual.offline.method_table`.
+``auto`` picks, which builder) is decided at solve time by :mod:`primaldual.offline.methods`, and what each
+method does by its entry in :mod:`primaldual.offline.methods`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from primaldual.core.schedule import Schedule
 
 #: The method names, one constant each: the ILP (1)-(13); its LP relaxation; the server-pooled relaxation;
 #: column generation; or whatever the offline solver picks for the instance's size. Only this module spells
-#: them; what each does is its entry in :data:`primaldual.offline.method_table.METHOD_TABLE`.
+#: them; what each does is its entry in :data:`primaldual.offline.methods.METHOD_TABLE`.
 ILP, LP, POOLED, CG, AUTO = "ilp", "lp", "pooled", "cg", "auto"
 
 #: ``method`` values.
@@ -32,7 +32,7 @@ METHODS = (ILP, LP, POOLED, CG, AUTO)
 #: ``formulation`` values of the ILP and its LP relaxation (:mod:`primaldual.models.offline`).
 FORMULATIONS = ("strong", "weak")
 
-#: ``builder`` values: who assembles the ILP/LP (:func:`primaldual.offline.resolve.resolve_builder`).
+#: ``builder`` values: who assembles the ILP/LP (:func:`primaldual.offline.methods.resolve_builder`).
 BUILDERS = ("auto", "pyomo", "matrix")
 
 #: Smallest ``memory_limit`` in bytes: below it not even the interpreter and numpy load.
@@ -79,14 +79,14 @@ class SolveOptions:
     ``solver`` a backend name (:data:`primaldual.backends.solvers.SOLVERS`); ``time_limit`` seconds > 0 on the
     whole solve, building included (None: no limit); ``mip_gap`` relative gap in [0, 1) (None: the solver's
     default, an exact search for HiGHS); ``threads`` solver threads >= 1 (None: the solver's default);
-    ``method`` one of :data:`METHODS` (``auto``: :func:`primaldual.offline.resolve.resolve_method` picks by the
+    ``method`` one of :data:`METHODS` (``auto``: :func:`primaldual.offline.methods.resolve_method` picks by the
     instance's size, and the result's ``method`` says which ran); ``formulation`` of the ILP/LP
     (:data:`FORMULATIONS`); ``builder`` (:data:`BUILDERS`); ``grace`` seconds past ``time_limit`` before the
     solver process is killed (None: :func:`primaldual.offline.solve.default_grace`); ``memory_limit`` bytes the
     solver process may use (None: :func:`primaldual.offline.child.default_memory_limit` when it runs in a
     child); ``pooled_first`` solve the pooled ILP first and place it on servers, ``online_start`` start the ILP
     from the best online seed (both None: on for the large HiGHS strong ILP,
-    :func:`primaldual.offline.resolve.large_ilp_plan`). ``symmetry`` orders identical servers by load in each slot
+    :func:`primaldual.offline.methods.large_ilp_plan`). ``symmetry`` orders identical servers by load in each slot
     on the matrix path (:mod:`primaldual.offline.symmetry`: the same optimum, without the copies that permute
     identical servers); ``work_cuts`` replaces the strong cut there by the shifted cumulative-work cuts of
     :mod:`primaldual.offline.cuts` (the same integer points, a tighter LP). ``mip_start`` is the evaluation's choice: seed the solve with the best schedule of the

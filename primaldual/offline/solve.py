@@ -46,8 +46,8 @@ from primaldual.core.schedule import Schedule
 from primaldual.models.sparsity import schedulable_jobs
 from primaldual.offline.certify import certify, nothing_to_solve
 from primaldual.offline.child import default_memory_limit, run_in_child
-from primaldual.offline.method_table import METHOD_TABLE, Method
-from primaldual.offline.resolve import resolve_method, verified_start_utility
+from primaldual.offline.methods import METHOD_TABLE, Method
+from primaldual.offline.methods import resolve_method, verified_start_utility
 from primaldual.offline.options import EXACT, OnlineSeed, SolveOptions
 from primaldual.offline.outcome import ChildOutcome, ProgressLine
 from primaldual.offline.result import OfflineResult
@@ -70,7 +70,7 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
     ``options`` (:class:`~primaldual.offline.options.SolveOptions`, default :data:`EXACT`, the exact ILP here
     without limits) says how. ``method``: ``"ilp"``, ``"lp"``, ``"pooled"`` (relaxations), ``"cg"`` (column
     generation and price-and-branch over (14)-(18), :mod:`primaldual.offline.price_and_branch`) or ``"auto"``
-    (:func:`~primaldual.offline.resolve.resolve_method`); ``OfflineResult.method`` is the one used.
+    (:func:`~primaldual.offline.methods.resolve_method`); ``OfflineResult.method`` is the one used.
     ``time_limit`` bounds the whole call: build and solve run in a spawned child killed ``grace`` seconds
     (:func:`default_grace`) past it; ``memory_limit`` caps the child's address space (status
     ``"memory_limit"``). Without either, or inside a daemonic process (``message`` says so), it runs here.

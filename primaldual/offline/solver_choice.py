@@ -1,7 +1,7 @@
 """``--solver auto``: which backend solves the offline ILP, picked by the model's size from measured data.
 
 :func:`resolve_solver` reads the number of placement variables of the per-server model
-(:func:`primaldual.offline.resolve.placement_count`, the size ``--method auto`` reads too) and looks it up in
+(:func:`primaldual.offline.methods.placement_count`, the size ``--method auto`` reads too) and looks it up in
 :data:`AUTO_SOLVER_RULE`, a table measured by ``primaldual bench solvers`` (``docs/measurements.md``,
 "Second solver: SCIP"): per size class, the backend that proved the optimum sooner in the median over the
 measured seeds. A backend that is not installed is skipped for the next one that is (HiGHS comes with the
@@ -29,7 +29,7 @@ def resolve_solver(instance: Instance, options) -> tuple[str, str | None]:
     if options.solver != "auto":
         return options.solver, None
     from primaldual.backends.solvers import solver_available
-    from primaldual.offline.resolve import placement_count
+    from primaldual.offline.methods import placement_count
 
     size = placement_count(instance)
     choice = next(solver for most, solver in AUTO_SOLVER_RULE if size <= most)

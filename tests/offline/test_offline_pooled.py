@@ -78,7 +78,7 @@ def test_pooled_first_agrees_with_the_per_server_ilp(seed, jobs):
 
 def test_pooled_first_is_on_above_the_matrix_threshold_and_refused_for_other_methods():
     from primaldual.core.errors import InputError
-    from primaldual.offline.resolve import IlpPlan, large_ilp_plan
+    from primaldual.offline.methods import IlpPlan, large_ilp_plan
 
     small = generate("tiny", 0)
     assert large_ilp_plan(small, EXACT, "ilp", None) == IlpPlan(pooled_first=False, online_start=False)

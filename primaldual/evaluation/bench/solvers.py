@@ -79,7 +79,7 @@ def _solve(instance, solver: str, budget: float) -> SolverRun:
 
 def solver_rows(labels, seeds, budget: float) -> list[SolverRow]:
     """HiGHS and SCIP on each size of ``labels`` (:data:`SIZES`) and seed, within ``budget`` seconds each."""
-    from primaldual.offline.resolve import placement_count
+    from primaldual.offline.methods import placement_count
 
     rows = []
     for label in labels:

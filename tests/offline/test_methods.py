@@ -1,10 +1,11 @@
-"""The offline methods are one table: every method name has one entry, and solve_offline dispatches on none."""
+"""The offline methods are one module: every method name has one entry in the table, solve_offline dispatches on none,
+and no module but the options and this one compares a method name."""
 
 import pickle
 import re
 from pathlib import Path
 
-from primaldual.offline.method_table import METHOD_TABLE
+from primaldual.offline.methods import METHOD_TABLE
 from primaldual.offline.options import METHODS
 
 
@@ -35,14 +36,14 @@ def test_no_module_but_the_options_and_the_table_spells_a_method_name_in_a_compa
     names = "|".join(re.escape(name) for name in METHODS)
     spelled = re.compile(rf"""(==|!=|\bin\s*\()\s*["']({names})["']""")
     found = [f"{path.relative_to(package)}:{number}"
-             for path in sorted(package.rglob("*.py")) if path.name not in ("options.py", "method_table.py")
+             for path in sorted(package.rglob("*.py")) if path.name not in ("options.py", "methods.py")
              for number, line in enumerate(path.read_text().splitlines(), 1)
              if "method" in line and spelled.search(line)]
     assert found == []
 
 
 def test_the_predicates_say_what_each_method_does():
-    from primaldual.offline.method_table import (AUTO_LARGE, AUTO_SMALL, always_seeded, has_one_model,
+    from primaldual.offline.methods import (AUTO_LARGE, AUTO_SMALL, always_seeded, has_one_model,
                                                  is_relaxation, may_be_ilp, plans_large_ilp)
 
     assert [name for name in METHODS if is_relaxation(name)] == ["lp", "pooled"]
@@ -53,10 +54,10 @@ def test_the_predicates_say_what_each_method_does():
     assert (AUTO_SMALL, AUTO_LARGE) == ("ilp", "cg")
 
 
-def test_the_table_loads_no_solver_backend():
-    # The command line reads the table before any solve: it must not pay for Pyomo.
+def test_the_methods_module_loads_no_solver_backend():
+    # The command line reads the methods before any solve: it must not pay for Pyomo.
     import subprocess
     import sys
 
-    code = "import sys, primaldual.offline.method_table; print('pyomo' in sys.modules)"
+    code = "import sys, primaldual.offline.methods; print('pyomo' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
