@@ -39,15 +39,6 @@ _STATUS = {"optimal": "optimal", "gaplimit": "optimal", "timelimit": "time_limit
            "unbounded": "unbounded", "inforunbd": "infeasible"}
 
 
-def scip_available() -> bool:
-    """Whether ``pyscipopt`` imports here."""
-    try:
-        import pyscipopt  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _rows(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The matrix by rows: ``row_starts``, column ``indices`` and ``values`` (compressed sparse rows)."""
     n_cols = int(np.asarray(model.cost).shape[0])
@@ -159,4 +150,4 @@ def solve_arrays_scip(model, *, relax: bool, time_limit, mip_gap, threads, start
     return outcome, values
 
 
-__all__ = ["build_scip", "scip_available", "solve_arrays_scip"]
+__all__ = ["build_scip", "solve_arrays_scip"]

@@ -23,6 +23,7 @@ from primaldual.core.errors import InputError
 from primaldual.core.output import refuse_writing_an_input
 from primaldual.core.ranges import MAX_PATH, SEED, Choice, PathText, Text, integer, number, problem
 from primaldual.lbbsp import flags as lbbsp_flags
+from primaldual.offline.options import METHODS
 
 SWITCH = "switch"
 INPUT = PathText("a file path", MAX_PATH)
@@ -43,7 +44,7 @@ RESTART_COST = number(0, 1, high_open=True)
 GAP = number(0, 1, high_open=True)
 INSTANCE_SOURCE = {"INSTANCE": INPUT, "--preset": NAME, "--seed": SEED, "--jobs": integer(1, MAX_JOBS)}
 SOLVE_FLAGS = {"--time-limit": SECONDS, "--solver": NAME, "--gap": GAP, "--threads": PROCESSES,
-               "--method": Choice(("ilp", "lp", "pooled", "cg", "auto"))}
+               "--method": Choice(METHODS)}
 
 FLAGS: dict[str, dict[str, object]] = {
     "generate": {"--preset": NAME, "--jobs": integer(1, MAX_JOBS), "--seed": SEED,

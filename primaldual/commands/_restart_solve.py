@@ -20,7 +20,9 @@ def solve_with_restart_cost(instance, options, restart_cost: float, *, output: s
     from primaldual.evaluation.pipeline import evaluate
     from primaldual.simulation.scheduler import available_schedulers
 
-    if options.method not in ("auto", "ilp"):
+    from primaldual.offline.methods import may_be_ilp
+
+    if not may_be_ilp(options.method):
         raise InputError(f"--restart-cost: the exact restart model is an ILP; --method {options.method} does not "
                          "apply (use ilp or auto)")
     evaluation = evaluate(instance, available_schedulers(), solve=options, restart_cost=restart_cost)

@@ -10,7 +10,8 @@ from primaldual.core.files import load_instance, load_schedule, save_schedule
 from primaldual.core.plural import counted
 from primaldual.core.provenance import provenance
 from primaldual.offline.child import DEFAULT_MEMORY_SHARE
-from primaldual.offline.options import FORMULATIONS, METHODS, SolveOptions
+from primaldual.offline.methods import METHOD_TABLE, has_one_model, is_relaxation
+from primaldual.offline.options import AUTO, FORMULATIONS, LP, METHODS, POOLED, SolveOptions
 from primaldual.backends.solvers import SOLVERS, WARMSTART_SOLVERS, solver_available, solver_version
 from primaldual.offline.solver_choice import resolve_solver
 from primaldual.simulation.simulator import check_restart_cost
@@ -96,12 +97,12 @@ def _format(value) -> str:
 
 def _method(args) -> str:
     """``--method``, with ``--relax`` and ``--pooled`` as its other spellings."""
-    alias = "lp" if args.relax else ("pooled" if args.pooled else None)
+    alias = LP if args.relax else (POOLED if args.pooled else None)
     if args.method is not None and alias is not None and args.method != alias:
         flag = "--relax" if args.relax else "--pooled"
         raise InputError(f"--method: {args.method} contradicts {flag} (which means --method {alias}); give one "
                          "of them")
-    return args.method or alias or "auto"
+    return args.method or alias or AUTO
 
 
 def _solve_options(args) -> SolveOptions:
@@ -117,14 +118,15 @@ def run(args) -> int:
         return _list_solvers(args)
     if not args.instance:
         raise InputError("INSTANCE: an instance file is required (unless --list-solvers is given)")
-    relaxation = args.relax or args.pooled or args.method in ("lp", "pooled")
+    method = _method(args)
+    relaxation = is_relaxation(method)
     if args.output and relaxation:
         raise InputError("-o: --relax and --pooled give a bound, not a schedule (as do --method lp and "
                          "--method pooled); drop -o or choose another method")
     if args.memory_limit is not None and not (args.memory_limit >= 0.0625 and args.memory_limit < float("inf")):
         raise InputError(f"--memory-limit: must be a number of GiB >= 0.0625, got {args.memory_limit!r}")
     instance = load_instance(args.instance)
-    if args.write_mps and args.method == "cg":
+    if args.write_mps and not has_one_model(method):
         raise InputError("--write-mps: column generation has no single model to export; use --method ilp, "
                          "lp or pooled")
     start = load_schedule(args.start, instance) if args.start else None
@@ -139,8 +141,9 @@ def run(args) -> int:
     if args.write_mps:
         from primaldual.offline.export import write_model
 
-        written = write_model(instance, args.write_mps, relax=args.relax or args.method == "lp",
-                              formulation=args.formulation, pooled=args.pooled or args.method == "pooled")
+        model = METHOD_TABLE.get(method)  # auto: the ILP's model
+        written = write_model(instance, args.write_mps, relax=model is not None and model.relaxed,
+                              formulation=args.formulation, pooled=model is not None and model.pooled)
         if args.json:
             print_json({"written": written["path"], **written})
         else:

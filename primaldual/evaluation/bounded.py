@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from primaldual.core.instance import Instance
-from primaldual.evaluation.seeds import SEED_SCHEDULERS, START_PREFERENCE, compute_seed, solve_seeds, to_seeds
+from primaldual.evaluation.seeds import compute_seed, seeds_to_run, solve_seeds, to_seeds
 from primaldual.offline.options import SolveOptions
 
 #: Share of the time limit the online seeds may take; the solve gets the rest (column generation's rounds and
@@ -128,7 +128,7 @@ def bounded_seeds(instance: Instance, options: SolveOptions, start=None,
         return (), SeedAccount((), (), 0.0, None, "here")
     ran = ran or {}
     budget = SEED_SHARE * options.time_limit
-    names = tuple(n for n in SEED_SCHEDULERS if n == "oasis" or getattr(ran.get(n), "verification", None) is None)
+    names = seeds_to_run(ran)
     cells = instance.n_jobs * instance.horizon * instance.cluster.n_worker_servers
     runner = _here if cells <= IN_PROCESS_CELLS or multiprocessing.current_process().daemon else _in_child
     computed, where = runner(instance, names, budget)

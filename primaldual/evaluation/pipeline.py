@@ -230,8 +230,7 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
         with step(f"solving the offline optimum ({solve.method}, {solve.solver}, {limit})"):
             offline = solve_within(bound_instance, solve, start=start, ran=ran)
         seconds["opt"] = time.perf_counter() - clock
-        if offline.schedule is not None:
-            offline_verification = verify(bound_instance, offline.schedule)
+        offline_verification = _offline_verification(bound_instance, offline)
     restart = _exact_restart(instance, solve, restart_cost, best, step, seconds, offline)
     interval, warnings = opt_interval(
         bound_instance, outcomes.values(), offline, offline_verification, count_incumbent=not restart_cost)
@@ -255,6 +254,14 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
         offline_verification=offline_verification, solve=solve, mip_start=start_name,
         restart_cost=float(restart_cost), warnings=tuple(extra_warnings + warnings), seconds=seconds,
         bound_instance=bound_instance, certified=certified, offline_entry=entry, restart_opt=restart)
+
+
+def _offline_verification(instance, offline: "OfflineResult"):
+    """The report on the optimum's schedule: the certificate's own (it verified the solver's schedule, and a
+    schedule is verified once), else a verification here (a start or the empty schedule); None without one."""
+    if offline.schedule is None:
+        return None
+    return offline.verification if offline.verification is not None else verify(instance, offline.schedule)
 
 
 def _exact_restart(instance, solve: SolveOptions | None, restart_cost: float, best, step: Step,

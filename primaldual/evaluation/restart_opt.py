@@ -123,9 +123,10 @@ EXACT_RESTART_PLACEMENTS = 5_000
 def within_reach(instance: Instance, method: str) -> bool:
     """Whether the evaluation tries the exact restart ILP: the ILP (or ``auto``) on a model of at most
     :data:`EXACT_RESTART_PLACEMENTS` placement variables."""
+    from primaldual.offline.methods import may_be_ilp
     from primaldual.offline.methods import placement_count
 
-    return method in ("auto", "ilp") and placement_count(instance) <= EXACT_RESTART_PLACEMENTS
+    return may_be_ilp(method) and placement_count(instance) <= EXACT_RESTART_PLACEMENTS
 
 
 def restart_interval(interval, opt: RestartOpt):

@@ -10,7 +10,7 @@ values, only when the solve will use them (:func:`primaldual.offline.methods.use
 
 Each seed costs one simulation (OASiS's is the dearest: one dual subroutine per job); a caller that has
 already run a scheduler with its default parameters on the same instance passes that verified result in
-``ran`` and it is not run again. ``dorm`` is not a seed: it solves one MILP per arrival and departure, far
+``ran`` and it is not run again (OASiS's with its certificate). ``dorm`` is not a seed: it solves one MILP per arrival and departure, far
 dearer than every seed together.
 """
 
@@ -28,6 +28,9 @@ from primaldual.offline.options import OnlineSeed, SolveOptions
 #: generation must beat.
 SEED_SCHEDULERS = ("fifo", "rrh", "oasis", "greedy", "drf", "oasis-lr")
 
+#: The seeds whose certificate (its dual objective, an upper bound on OPT) the solve is given.
+CERTIFIED_SEEDS = ("oasis",)
+
 #: The order in which the online start prefers seeds of equal utility (other schedulers' seeds come after).
 START_PREFERENCE = ("fifo", "greedy", "drf", "rrh", "oasis", "oasis-lr")
 
@@ -43,11 +46,24 @@ def _oasis_seed(instance: Instance) -> tuple[Schedule, float | None]:
 def online_seeds(instance: Instance, ran: Mapping[str, object] | None = None) -> tuple[OnlineSeed, ...]:
     """The verified schedules of :data:`SEED_SCHEDULERS`, then the other schedulers' in ``ran`` (:func:`to_seeds`):
     ``ran`` maps a name to an outcome already computed with default parameters (``.result.schedule``,
-    ``.verification``); OASiS is always run here, for its certificate."""
+    ``.verification``, and for OASiS ``.certificate``); the seeds it lacks are run here (:func:`seeds_to_run`)."""
     ran = ran or {}
-    computed = {name: compute_seed(instance, name) for name in SEED_SCHEDULERS
-                if name == "oasis" or getattr(ran.get(name), "verification", None) is None}
+    computed = {name: compute_seed(instance, name) for name in seeds_to_run(ran)}
     return to_seeds(instance, ran, computed)
+
+
+def _reusable(name: str, known: object) -> bool:
+    """Whether a caller's outcome serves as seed ``name`` as it stands: it was verified, and OASiS's also carries
+    its certificate, whose dual objective is the seed's certified bound (the pipeline keeps the certificate of a
+    feasible OASiS run: the same schedule and dual objective as :func:`compute_seed`'s run of the engine)."""
+    if getattr(known, "verification", None) is None:
+        return False
+    return name not in CERTIFIED_SEEDS or getattr(known, "certificate", None) is not None
+
+
+def seeds_to_run(ran: Mapping[str, object]) -> tuple[str, ...]:
+    """The names of :data:`SEED_SCHEDULERS` that ``ran`` does not already hold in a usable form, in order."""
+    return tuple(name for name in SEED_SCHEDULERS if not _reusable(name, ran.get(name)))
 
 
 def to_seeds(instance: Instance, ran: Mapping[str, object], computed: Mapping[str, tuple]) -> tuple[OnlineSeed, ...]:
@@ -63,13 +79,18 @@ def to_seeds(instance: Instance, ran: Mapping[str, object], computed: Mapping[st
         known = ran.get(name)
         if name in computed:
             schedule, report, bound = computed[name]
-        elif known is not None and getattr(known, "verification", None) is not None:
-            schedule, report, bound = known.result.schedule, known.verification, None
+        elif _reusable(name, known):
+            schedule, report, bound = known.result.schedule, known.verification, _certified_bound(name, known)
         else:
             continue
         if report.feasible:
             seeds.append(OnlineSeed(name, schedule, float(report.utility), bound, preference.index(name)))
     return tuple(seeds)
+
+
+def _certified_bound(name: str, known) -> float | None:
+    """The upper bound on OPT a reused outcome brings: OASiS's dual objective; the other seeds bring none."""
+    return float(known.certificate.dual_objective) if name in CERTIFIED_SEEDS else None
 
 
 def compute_seed(instance: Instance, name: str) -> tuple:
@@ -92,4 +113,4 @@ def solve_seeds(instance: Instance, options: SolveOptions, start=None,
     return online_seeds(instance, ran) if uses_seeds(instance, options, start) else ()
 
 
-__all__ = ["SEED_SCHEDULERS", "START_PREFERENCE", "compute_seed", "online_seeds", "solve_seeds", "to_seeds"]
+__all__ = ["CERTIFIED_SEEDS", "SEED_SCHEDULERS", "START_PREFERENCE", "compute_seed", "online_seeds", "seeds_to_run", "solve_seeds", "to_seeds"]

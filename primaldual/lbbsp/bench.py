@@ -22,17 +22,21 @@ HEADLINE_METHOD = {"gpu": "lbbsp_gpu", "cpu": "lbbsp_cpu"}
 
 
 @dataclass(frozen=True)
-class ScenarioFigures:
-    """One scenario: mean iteration seconds and speedups over BSP per method, LB-BSP's and the oracle's gains
-    against the paper's, and the decision seconds per method with their ratio to BSP's."""
+class ScenarioSetting:
+    """What one scenario ran: its description, workers, global batch, iterations and the LB-BSP method shown."""
 
     description: str
     workers: int
     global_batch: int
     iterations: int
     lbbsp_method: str
-    mean_iteration_seconds: dict[str, float]
-    speedup: dict[str, float]
+
+
+@dataclass(frozen=True)
+class OracleGains:
+    """LB-BSP's and the oracle's speedups over BSP, as gains in percent against the paper's, and how far LB-BSP
+    stays from the oracle (the gap and the share of the oracle's gain it captures, NaN without a gain)."""
+
     lbbsp_speedup: float
     oracle_speedup: float
     lbbsp_improvement_percent: float
@@ -40,8 +44,24 @@ class ScenarioFigures:
     paper_improvement_percent: float
     gap_to_oracle_percent: float
     share_of_oracle_gain: float
+
+
+@dataclass(frozen=True)
+class ScenarioFigures:
+    """One scenario: its setting, mean iteration seconds and speedups over BSP per method, the gains, and the
+    decision seconds per method with their ratio to BSP's. :meth:`to_dict` is flat, in this order."""
+
+    setting: ScenarioSetting
+    mean_iteration_seconds: dict[str, float]
+    speedup: dict[str, float]
+    gains: OracleGains
     decision_seconds: dict[str, float]
     decision_ratio_to_bsp: dict[str, float]
+
+    def to_dict(self) -> dict:
+        return {**asdict(self.setting), "mean_iteration_seconds": self.mean_iteration_seconds,
+                "speedup": self.speedup, **asdict(self.gains), "decision_seconds": self.decision_seconds,
+                "decision_ratio_to_bsp": self.decision_ratio_to_bsp}
 
 
 @dataclass(frozen=True)
@@ -69,31 +89,29 @@ class LbbspBench:
     traces: dict[str, TraceReplay]
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"seed": self.seed, "quick": self.quick,
+                "scenarios": {name: figures.to_dict() for name, figures in self.scenarios.items()},
+                "traces": {name: asdict(replay) for name, replay in self.traces.items()}}
 
 
 def _scenario(result, name: str) -> ScenarioFigures:
+    from primaldual.lbbsp.replay import gap_to_oracle_percent, share_of_gain
+
     summary = result.summary()
     headline = HEADLINE_METHOD[name]
     lbbsp, oracle = result.speedup(headline), result.speedup("oracle")
     bsp_decision = max(summary["decision_seconds"]["bsp"], 1e-12)
+    share = share_of_gain(lbbsp, oracle)
     return ScenarioFigures(
-        description=summary["description"],
-        workers=summary["workers"],
-        global_batch=summary["global_batch"],
-        iterations=summary["iterations"],
-        lbbsp_method=headline,
+        setting=ScenarioSetting(summary["description"], summary["workers"], summary["global_batch"],
+                                summary["iterations"], headline),
         mean_iteration_seconds=summary["mean_iteration_seconds"],
         speedup=summary["speedup"],
-        lbbsp_speedup=lbbsp,
-        oracle_speedup=oracle,
-        lbbsp_improvement_percent=100.0 * (lbbsp - 1.0),
-        oracle_improvement_percent=100.0 * (oracle - 1.0),
-        paper_improvement_percent=PAPER_IMPROVEMENT_PERCENT[name],
-        # How much slower LB-BSP's iterations are than the oracle's, and which share of the
-        # oracle's possible gain over BSP it captures.
-        gap_to_oracle_percent=100.0 * (oracle / lbbsp - 1.0),
-        share_of_oracle_gain=(lbbsp - 1.0) / (oracle - 1.0) if oracle > 1.0 else float("nan"),
+        gains=OracleGains(
+            lbbsp_speedup=lbbsp, oracle_speedup=oracle, lbbsp_improvement_percent=100.0 * (lbbsp - 1.0),
+            oracle_improvement_percent=100.0 * (oracle - 1.0), paper_improvement_percent=PAPER_IMPROVEMENT_PERCENT[name],
+            gap_to_oracle_percent=gap_to_oracle_percent(lbbsp, oracle),
+            share_of_oracle_gain=float("nan") if share is None else share),
         decision_seconds=summary["decision_seconds"],
         decision_ratio_to_bsp={m: s / bsp_decision for m, s in summary["decision_seconds"].items()},
     )

@@ -73,6 +73,11 @@ def share_of_gain(speedup: float, oracle_speedup: float) -> float | None:
     return (speedup - 1.0) / (oracle_speedup - 1.0) if oracle_speedup > 1.0 else None
 
 
+def gap_to_oracle_percent(speedup: float, oracle_speedup: float) -> float:
+    """Percent by which LB-BSP's iterations are slower than the oracle's (replay and ``bench lbbsp`` alike)."""
+    return 100.0 * (oracle_speedup / speedup - 1.0)
+
+
 #: Iterations x workers a replay accepts. Every predictor runs at every barrier, and select's bank solves four
 #: small LPs there: about 0.9 ms per trace cell, measured (2 shared cores; docs/lbbsp-traces.md, "Cost"), so the cap
 #: keeps a replay of every predictor under ~10 minutes. A larger trace is refused up front.
@@ -137,7 +142,7 @@ class ReplayResult:
             "speedups": {m: self.speedup_of(m) for m in self.iteration_times},
             "speedup": speedup,
             "oracle_speedup": oracle,
-            "gap_to_oracle_percent": 100.0 * (oracle / speedup - 1.0),
+            "gap_to_oracle_percent": gap_to_oracle_percent(speedup, oracle),
             "share_of_oracle_gain": share_of_gain(speedup, oracle),
             "captures_half_of_oracle_gain": bool(speedup - 1.0 >= 0.5 * (oracle - 1.0)),
             "mape_percent": self.mape_percent,

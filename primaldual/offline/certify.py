@@ -25,8 +25,8 @@ import math
 from dataclasses import dataclass, replace
 
 from primaldual.core.schedule import JobSchedule, Schedule
-from primaldual.core.verify import verify
-from primaldual.offline.method_table import Method
+from primaldual.core.verify import VerificationReport, verify
+from primaldual.offline.methods import Method
 from primaldual.offline.options import SolveOptions
 from primaldual.offline.outcome import ChildOutcome, RawSolve
 from primaldual.offline.result import OPTIMALITY_TOLERANCE, OfflineResult
@@ -164,18 +164,20 @@ def _certify_schedule(instance, ended: ChildOutcome, method: Method, slack, star
     return OfflineResult(
         status=status, objective=objective, bound=bound, gap=_gap(objective, bound), schedule=schedule,
         termination=_termination(outcome, status), incumbent_source=best.source, start_objective=start_utility,
-        message="; ".join(notes), **fields,
+        message="; ".join(notes), verification=best.report, **fields,
     )
 
 
 @dataclass(frozen=True, eq=False)
 class _Incumbent:
     """The better of the work's verified schedule and the start: where it comes from (``"solver"``,
-    ``"start"``; None without either), its verified utility and the schedule."""
+    ``"start"``; None without either), its verified utility, the schedule, and the verifier's report when this
+    certificate made it (the solver's schedule), which the result carries so no caller verifies it again."""
 
     source: str | None
     objective: float | None
     schedule: Schedule | None
+    report: VerificationReport | None = None
 
 
 def _best_incumbent(instance, assignments, start, start_utility, notes: list) -> _Incumbent:
@@ -186,18 +188,18 @@ def _best_incumbent(instance, assignments, start, start_utility, notes: list) ->
         schedule = Schedule({i: JobSchedule(w, z) for i, (w, z) in assignments.items()})
         report = verify(instance, schedule)
         if report.feasible:
-            candidates.append(("solver", float(report.utility), schedule))
+            candidates.append(("solver", float(report.utility), schedule, report))
         else:
             notes.append(_violations(report))
     if start is not None:
-        candidates.append(("start", float(start_utility), start))
+        candidates.append(("start", float(start_utility), start, None))
     if not candidates:
         return _Incumbent(None, None, None)
-    source, objective, schedule = max(candidates, key=lambda c: (c[1], c[0] == "solver"))
+    source, objective, schedule, report = max(candidates, key=lambda c: (c[1], c[0] == "solver"))
     if source == "start":
         notes.append("the solver's incumbent is worse than the start; returning the start"
                      if len(candidates) > 1 else "the solver returned no schedule; returning the start")
-    return _Incumbent(source, objective, schedule)
+    return _Incumbent(source, objective, schedule, report)
 
 
 def _violations(report) -> str:

@@ -14,11 +14,14 @@ from dataclasses import replace
 
 from primaldual.core.verify import verify
 from primaldual.offline.child import remaining
-from primaldual.offline.methods import POOLED_SHARE
 from primaldual.offline.options import best_seed
 from primaldual.offline.outcome import Built, Incumbent, Notify, RawSolve
 from primaldual.offline.task import DEFAULT_HIGHS_GAP, IlpTask
 from primaldual.offline.trace import thin
+
+#: Share of the time left the pooled ILP may take when the ILP is solved pooled first
+#: (:mod:`primaldual.offline.pooled`); the per-server ILP gets the rest if its optimum does not pack.
+POOLED_SHARE = 0.6
 
 
 def _build_and_solve_matrix(instance, task: IlpTask, notify: Notify | None) -> RawSolve:

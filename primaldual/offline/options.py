@@ -4,7 +4,8 @@
 ``ratio`` and its experiment files, :class:`primaldual.sweep.Spec`, :func:`primaldual.evaluation.pipeline.evaluate`),
 so a bad option fails before any work starts rather than midway inside a sweep worker. A message names the
 field and the command-line flag that sets it. What an option means for a given instance (which method
-``auto`` picks, which builder) is decided at solve time by :mod:`primaldual.offline.methods`.
+``auto`` picks, which builder) is decided at solve time by :mod:`primaldual.offline.methods`, and what each
+method does by its entry in :mod:`primaldual.offline.methods`.
 """
 
 from __future__ import annotations
@@ -20,9 +21,13 @@ from primaldual.core.errors import InputError
 from primaldual.core.jsonable import fields_of
 from primaldual.core.schedule import Schedule
 
-#: ``method`` values: the ILP (1)-(13); its LP relaxation; the server-pooled relaxation; column generation;
-#: or whatever the offline solver picks for the instance's size.
-METHODS = ("ilp", "lp", "pooled", "cg", "auto")
+#: The method names, one constant each: the ILP (1)-(13); its LP relaxation; the server-pooled relaxation;
+#: column generation; or whatever the offline solver picks for the instance's size. Only this module spells
+#: them; what each does is its entry in :data:`primaldual.offline.methods.METHOD_TABLE`.
+ILP, LP, POOLED, CG, AUTO = "ilp", "lp", "pooled", "cg", "auto"
+
+#: ``method`` values.
+METHODS = (ILP, LP, POOLED, CG, AUTO)
 
 #: ``formulation`` values of the ILP and its LP relaxation (:mod:`primaldual.models.offline`).
 FORMULATIONS = ("strong", "weak")
@@ -94,7 +99,7 @@ class SolveOptions:
     time_limit: float | None = 60.0
     mip_gap: float | None = None
     threads: int | None = 1
-    method: str = "auto"
+    method: str = AUTO
     mip_start: bool = True
     formulation: str = "strong"
     builder: str = "auto"
@@ -154,10 +159,11 @@ def _choice(options, field: str, choices: tuple[str, ...]) -> str | None:
 
 #: The exact ILP in this process, without a time limit, with the solver's own thread count: what
 #: :func:`primaldual.offline.solve.solve_offline` solves when it is given no options.
-EXACT = SolveOptions(time_limit=None, threads=None, method="ilp")
+EXACT = SolveOptions(time_limit=None, threads=None, method=ILP)
 
 
-__all__ = ["BUILDERS", "EXACT", "FLAGS", "FORMULATIONS", "METHODS", "OnlineSeed", "SolveOptions", "best_seed"]
+__all__ = ["AUTO", "BUILDERS", "CG", "EXACT", "FLAGS", "FORMULATIONS", "ILP", "LP", "METHODS", "POOLED", "OnlineSeed",
+           "SolveOptions", "best_seed"]
 
 
 @dataclass(frozen=True, eq=False)

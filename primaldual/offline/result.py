@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from primaldual.core.schedule import Schedule
+from primaldual.core.verify import VerificationReport
 
 #: Bound and incumbent closer than this (relative to max(1, |bound|)) count as equal: the optimum is proven.
 OPTIMALITY_TOLERANCE = 1e-6
@@ -31,6 +32,9 @@ class OfflineResult:
     ``solve_seconds`` is the wall time of the solve call, Pyomo's translation of the model included;
     ``solver_seconds`` the backend's own run time where it reports one.
     ``incumbent_source`` is ``"solver"``, ``"start"`` (the MIP start was better) or ``"empty"``.
+    ``verification`` is the verifier's report on ``schedule`` when the certificate made one (the solver's schedule
+    kept), so a caller does not verify the same schedule again; None otherwise (a start, the empty schedule, a
+    relaxation). It is not part of :meth:`to_dict`, nor of equality.
     """
 
     status: str
@@ -54,6 +58,7 @@ class OfflineResult:
     message: str = ""
     method: str = "ilp"
     details: dict = field(default_factory=dict)
+    verification: VerificationReport | None = field(default=None, compare=False, repr=False)
 
     @property
     def success(self) -> bool:

@@ -46,7 +46,7 @@ from primaldual.core.schedule import Schedule
 from primaldual.models.sparsity import schedulable_jobs
 from primaldual.offline.certify import certify, nothing_to_solve
 from primaldual.offline.child import default_memory_limit, run_in_child
-from primaldual.offline.method_table import METHOD_TABLE, Method
+from primaldual.offline.methods import METHOD_TABLE, Method
 from primaldual.offline.methods import resolve_method, verified_start_utility
 from primaldual.offline.options import EXACT, OnlineSeed, SolveOptions
 from primaldual.offline.outcome import ChildOutcome, ProgressLine

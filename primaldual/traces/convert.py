@@ -30,7 +30,7 @@ The conversion draws no random numbers: the same trace and options give the same
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -286,9 +286,3 @@ def build_instance(records, options: TraceOptions, table: ThroughputTable, *, so
     return Instance(cluster=cluster, jobs=tuple(jobs), horizon=horizon, slot_seconds=slot_seconds,
                     meta=meta).validate()
 
-
-def options_meta(options: TraceOptions) -> dict:
-    """``options`` as plain data (for summaries)."""
-    data = asdict(options)
-    data["utility"] = options.utility.to_meta()
-    return data

@@ -18,3 +18,20 @@ def test_quick_benchmark_reports_speedups_and_paper_figures():
     for trace in result["traces"].values():
         assert trace["gap_to_oracle_percent"] < 5.0 and trace["share_of_oracle_gain"] >= 0.5
     assert "pai:job_2: LB-BSP (lbbsp_cpu[select])" in text
+    _check_the_record_is_flat_and_the_gap_is_the_replays(result["scenarios"]["cpu"])
+
+
+def _check_the_record_is_flat_and_the_gap_is_the_replays(scenario: dict) -> None:
+    """Issue 53 item 13: a scenario's figures are typed parts (setting, gains) and the gap to the oracle is the
+    replay's formula; the record the benchmark writes keeps its keys, order and values (one run, shared above)."""
+    from primaldual.lbbsp.replay import gap_to_oracle_percent, share_of_gain
+
+    assert list(scenario) == [
+        "description", "workers", "global_batch", "iterations", "lbbsp_method", "mean_iteration_seconds",
+        "speedup", "lbbsp_speedup", "oracle_speedup", "lbbsp_improvement_percent", "oracle_improvement_percent",
+        "paper_improvement_percent", "gap_to_oracle_percent", "share_of_oracle_gain", "decision_seconds",
+        "decision_ratio_to_bsp"]
+    lbbsp, oracle = scenario["lbbsp_speedup"], scenario["oracle_speedup"]
+    assert scenario["gap_to_oracle_percent"] == 100.0 * (oracle / lbbsp - 1.0) == gap_to_oracle_percent(lbbsp, oracle)
+    assert scenario["share_of_oracle_gain"] == share_of_gain(lbbsp, oracle)
+

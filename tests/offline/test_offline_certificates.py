@@ -21,7 +21,7 @@ from primaldual.core.verify import verify
 from primaldual.offline.options import EXACT
 from primaldual.offline.outcome import Built, ChildOutcome, Incumbent
 from primaldual.offline.certify import certify
-from primaldual.offline.method_table import METHOD_TABLE
+from primaldual.offline.methods import METHOD_TABLE
 
 
 @pytest.fixture(scope="module")

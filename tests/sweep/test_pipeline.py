@@ -139,3 +139,28 @@ def test_compare_json_keeps_stdout_clean_of_progress(capsys):
     assert main(["compare", "--preset", "tiny", "--seed", "2", "--schedulers", "fifo", "--opt", "--json"]) == 0
     out = capsys.readouterr().out
     assert json.loads(out)["format"] == "primaldual.comparison"  # one JSON object, nothing else
+
+
+def test_the_offline_schedule_is_verified_once_and_the_evaluation_keeps_the_certificates_report(monkeypatch):
+    # Issue 53 item 12: the certificate verifies the solver's schedule and the pipeline used to verify it again.
+    # The result carries the certificate's report; the evaluation's report is that object, equal to a fresh one.
+    from primaldual.core import verify as verify_module
+    from primaldual.evaluation import pipeline as pipeline_module
+    from primaldual.offline import certify as certify_module
+
+    instance = generate("tiny", 11)
+    calls = []
+    real = verify_module.verify
+
+    def counted(inst, schedule):
+        calls.append(schedule.assignments)
+        return real(inst, schedule)
+
+    monkeypatch.setattr(certify_module, "verify", counted)
+    monkeypatch.setattr(pipeline_module, "verify", counted)
+    evaluation = evaluate(instance, ["fifo"], solve=Spec(preset="tiny").solve.replace(mip_start=False))
+    offline = evaluation.offline
+    assert offline.incumbent_source == "solver" and offline.verification is not None
+    assert evaluation.offline_verification is offline.verification
+    assert sum(1 for seen in calls if seen == offline.schedule.assignments) == 1
+    assert real(instance, offline.schedule).utility == offline.verification.utility == offline.objective
