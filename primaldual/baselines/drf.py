@@ -33,9 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from primaldual.simulation.placement import (FreeCapacity, can_finish, check_placement, place_units,
+from primaldual.simulation.placement import (FreeCapacity, place_units,
                                            ps_needed_at, ps_needed_table, widest)
-from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
+from primaldual.baselines.finishing import FinishingBaseline
+from primaldual.simulation.scheduler import Allocation, SlotState
 
 
 def dominant_shares(instance, workers: dict[int, int], parameter_servers: dict[int, int]) -> dict[int, float]:
@@ -189,28 +190,17 @@ class _Held:
         self.count[i] += 1
 
 
-class DrfScheduler(OnlineScheduler):
+class DrfScheduler(FinishingBaseline):
     name = "drf"
     PARAMETER_SPECS = parameter_specs.DRF
     # 2: skip_unfinishable assumes the width the job can have (placement.widest), not N_i.
     revision = 2
 
-    def __init__(self, placement: str = "first_fit", skip_unfinishable: bool = True):
-        self.placement = check_placement(placement)
-        self.skip_unfinishable = bool(skip_unfinishable)
-
     def start(self, instance) -> None:
-        self.instance = instance
+        super().start(instance)
         self.chunks = np.array([job.chunks for job in instance.jobs], dtype=np.int64)
         self.widest = widest(instance)
         self.tables = fill_tables(instance)
-        self.skipped: set[int] = set()
-
-    def parameters(self) -> dict:
-        return {"placement": self.placement, "skip_unfinishable": self.skip_unfinishable}
-
-    def report(self) -> dict:
-        return {"skipped": sorted(self.skipped)}
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         active = np.array(state.active, dtype=np.int64)
@@ -218,8 +208,7 @@ class DrfScheduler(OnlineScheduler):
             return {}
         remaining = state.remaining_work[active]
         if self.skip_unfinishable:
-            finishable = can_finish(slot, remaining, self.widest[active], self.instance.horizon)
-            self.skipped.update(int(i) for i in active[~finishable])
+            finishable = self.finishable(slot, active, remaining, self.widest[active])
             active, remaining = active[finishable], remaining[finishable]
         limits = {int(i): int(min(n, r)) for i, n, r in zip(active, self.chunks[active], remaining)}
         return progressive_filling(

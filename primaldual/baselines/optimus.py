@@ -43,8 +43,9 @@ import numpy as np
 
 from primaldual.baselines import parameter_specs
 from primaldual.baselines.ordered import job_tables
-from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, place_units
-from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
+from primaldual.baselines.finishing import FinishingBaseline
+from primaldual.simulation.placement import FreeCapacity, place_units
+from primaldual.simulation.scheduler import Allocation, SlotState
 
 
 def marginal_gain(remaining: float, workers: int) -> float:
@@ -78,27 +79,16 @@ def add_unit(free: FreeCapacity, job, added_ps: int, placement: str):
     return worker, ps
 
 
-class OptimusScheduler(OnlineScheduler):
+class OptimusScheduler(FinishingBaseline):
     name = "optimus"
     PARAMETER_SPECS = parameter_specs.OPTIMUS
 
-    def __init__(self, placement: str = "first_fit", skip_unfinishable: bool = True):
-        self.placement = check_placement(placement)
-        self.skip_unfinishable = bool(skip_unfinishable)
-
     def start(self, instance) -> None:
-        self.instance = instance
+        super().start(instance)
         self.tables = job_tables(instance)
         cluster = instance.cluster
         self.worker_total = cluster.worker_capacity.sum(axis=0)
         self.ps_total = cluster.ps_capacity.sum(axis=0)
-        self.skipped: set[int] = set()
-
-    def parameters(self) -> dict:
-        return {"placement": self.placement, "skip_unfinishable": self.skip_unfinishable}
-
-    def report(self) -> dict:
-        return {"skipped": sorted(self.skipped)}
 
     def _score(self, i: int, remaining: int, workers: int) -> tuple[float, int]:
         """Gain per cost of job ``i``'s next unit at ``workers`` workers, and the PSs that unit adds."""
@@ -113,10 +103,8 @@ class OptimusScheduler(OnlineScheduler):
         if not active.size:
             return {}
         remaining = np.asarray(state.remaining_work[active], dtype=np.int64)
-        if self.skip_unfinishable:
-            finishable = can_finish(slot, remaining, self.tables.widest[active], self.instance.horizon)
-            self.skipped.update(int(i) for i in active[~finishable])
-            active, remaining = active[finishable], remaining[finishable]
+        finishable = self.finishable(slot, active, remaining, self.tables.widest[active])
+        active, remaining = active[finishable], remaining[finishable]
         left = dict(zip(active.tolist(), remaining.tolist()))
         limits = dict(zip(active.tolist(), np.minimum(self.tables.chunks[active], remaining).tolist()))
         free = FreeCapacity(self.instance.cluster)

@@ -32,8 +32,9 @@ import numpy as np
 
 from primaldual.baselines import parameter_specs
 from primaldual.baselines.ordered import job_tables, serve_in_order
-from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement
-from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
+from primaldual.baselines.finishing import FinishingBaseline
+from primaldual.simulation.placement import FreeCapacity
+from primaldual.simulation.scheduler import Allocation, SlotState
 
 
 def remaining_times(remaining: np.ndarray, widest: np.ndarray) -> np.ndarray:
@@ -52,24 +53,13 @@ def srtf_order(jobs: np.ndarray, remaining: np.ndarray, widest: np.ndarray) -> l
     return [int(jobs[m]) for m in np.lexsort((jobs, times))]
 
 
-class SrtfScheduler(OnlineScheduler):
+class SrtfScheduler(FinishingBaseline):
     name = "srtf"
     PARAMETER_SPECS = parameter_specs.SRTF
 
-    def __init__(self, placement: str = "first_fit", skip_unfinishable: bool = True):
-        self.placement = check_placement(placement)
-        self.skip_unfinishable = bool(skip_unfinishable)
-
     def start(self, instance) -> None:
-        self.instance = instance
+        super().start(instance)
         self.tables = job_tables(instance)
-        self.skipped: set[int] = set()
-
-    def parameters(self) -> dict:
-        return {"placement": self.placement, "skip_unfinishable": self.skip_unfinishable}
-
-    def report(self) -> dict:
-        return {"skipped": sorted(self.skipped)}
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         active = np.array(state.active, dtype=np.int64)
@@ -77,10 +67,8 @@ class SrtfScheduler(OnlineScheduler):
             return {}
         remaining = np.asarray(state.remaining_work[active], dtype=np.int64)
         widest = self.tables.widest[active]
-        if self.skip_unfinishable:
-            finishable = can_finish(slot, remaining, widest, self.instance.horizon)
-            self.skipped.update(int(i) for i in active[~finishable])
-            active, remaining, widest = active[finishable], remaining[finishable], widest[finishable]
+        finishable = self.finishable(slot, active, remaining, widest)
+        active, remaining, widest = active[finishable], remaining[finishable], widest[finishable]
         order = srtf_order(active, remaining, widest)
         limits = dict(zip(active.tolist(), np.minimum(self.tables.chunks[active], remaining).tolist()))
         return serve_in_order(self.instance, order, limits, FreeCapacity(self.instance.cluster), self.placement,
