@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from primaldual.core.standalone import fit_counts
+from primaldual.core.standalone import widest_on_empty_cluster
 from primaldual.simulation.placement import FreeCapacity, demand_profiles, dominant_share_unit, widest
 from primaldual.simulation.scheduler import Allocation
 
@@ -61,18 +61,8 @@ def gang_widths(instance) -> np.ndarray:
     so a non-clairvoyant scheduler can read it. Cost per job: one count per server and one vector of ``Z(D)``
     over at most the worker servers' total.
     """
-    cluster = instance.cluster
-    out = np.zeros(instance.n_jobs, dtype=np.int64)
-    for i, job in enumerate(instance.jobs):
-        limit = int(job.chunks)
-        workers = int(fit_counts(cluster.worker_capacity, job.worker_demand, limit).sum())
-        ps_room = int(fit_counts(cluster.ps_capacity, job.ps_demand, limit).sum())
-        counts = np.arange(min(limit, workers) + 1)
-        needed = job.min_parameter_servers(counts)
-        feasible = (needed <= counts) & (needed <= ps_room)
-        feasible[0] = True
-        out[i] = int(np.flatnonzero(feasible)[-1])
-    return out
+    return np.array([widest_on_empty_cluster(instance.cluster, job, int(job.chunks)) for job in instance.jobs],
+                    dtype=np.int64)
 
 
 def serve_in_order(instance, order, limits, free: FreeCapacity, placement: str, profile) -> dict[int, Allocation]:

@@ -33,15 +33,19 @@ def fit_counts(free: np.ndarray, demand: np.ndarray, limit: int) -> np.ndarray:
 
 
 def fastest_standalone_workers(instance: Instance, i: int) -> int:
-    """Most workers job ``i`` can run in one slot on the empty cluster (0 if none), respecting (3), (6), (7).
-
-    Worker servers take ``min(N_i, fit)`` workers each; the ``Z(D) = ceil(D b_i / B_i)`` PSs must fit on the
-    PS servers and satisfy ``Z(D) <= D`` (eq. (7)). Every ``D`` up to ``min(N_i, V_i)`` and the worker
-    servers' total is checked at once; the largest feasible one is the answer.
-    """
+    """Most workers job ``i`` can run in one slot on the empty cluster (0 if none), respecting (3), (6), (7):
+    :func:`widest_on_empty_cluster` with the limit ``min(N_i, V_i)``."""
     job = instance.jobs[i]
-    cluster = instance.cluster
-    limit = int(min(job.chunks, instance.work_units[i]))
+    return widest_on_empty_cluster(instance.cluster, job, int(min(job.chunks, instance.work_units[i])))
+
+
+def widest_on_empty_cluster(cluster, job, limit: int) -> int:
+    """Most workers ``D <= limit`` of ``job`` on the empty cluster (0 if none) whose ``Z(D)`` PSs fit too.
+
+    Worker servers take ``min(limit, fit)`` workers each; the ``Z(D) = ceil(D b_i / B_i)`` PSs must fit on the
+    PS servers and satisfy ``Z(D) <= D`` (eq. (7)). Every ``D`` up to ``limit`` and the worker servers' total is
+    checked at once; the largest feasible one is the answer.
+    """
     worker_total = int(fit_counts(cluster.worker_capacity, job.worker_demand, limit).sum())
     ps_total = int(fit_counts(cluster.ps_capacity, job.ps_demand, limit).sum())
     counts = np.arange(min(limit, worker_total) + 1)

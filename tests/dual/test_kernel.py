@@ -96,33 +96,34 @@ def test_the_environment_picks_the_kernel(monkeypatch):
         kernel.functions()
 
 
-def _runs_under(kernel_mode: str, code: str) -> str:
+def _runs_under(kernel_mode: str, runs: str) -> str:
+    """The schedules of ``runs`` (a Python list expression over ``generate`` and ``simulate``) as JSON, in a fresh
+    interpreter under ``PRIMALDUAL_KERNEL=kernel_mode``."""
+    code = ("from primaldual import generate, simulate; from primaldual.core.files import schedule_to_dict; "
+            f"import json; print(json.dumps([schedule_to_dict(r.schedule) for r in {runs}]))")
     environment = dict(os.environ, PRIMALDUAL_KERNEL=kernel_mode)
     return subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True,
                           check=True).stdout
+
+
+def _same_under_both_kernels(runs: str) -> None:
+    plain = _runs_under("reference", runs)
+    assert plain == _runs_under("compiled", runs) and plain.startswith("[{")
 
 
 def test_a_run_under_the_reference_is_the_compiled_run():
     """Whole OASiS, greedy and OASiS-LR runs (the dual subroutine's and the slot's loops,
     :mod:`primaldual.oasis.lr.reference`) in a fresh interpreter with ``PRIMALDUAL_KERNEL=reference``: the same
     schedules as in the compiled runs, with and without restart costs."""
-    code = ("from primaldual import generate, simulate; from primaldual.core.files import schedule_to_dict; "
-            "import json; i = generate('small', seed=4, jobs=8); "
-            "print(json.dumps([schedule_to_dict(simulate(i, s).schedule) for s in ('oasis', 'greedy', 'oasis-lr')]"
-            " + [schedule_to_dict(simulate(i, s, restart_cost=0.1).schedule) for s in ('oasis-lr', 'oasis-p')]))")
-    plain = _runs_under("reference", code)
-    assert plain == _runs_under("compiled", code) and plain.startswith("[")
+    _same_under_both_kernels("[simulate(generate('small', seed=4, jobs=8), s, restart_cost=f) for s, f in "
+                             "(('oasis', 0), ('greedy', 0), ('oasis-lr', 0), ('oasis-lr', 0.1), ('oasis-p', 0.1))]")
 
 
 @pytest.mark.slow
 def test_an_oasis_lr_run_on_paper_under_the_reference_is_the_compiled_run():
     """The same on a short ``paper`` instance (50 + 50 servers), at restart costs 0 and 0.1."""
-    code = ("from primaldual import generate, simulate; from primaldual.core.files import schedule_to_dict; "
-            "import json; p = generate('paper', seed=4, jobs=12); "
-            "print(json.dumps([schedule_to_dict(simulate(p, s, restart_cost=f).schedule) for f in (0.0, 0.1)"
-            " for s in ('oasis-lr', 'oasis-p')]))")
-    plain = _runs_under("reference", code)
-    assert plain == _runs_under("compiled", code) and plain.startswith("[")
+    _same_under_both_kernels("[simulate(generate('paper', seed=4, jobs=12), s, restart_cost=f) for f in (0.0, 0.1) "
+                             "for s in ('oasis-lr', 'oasis-p')]")
 
 
 def test_small_runs_never_load_numba():
