@@ -55,12 +55,8 @@ def job_tables(instance, clairvoyant: bool = True) -> JobTables:
 
 
 def gang_widths(instance) -> np.ndarray:
-    """Per job, ``min(N_i, what fits on the empty cluster with its Z(D) PSs)`` (0 if not one worker fits).
-
-    Like :func:`primaldual.core.standalone.fastest_standalone_workers` but without its cap at the work ``V_i``,
-    so a non-clairvoyant scheduler can read it. Cost per job: one count per server and one vector of ``Z(D)``
-    over at most the worker servers' total.
-    """
+    """Per job, :func:`primaldual.core.standalone.widest_on_empty_cluster` up to ``N_i``, not ``V_i``: the work
+    a non-clairvoyant scheduler may not read."""
     return np.array([widest_on_empty_cluster(instance.cluster, job, int(job.chunks)) for job in instance.jobs],
                     dtype=np.int64)
 
