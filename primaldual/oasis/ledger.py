@@ -10,14 +10,12 @@ the job's committed deadline therefore finishes the job by it whatever else happ
 The ledger keeps the amounts reserved per (slot, server, resource) in both pools, and
 :meth:`Ledger.find_block` finds, for a job's remaining work and deadline, the block that starts as late as
 possible (ties: more workers, i.e. fewer slots) and fits in what the other reservations leave free, in every
-slot of the block at once: the units that fit per slot and server are counted once, their minimum over every
-window of the block's length comes from a sparse table of integer minima (numpy, ``O(log k)`` operations for
-length ``k``), and servers are filled in order of most room.
+slot of the block at once. The search is plain loops over arrays in
+:func:`primaldual.oasis.lr.reference.find_block` (compiled as the dual subroutine is), one text for the
+reader and the machine.
 """
 
 from __future__ import annotations
-
-from collections import Counter, OrderedDict
 
 import math
 from dataclasses import dataclass
@@ -26,25 +24,9 @@ import numpy as np
 
 from primaldual.dual.cost_floor import suffix_minimum
 from primaldual.core.instance import Instance
-from primaldual.oasis.prices import exponential_price, fit_counts
-
-#: Reservations are exact in units, like the dual subroutine's fills (:data:`primaldual.oasis.prices.FIT_TOLERANCE`).
-WORK_EPSILON = 1e-9
-
-#: Demand vectors whose unit counts a ledger keeps, the most recently used: a trace has a few (one per model),
-#: a generated instance one per job, and each costs slots x servers integers.
-KEPT_DEMANDS = 16
-
-#: The cap of the kept unit counts (:meth:`Ledger.unit_counts`), above any job's worker or PS count, so that
-#: capping them again at a job's own limit gives what capping once at it gives.
-_NO_LIMIT = 1 << 30
-
-
-def block_length(remaining: float, workers: int, restart_cost: float) -> int:
-    """Fewest consecutive slots of ``workers`` workers, one restart included, that cover ``remaining``."""
-    if remaining <= WORK_EPSILON:
-        return 0
-    return int(math.ceil(remaining / workers + restart_cost - WORK_EPSILON))
+from primaldual.oasis.lr.kernel import functions
+from primaldual.oasis.lr.reference import WORK_EPSILON, block_length
+from primaldual.oasis.prices import exponential_price
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,22 +57,17 @@ class Reservation:
 class Ledger:
     """Amounts reserved per (slot, server, resource), and the reservations themselves (module docstring)."""
 
-    def __init__(self, instance: Instance):
+    def __init__(self, instance: Instance, code=None):
         cluster = instance.cluster
         self.instance = instance
+        #: The text of the block search this ledger runs (:func:`primaldual.oasis.lr.kernel.functions`).
+        self.code = functions(instance) if code is None else code
         self.worker_capacity = cluster.worker_capacity
         self.ps_capacity = cluster.ps_capacity
         self.worker_used = np.zeros((instance.horizon,) + cluster.worker_capacity.shape)
         self.ps_used = np.zeros((instance.horizon,) + cluster.ps_capacity.shape)
         self.reservations: dict[int, Reservation] = {}
-        self.changes: list[tuple[int, int]] = []  # the slot ranges changed, in order (for incremental caches)
-        # Per (pool, demand): units that fit per (slot, server), and how many changes they have seen.
-        self._counts: OrderedDict[tuple[int, bytes], tuple[np.ndarray, int]] = OrderedDict()
-        # The demand vectors of two jobs or more: only theirs are worth keeping (a trace's jobs share a few; a
-        # generated instance's jobs each have their own).
-        seen = Counter((pool, demand.tobytes()) for job in instance.jobs
-                       for pool, demand in ((0, job.worker_demand), (1, job.ps_demand)))
-        self._shared = frozenset(key for key, jobs in seen.items() if jobs > 1)
+        self.changes: list[tuple[int, int]] = []  # the slot ranges changed, in order (for the price cache)
 
     def copy(self) -> "Ledger":
         other = object.__new__(Ledger)
@@ -98,7 +75,6 @@ class Ledger:
         other.worker_used, other.ps_used = self.worker_used.copy(), self.ps_used.copy()
         other.reservations = dict(self.reservations)
         other.changes = list(self.changes)
-        other._counts = OrderedDict((key, (counts.copy(), seen)) for key, (counts, seen) in self._counts.items())
         return other
 
     def _apply(self, reservation: Reservation, sign: float, first: int, last: int) -> None:
@@ -151,73 +127,27 @@ class Ledger:
     def ps_free(self) -> np.ndarray:
         return self.ps_capacity[None] - self.ps_used
 
-    def unit_counts(self, pool: int, demand: np.ndarray, rows: slice) -> np.ndarray:
-        """``fit_counts(capacity - used, demand)`` of pool ``pool`` (0 workers, 1 PSs) over the slots ``rows``,
-        capped at :data:`_NO_LIMIT` only. Kept for the :data:`KEPT_DEMANDS` demand vectors used last among those
-        that two jobs or more share (computed over ``rows`` alone for the others) and brought up to date by
-        recomputing only the slots changed since (``changes``): each slot's counts are the same elementwise
-        operations whichever slots are computed with it, so the same integers as computing them afresh (what the
-        cache saves: docs/measurements.md, "OASiS-LR with lookahead")."""
-        capacity, used = (self.worker_capacity, self.worker_used) if pool == 0 else (self.ps_capacity, self.ps_used)
-        key = (pool, demand.tobytes())
-        if key not in self._shared:  # one job's own demand: the slots asked for, not kept
-            return fit_counts(capacity[None] - used[rows], demand, _NO_LIMIT)
-        entry = self._counts.pop(key, None)
-        if entry is None:
-            counts = fit_counts(capacity[None] - used, demand, _NO_LIMIT)
-        else:
-            counts, seen = entry
-            if seen < len(self.changes):
-                changed = np.zeros(used.shape[0], dtype=bool)
-                for first, last in self.changes[seen:]:
-                    changed[first:last + 1] = True
-                stale = np.flatnonzero(changed)
-                counts[stale] = fit_counts(capacity[None] - used[stale], demand, _NO_LIMIT)
-        self._counts[key] = (counts, len(self.changes))
-        if len(self._counts) > KEPT_DEMANDS:
-            self._counts.popitem(last=False)  # the least recently used
-        return counts[rows]
-
     def find_block(self, i: int, remaining: float, earliest: int, deadline: int,
                    restart_cost: float, late: bool = True) -> Reservation | None:
         """The block of job ``i`` that starts as late as possible within ``earliest..deadline`` and fits
-        (``late=False``: that ends as early as possible)."""
+        (``late=False``: that ends as early as possible), by the loops of
+        :func:`primaldual.oasis.lr.reference.find_block` (module docstring)."""
         job = self.instance.jobs[i]
         deadline = min(deadline, self.instance.horizon - 1)
         most = int(min(job.chunks, math.ceil(remaining - WORK_EPSILON)))
         if most < 1 or deadline < earliest:
             return None
-        # Units that fit per (slot, server), once: the slot-wise minimum over a window of these counts is the
-        # count that fits the window's minimum free amounts (floor and min commute), so each block length only
-        # takes minima of small integer arrays (_RunningMinimum). The counts are kept per demand (unit_counts).
-        rows = slice(earliest, deadline + 1)
-        needed = job.min_parameter_servers(np.arange(most + 1)).tolist()  # Z(D), D = 0..most, at once
-        worker_units = np.minimum(self.unit_counts(0, job.worker_demand, rows), most)
-        ps_units = np.minimum(self.unit_counts(1, job.ps_demand, rows), max(needed[most], 1))
-        windows = _RunningMinimum(worker_units, ps_units)
-        best = None  # (key, first, workers, worker caps, PS caps, PSs, k)
-        for workers in range(most, 0, -1):
-            ps_needed = needed[workers]
-            if ps_needed > workers:
-                continue
-            k = block_length(remaining, workers, restart_cost)
-            if k > worker_units.shape[0] or (late and best is not None and deadline - k + 1 <= best[0]):
-                continue  # a longer block cannot start later than the best one found
-            worker_min, ps_min = windows.of_length(k)
-            worker_caps = np.minimum(worker_min, workers)
-            ps_caps = np.minimum(ps_min, max(ps_needed, 1))
-            fits = (worker_caps.sum(axis=1) >= workers) & (ps_caps.sum(axis=1) >= ps_needed)
-            if not fits.any():
-                continue
-            window = int(np.flatnonzero(fits)[-1 if late else 0])  # the latest (earliest) window that fits
-            first = earliest + window
-            key = first if late else -(first + k)
-            if best is None or key > best[0]:
-                best = (key, first, workers, worker_caps[window], ps_caps[window], ps_needed, k)
-        if best is None:
+        needed = np.asarray(job.min_parameter_servers(np.arange(most + 1)), dtype=np.int64)  # Z(D), D = 0..most
+        rows, code = slice(earliest, deadline + 1), self.code
+        worker_units = code.slot_units(self.worker_used[rows], self.worker_capacity, job.worker_demand, most)
+        ps_units = code.slot_units(self.ps_used[rows], self.ps_capacity, job.ps_demand, max(int(needed[most]), 1))
+        workers = np.empty(self.worker_capacity.shape[0], dtype=np.int64)
+        parameter_servers = np.empty(self.ps_capacity.shape[0], dtype=np.int64)
+        window, k = code.find_block(worker_units, ps_units, float(remaining), float(restart_cost), needed,
+                                    bool(late), workers, parameter_servers)
+        if window < 0:
             return None
-        _, first, workers, worker_caps, ps_caps, ps_needed, k = best
-        return Reservation(i, _fill(worker_caps, workers), _fill(ps_caps, ps_needed), first, first + k - 1)
+        return Reservation(i, workers, parameter_servers, earliest + int(window), earliest + int(window + k) - 1)
 
 
 class PriceCache:
@@ -313,41 +243,6 @@ class PriceCache:
         if self._least is None:
             self._least = tuple(suffix_minimum(least) for least in self._slot_least)
         return self._least
-
-
-class _RunningMinimum:
-    """Per window of ``k`` consecutive slots and per server, the least count over the window's slots.
-
-    A sparse table: level ``j`` holds the minimum over every window of ``2^j`` slots, each level one
-    elementwise minimum of two shifted copies of the one below, built when a query first needs it; a window of
-    ``k`` slots is the union of the two windows of ``2^j <= k`` slots at its two ends (``j = floor(log2 k)``),
-    so its minimum is one more elementwise minimum. Minima of integers are exact and overlapping windows do
-    not change them, so the counts are those of ``k - 1`` steps of neighbour minima, in ``O(log k)``
-    operations instead of ``O(k)`` (a job with one worker asks for one window as long as its whole work)."""
-
-    def __init__(self, *counts: np.ndarray):
-        self.levels = [list(counts)]
-
-    def of_length(self, k: int) -> list[np.ndarray]:
-        j = k.bit_length() - 1
-        while len(self.levels) <= j:
-            half = 1 << (len(self.levels) - 1)
-            self.levels.append([np.minimum(c[:-half], c[half:]) for c in self.levels[-1]])
-        shift = k - (1 << j)
-        return [np.minimum(c[:c.shape[0] - shift], c[shift:]) if shift else c for c in self.levels[j]]
-
-
-def _fill(caps: np.ndarray, count: int) -> np.ndarray:
-    """``count`` units on the servers with the most room first (fewest servers; ties to the lower index)."""
-    out = np.zeros(caps.shape[0], dtype=np.int64)
-    left = count
-    for s in np.argsort(-caps, kind="stable"):
-        if left <= 0:
-            break
-        take = min(int(caps[s]), left)
-        out[s] = take
-        left -= take
-    return out
 
 
 class PromiseBroken(AssertionError):

@@ -1,5 +1,5 @@
 """Shortcuts outside the dual subroutine against the plain computations they replace, value for value: the
-block search's window minima (a sparse table instead of one neighbour minimum per slot of length); the fitting
+block search's window minima (blocks of minima from both sides instead of one neighbour minimum per slot of length); the fitting
 counts of all resources at once; OASiS-LR's rankings (present values kept per slot as arrays, one lexsort); and
 its plans once the cluster is full (only the jobs with a placement of their own visited). The subroutine's
 kernel against its reference: tests/dual."""
@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from primaldual.core.generate import generate
 from primaldual.core.standalone import FIT_TOLERANCE, fit_counts
-from primaldual.oasis.ledger import WORK_EPSILON, _RunningMinimum
+from primaldual.dual import kernel
+from primaldual.oasis.ledger import WORK_EPSILON
+from primaldual.oasis.lr import reference
 from primaldual.oasis.lr import execution
 from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.simulation.scheduler import make_scheduler
@@ -28,18 +30,16 @@ def _neighbour_minima(counts: np.ndarray, k: int) -> np.ndarray:
 
 @settings(max_examples=200, deadline=None)
 @given(n_slots=st.integers(1, 70), servers=st.integers(1, 4), seed=st.integers(0, 2**32 - 1),
-       lengths=st.lists(st.integers(1, 70), min_size=1, max_size=6))
-def test_window_minima_are_the_neighbour_minima(n_slots, servers, seed, lengths):
-    """For every window length (in any order, as often as asked), both pools' minima over each window equal
+       lengths=st.lists(st.integers(1, 70), min_size=1, max_size=6), compiled=st.booleans())
+def test_window_minima_are_the_neighbour_minima(n_slots, servers, seed, lengths, compiled):
+    """For every window length, the minima over each window (the block search's, as Python and compiled) equal
     ``k - 1`` steps of neighbour minima."""
-    rng = np.random.default_rng(seed)
-    worker, ps = rng.integers(0, 9, size=(n_slots, servers)), rng.integers(0, 9, size=(n_slots, servers + 1))
-    windows = _RunningMinimum(worker, ps)
+    code = kernel.compiled(reference) if compiled else reference
+    counts = np.random.default_rng(seed).integers(0, 9, size=(n_slots, servers))
     for k in (k for k in lengths if k <= n_slots):
-        got = windows.of_length(k)
-        assert len(got) == 2
-        for counts, minima in zip((worker, ps), got):
-            assert np.array_equal(minima, _neighbour_minima(counts, k))
+        minima = np.empty_like(counts)
+        code.window_minima(counts, k, minima)
+        assert np.array_equal(minima[:n_slots - k + 1], _neighbour_minima(counts, k))
 
 
 @settings(max_examples=200, deadline=None)
