@@ -91,14 +91,14 @@ def test_an_lp_over_its_iteration_limit_gives_no_guide():
 
 def _scores(monkeypatch) -> list[tuple[str, float]]:
     seen: list[tuple[str, float]] = []
-    original = rollout_module.rollout
+    original = rollout_module.rollouts
 
-    def spy(settings, tables, state, slot, name="twin"):
-        score = original(settings, tables, state, slot, name)
-        seen.append((state.policy_name, score))
-        return score
+    def spy(settings, tables, state, slot, members, name="twin"):
+        scores = original(settings, tables, state, slot, members, name)
+        seen.extend((member.name, score) for member, score in zip(members, scores))
+        return scores
 
-    monkeypatch.setattr(rollout_module, "rollout", spy)
+    monkeypatch.setattr(rollout_module, "rollouts", spy)
     return seen
 
 

@@ -88,24 +88,24 @@ def test_a_rollout_stops_rollout_slots_past_its_batch():
     instance = generate("small", 5, jobs=20)
     scheduler = make_scheduler("oasis-lr", rollout_slots=3)
     runs: list[list[int]] = []
-    original_rollout, original_allocate = module.rollout, module.allocate_slot
+    original_rollouts, original_prepare = module.rollouts, module.prepare_slot
 
-    def rollout(settings, tables, state, slot, *rest):
+    def rollouts(settings, tables, state, slot, *rest):
         runs.append([slot])
-        return original_rollout(settings, tables, state, slot, *rest)
+        return original_rollouts(settings, tables, state, slot, *rest)
 
-    def allocate(settings, tables, state, slot, *rest):
-        runs[-1].append(slot)
-        return original_allocate(settings, tables, state, slot, *rest)
+    def prepare(settings, tables, state, slot, *rest):
+        runs[-1].append(slot)  # once per group of twins and slot
+        return original_prepare(settings, tables, state, slot, *rest)
 
-    module.rollout, module.allocate_slot = rollout, allocate
+    module.rollouts, module.prepare_slot = rollouts, prepare
     try:
         simulate(instance, scheduler, restart_cost=0.0)
     finally:
-        module.rollout, module.allocate_slot = original_rollout, original_allocate
-    seen = [slot for _, *slots in runs for slot in slots]
-    assert runs and all(slots == list(range(t, t + len(slots))) for t, *slots in runs)
-    assert seen and max(len(slots) for _, *slots in runs) == 3
+        module.rollouts, module.prepare_slot = original_rollouts, original_prepare
+    slots_of = [(t, sorted(set(slots))) for t, *slots in runs]
+    assert runs and all(slots == list(range(t, t + len(slots))) for t, slots in slots_of)
+    assert max(len(slots) for _, slots in slots_of) == 3
 
 
 def test_the_lookahead_counts_reach_the_result_and_the_command_line(capsys):
@@ -243,3 +243,36 @@ def test_bench_trace_weeks_are_the_busiest_windows_trace_busiest_finds(capsys):
     assert main(["bench", "trace", "--weeks", "--quick", "--schedulers", "rrh"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--weeks" in err[0]
+
+
+@pytest.mark.parametrize("seed, cost, replan", [(5, 0.0, False), (9, 0.1, False), (3, 0.1, True), (11, 0.0, True)])
+def test_rollouts_in_step_score_each_twin_as_its_run_alone(seed, cost, replan):
+    """The shared prefixes of :func:`rollouts` are exact: at every arrival batch of a run, each policy's score
+    is the float its twin earns rolled out alone (:func:`rollout` on its own copy)."""
+    from primaldual.oasis.lr import rollout as module
+
+    instance = generate("small", seed, jobs=16)
+    scheduler = make_scheduler("oasis-lr", replan=replan)
+    checked, original = [], module.rollouts
+
+    def both(settings, tables, state, slot, members, name="twin"):
+        alone = [original(settings, tables, _twin_of(state, member), slot, [member], name)[0] for member in members]
+        in_step = original(settings, tables, state, slot, members, name)
+        checked.append(len(members))
+        assert in_step == alone
+        return in_step
+
+    module.rollouts = both
+    try:
+        simulate(instance, scheduler, restart_cost=cost)
+    finally:
+        module.rollouts = original
+    assert checked and max(checked) >= 3
+
+
+def _twin_of(state, member):
+    other = state.copy()
+    other.set_policy(member.name, member.policy)
+    other.guide = member.guide
+    return other
+

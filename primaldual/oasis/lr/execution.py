@@ -56,6 +56,17 @@ def allocate_slot(settings: LrSettings, tables: JobTables, state: LrState, slot:
     """One slot of the execution (module docstring): ``ceiling`` is the simulator's remaining work (a
     ceiling of the true one, which ``state`` tracks itself), ``offer(slot)`` re-offers the pending tier
     outside arrival slots and ``name`` names the scheduler in a broken promise."""
+    blocks, free = prepare_slot(settings, tables, state, slot, ceiling, offer, name)
+    out = policy_plan(settings, tables, state, slot, blocks, free)
+    finish_slot(settings, tables, state, slot, out)
+    return out
+
+
+def prepare_slot(settings: LrSettings, tables: JobTables, state: LrState, slot: int, ceiling: np.ndarray,
+                 offer: Callable[[int], None], name: str) -> tuple[dict[int, Allocation], FreeCapacity]:
+    """The part of a slot no policy changes: the work left, the offers, the blocks trimmed and checked, and
+    the blocks that run with the capacity they leave free. A policy reads none of it before its plan (the
+    offers rank by present value, whose discount no policy changes), which the rollout relies on."""
     instance, restart_cost = tables.instance, settings.restart_cost
     state.work_left = np.minimum(state.work_left, np.asarray(ceiling, dtype=float))
     state.remaining = np.maximum(np.ceil(state.work_left - WORK_EPSILON), 0).astype(np.int64)
@@ -70,23 +81,42 @@ def allocate_slot(settings: LrSettings, tables: JobTables, state: LrState, slot:
     free.worker -= ledger.worker_used[slot]
     free.ps -= ledger.ps_used[slot]
     finish_blocks(restart_cost, tables, state, slot, blocks, free)
+    return blocks, free
+
+
+def policy_plan(settings: LrSettings, tables: JobTables, state: LrState, slot: int, blocks: dict[int, Allocation],
+                free: FreeCapacity) -> dict[int, Allocation]:
+    """The slot's allocations under ``state``'s policy (its order, and under restart costs its plan), from the
+    prepared ``blocks`` and ``free`` (neither changed)."""
+    restart_cost = settings.restart_cost
     order, values = growth_order(tables, state, restart_cost, settings.pending_tier, slot, blocks)
     plan = state.policy.plan
     if restart_cost > 0 and order and plan == "stable":
-        out = plan_slot(restart_cost, tables, state, slot, order, free, blocks, stable=True)
-    else:
-        out = plan_slot(restart_cost, tables, state, slot, order, free.copy(), blocks, stable=False)
+        return plan_slot(restart_cost, tables, state, slot, order, free.copy(), blocks, stable=True)
+    out = plan_slot(restart_cost, tables, state, slot, order, free.copy(), blocks, stable=False)
     if restart_cost > 0 and order and plan == "best":
-        stable = plan_slot(restart_cost, tables, state, slot, order, free, blocks, stable=True)
+        stable = plan_slot(restart_cost, tables, state, slot, order, free.copy(), blocks, stable=True)
         # Ties go to the stable plan: the same value with fewer restarts.
         if plan_value(restart_cost, state, slot, stable, values) >= \
                 plan_value(restart_cost, state, slot, out, values) - 1e-12:
             out = stable
-    account(restart_cost, state, slot, out)
-    state.previous = {i: (slot, a) for i, a in out.items()}
-    if slot + 1 < instance.horizon:
-        trim_blocks(state, restart_cost, slot + 1)  # the next slot's arrivals are offered before its allocate
     return out
+
+
+def finish_slot(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
+                out: dict[int, Allocation]) -> None:
+    """The slot's allocations ``out`` applied: the work they do, the placements kept, the blocks trimmed."""
+    account(settings.restart_cost, state, slot, out)
+    state.previous = {i: (slot, a) for i, a in out.items()}
+    if slot + 1 < tables.instance.horizon:
+        trim_blocks(state, settings.restart_cost, slot + 1)  # the next slot's arrivals are offered before its allocate
+
+
+def same_plan(one: dict[int, Allocation], other: dict[int, Allocation]) -> bool:
+    """Whether two plans of a slot run the same jobs on the same placements (so leave the same state)."""
+    return one.keys() == other.keys() and all(
+        np.array_equal(a.workers, other[i].workers) and np.array_equal(a.parameter_servers, other[i].parameter_servers)
+        for i, a in one.items())
 
 
 # ------------------------------------------------------------------------------------------ the ledger
@@ -298,5 +328,6 @@ def place_most(code, free: FreeCapacity, job, limit: int, needed: np.ndarray) ->
     return Allocation(workers, parameter_servers)
 
 
-__all__ = ["PLANS", "account", "allocate_slot", "check_promises", "finish_blocks", "place_most",
-           "plan_slot", "plan_value", "running", "supplied", "trim_blocks"]
+__all__ = ["PLANS", "account", "allocate_slot", "check_promises", "finish_blocks", "finish_slot", "place_most",
+           "plan_slot", "plan_value", "policy_plan", "prepare_slot", "running", "same_plan", "supplied",
+           "trim_blocks"]
