@@ -22,7 +22,10 @@ OASIS_LR = {
     "delta": ParameterSpec("a number in [0, 0.99]", "deadline slack: a promise allows (1 - delta) of the planned "
                                                     "utility"),
     "window": ParameterSpec("an integer in [1, 1000000] (slots)", "arrivals the learned price floor learns from"),
-    "eta": ParameterSpec("a number in [1e-9, 1e9]", "the reserve price for promises; larger eta, more promises "
+    "eta": ParameterSpec("a number in [1e-9, 1e9]", "the reserve price for promises: with the density rule L^r "
+                                                    "is the least value density over 4 eta, so a job whose "
+                                                    "utility does not beat its work at that price never gets a "
+                                                    "promise and runs best-effort; larger eta, more promises "
                                                     "(proofs/oasis-lr.md, Choosing eta)"),
     "rule": ParameterSpec(_RULES, "how the price constants are set (primaldual.oasis.constants)"),
     "learned_floor": ParameterSpec(BOOLEAN, "raise prices to the learned shadow-price floor"),
@@ -31,7 +34,8 @@ OASIS_LR = {
                             "re-plan promised blocks into free capacity"),
     "late": ParameterSpec(BOOLEAN, "true: blocks as late as possible; false: as early"),
     "discount_rate": ParameterSpec("a number in [0, 1000000]", "the execution order's risk discount (RRH's)"),
-    "reoffer_every": ParameterSpec("an integer in [1, 1000000] (slots)", "slots between re-offers of a pending job"),
+    "reoffer_every": ParameterSpec("an integer in [1, 1000000] (slots)", "slots between re-offers of a pending job "
+                                                                     "whose work has not fallen by a quarter"),
     "immediate_blocks": ParameterSpec("null (true), true or false", "whether a promise may rest on a block that "
                                                                     "starts in the slot of the offer"),
     "order": ParameterSpec(f"null (density) or one of {', '.join(ORDERS)}", "the execution order of promised jobs"),

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from primaldual.core.errors import InputError
 from primaldual.core.generate import generate
 from primaldual.oasis.lr.order import rerank
-from primaldual.oasis.lr.rollout import POLICIES, rollout, twin
+from primaldual.oasis.lr import rollout as module
+from primaldual.oasis.lr.rollout import POLICIES, rollout
 from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
 from primaldual.core.verify import verify
@@ -158,7 +159,7 @@ def test_twins_leave_the_scheduler_alone_and_call_their_own_methods():
     state = scheduler.state
     before = (state.work_left.copy(), dict(state.deadlines), list(state.pending),
               dict(state.ledger.reservations), state.ledger.worker_used.copy())
-    other = twin(scheduler.settings, state, "urgency")
+    other = _twin_of(state, module.Member("urgency", module.policy(scheduler.settings.own, "urgency"), None))
     rollout(scheduler.settings, scheduler.tables, other, arrivals[0])
     assert not calls
     assert np.array_equal(before[0], state.work_left) and before[1] == state.deadlines

@@ -156,15 +156,6 @@ def replan(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
     return guide
 
 
-def twin(settings: LrSettings, state: LrState, name: str, guide=None) -> LrState:
-    """A copy of ``state`` that can run on without touching it, with policy ``name`` set (and, for the
-    re-plan, its ``guide``)."""
-    other = state.copy()
-    other.set_policy(name, policy(settings.own, name))
-    other.guide = guide if name == REPLAN else None
-    return other
-
-
 def rollout(settings: LrSettings, tables: JobTables, state: LrState, slot: int, name: str = "twin") -> float:
     """:func:`rollouts` of the twin ``state`` under its own policy alone."""
     return rollouts(settings, tables, state, slot, [Member(state.policy_name, state.policy, state.guide)], name)[0]
@@ -257,4 +248,4 @@ def lookahead_report(counts: LookaheadCounts, settings: LrSettings) -> dict[str,
 
 
 __all__ = ["CHOICES", "LOOKAHEAD_BUDGET", "POLICIES", "ROLLOUT_SLOTS", "REPLAN", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report", "replan",
-           "policy", "rollout", "rollout_end", "rollout_work", "rollouts", "twin", "Member"]
+           "policy", "rollout", "rollout_end", "rollout_work", "rollouts", "Member"]

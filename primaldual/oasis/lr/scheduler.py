@@ -74,28 +74,10 @@ from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotSta
 
 
 class OasisLrScheduler(OnlineScheduler):
-    """OASiS-LR (module docstring). Parameters: ``delta`` (deadline slack, 0.2), ``window`` (slots of arrivals
-    the floor learns from, 30), ``eta`` (0.05: the reserve price for promises; with the ``density`` rule
-    ``L^r`` is the least value density over ``4 eta``: a job whose utility does not beat its work at that
-    price, summed over the resources it demands, never gets a promise, even on an empty cluster, and runs
-    best-effort in the pending tier; larger eta, more promises; how the default was chosen: "Choosing eta" in
-    proofs/oasis-lr.md), ``rule`` (``density``: how the price constants are set, :mod:`primaldual.oasis.constants`),
-    ``learned_floor`` (True), ``pending`` (True: the pending tier), ``repack`` (True for ``oasis-lr``),
-    ``late`` (True: blocks as late as possible; False: as early), ``discount_rate`` (0.02: the execution
-    order's risk discount, RRH's), ``reoffer_every`` (3: slots between re-offers of a pending job whose work
-    has not fallen by a quarter; 1 re-offers every slot, at a cost in time),
-    ``immediate_blocks`` (True: whether a promise may rest on a block that must start in the slot of the offer;
-    :mod:`primaldual.oasis.lr.admission`), ``order`` (``density``; or ``urgency``, ``value``, ``work``: the execution
-    order, :mod:`primaldual.oasis.lr.order`), ``plan`` (``best``; or ``fresh``/``stable``: which plan of the free
-    capacity a slot runs under restart costs, :mod:`primaldual.oasis.lr.execution`), ``lookahead`` (True for
-    ``oasis-lr``, False for ``oasis-p``: choose the execution policy at each arrival batch by a rollout of the
-    known jobs, :mod:`primaldual.oasis.lr.rollout`; the three settings before are then where it starts),
-    ``lookahead_budget`` (150000: the largest live jobs x slots left x policies, in job-slots, for which a batch
-    is rolled out), ``rollout_slots`` (336: the slots a rollout simulates past its batch at most; an instance at most that long is
-    rolled out to its horizon),
-    ``replan`` (False: add the re-plan by the restart-cost model's LP to the policies the lookahead compares, on
-    instances within ``REPLAN_CELLS``, :mod:`primaldual.oasis.lr.replan`; why it is off: ``proofs/oasis-lr.md``), ``replan_horizon`` (24: its window in slots) and ``replan_iterations``
-    (200000: the simplex iterations its LP may take)."""
+    """OASiS-LR (module docstring). Each parameter's meaning and range is stated once, in
+    :data:`primaldual.oasis.parameter_specs.OASIS_LR` (``primaldual schedulers`` prints them), and checked
+    against :data:`primaldual.simulation.parameter_ranges.PARAMETERS`; the defaults are this signature's, and
+    how each was chosen is in ``proofs/oasis-lr.md``."""
 
     name = "oasis-lr"
     provable = False
