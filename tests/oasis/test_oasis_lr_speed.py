@@ -18,7 +18,7 @@ from primaldual.core.utility import Constant
 from primaldual.simulation.placement import PS_TABLE_WORKERS, FreeCapacity, ps_needed_table
 from primaldual.dual.subroutine import best_schedule, least_prices
 from primaldual.core.generate import generate
-from primaldual.oasis.ledger import PriceCache
+from primaldual.oasis.lr.price_cache import PriceCache
 from primaldual.oasis.engine import OnlineEngine, arrival_order
 from primaldual.dual import kernel
 from primaldual.oasis.lr import reference as slot_reference

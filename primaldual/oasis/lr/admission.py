@@ -48,7 +48,7 @@ import numpy as np
 
 from primaldual.dual.cost_floor import cannot_pay
 from primaldual.dual.subroutine import best_schedule, unit_prices
-from primaldual.oasis.ledger import Reservation, block_length, latest_deadline
+from primaldual.oasis.ledger import Reservation, block_length
 from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.oasis.lr.settings import LrSettings
 from primaldual.oasis.lr.state import JobTables, LrState, OfferScreen, Recorder
@@ -137,6 +137,15 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
     return True
 
 
+def latest_deadline(job, arrival_completion: int, horizon: int, delta: float) -> int:
+    """The latest slot ``d`` (``>= completion``) with ``f(d - a) >= (1 - delta) f(completion - a)``."""
+    target = (1.0 - delta) * float(job.utility(arrival_completion - job.arrival))
+    slots = np.arange(arrival_completion, horizon)
+    ok = np.asarray(job.utility(slots - job.arrival), dtype=float) >= target * (1 - 1e-12)
+    return int(slots[ok][-1]) if ok.any() else arrival_completion
+
+
+
 def block_cost(tables: JobTables, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:
     """What ``block`` pays at the cell prices over its slots."""
     job = tables.instance.jobs[block.job]
@@ -169,4 +178,4 @@ def repack(state: LrState, restart_cost: float, slot: int, i: int, remaining: in
     return trial.reservations[i]
 
 
-__all__ = ["admit_job", "block_cost", "first_block_slot", "offer_pending", "repack"]
+__all__ = ["admit_job", "block_cost", "first_block_slot", "latest_deadline", "offer_pending", "repack"]

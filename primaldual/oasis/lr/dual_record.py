@@ -78,7 +78,7 @@ class DualRecord:
                       rows: np.ndarray | None = None) -> None:
         """Job ``i`` got a reservation in ``slot``; ``prices`` are the cell prices after it (floor ``floor``
         included), current from ``slot`` on (earlier cells no longer change). ``rows``: the slots whose prices
-        may have changed since the last admission (:meth:`primaldual.oasis.ledger.PriceCache.take_touched`; None: all
+        may have changed since the last admission (:meth:`primaldual.oasis.lr.price_cache.PriceCache.take_touched`; None: all
         from ``slot`` on). Every other slot's exponential part was already seen, so it adds exactly 0 to the
         increase, which is summed over the same full array either way (the same floating-point result)."""
         increase = 0.0

@@ -62,8 +62,8 @@ from primaldual.core.instance import Instance
 from primaldual.oasis import parameter_specs
 from primaldual.oasis.constants import compute_constants
 from primaldual.oasis.learned_floor import FloorLearner
-from primaldual.oasis.ledger import PromiseBroken, latest_deadline  # noqa: F401 - re-exported
-from primaldual.oasis.lr.admission import admit_job, offer_pending
+from primaldual.oasis.ledger import PromiseBroken  # noqa: F401 - re-exported
+from primaldual.oasis.lr.admission import admit_job, latest_deadline, offer_pending  # noqa: F401 - re-exported
 from primaldual.oasis.lr.dual_record import DualRecord, certificate_terms
 from primaldual.oasis.lr.execution import allocate_slot
 from primaldual.oasis.lr.rollout import CHOICES, LOOKAHEAD_BUDGET, ROLLOUT_SLOTS, choose_policy, lookahead_report

@@ -20,7 +20,8 @@ from primaldual.core.instance import Instance
 from primaldual.dual.cost_floor import JobFloors
 from primaldual.oasis.constants import PriceConstants
 from primaldual.oasis.learned_floor import PriceFloor, zero_floor
-from primaldual.oasis.ledger import WORK_EPSILON, Ledger, PriceCache
+from primaldual.oasis.ledger import WORK_EPSILON, Ledger
+from primaldual.oasis.lr.price_cache import PriceCache
 from primaldual.oasis.lr.kernel import functions as slot_functions
 from primaldual.oasis.lr.settings import Policy
 from primaldual.core.standalone import standalone_utilities
@@ -184,7 +185,7 @@ class LrState:
 
     def prices(self, constants: PriceConstants, slot: int) -> tuple[np.ndarray, np.ndarray]:
         """Cell prices ``(T, H, R)`` and ``(T, K, R)``: exponential of the reserved amounts + floor, current from
-        ``slot`` on (:class:`primaldual.oasis.ledger.PriceCache`; a new one when the ledger was replaced)."""
+        ``slot`` on (:class:`primaldual.oasis.lr.price_cache.PriceCache`; a new one when the ledger was replaced)."""
         cache = self.price_cache
         if cache is None or not cache.valid(self.ledger, slot):
             cache = self.price_cache = PriceCache(self.ledger, constants, self.floor, slot)
@@ -227,7 +228,7 @@ class OfferScreen:
     **Correctness.** The test reads the least prices from the offer's slot on, the job's remaining work and
     the job's constants. Within a round the slot is fixed; the prices are a function of the ledger (the
     object, replaced by a successful re-pack, and its append-only list of changes) and of the floor object
-    (:class:`primaldual.oasis.ledger.PriceCache`); the remaining work is a new array whenever it changes. So
+    (:class:`primaldual.oasis.lr.price_cache.PriceCache`); the remaining work is a new array whenever it changes. So
     flags computed with the key ``(ledger, its number of changes, floor, remaining)`` hold while the key is
     the same, and are recomputed otherwise (after an admission, or a re-pack adopted although the block
     then failed its payoff test), by the same :meth:`LrState.prices` call the offer would have made first.
