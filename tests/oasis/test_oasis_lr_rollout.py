@@ -246,7 +246,8 @@ def test_bench_trace_weeks_are_the_busiest_windows_trace_busiest_finds(capsys):
     assert len(err) == 1 and "--weeks" in err[0]
 
 
-@pytest.mark.parametrize("seed, cost, replan", [(5, 0.0, False), (9, 0.1, False), (3, 0.1, True), (11, 0.0, True)])
+@pytest.mark.fast_tier(2)
+@pytest.mark.parametrize("seed, cost, replan", [(5, 0.0, False), (11, 0.0, True), (9, 0.1, False), (3, 0.1, True)])
 def test_rollouts_in_step_score_each_twin_as_its_run_alone(seed, cost, replan):
     """The shared prefixes of :func:`rollouts` are exact: at every arrival batch of a run, each policy's score
     is the float its twin earns rolled out alone (:func:`rollout` on its own copy)."""
