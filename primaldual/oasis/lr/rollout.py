@@ -45,6 +45,7 @@ are in ``docs/measurements.md`` ("The lookahead's budget", "Rollouts of a bounde
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -182,42 +183,55 @@ def rollouts(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
     differ. Each twin's run is the run it would have alone, step for step, so its score is the same float.
     On a Philly week 45% of the other policies' rolled-out slots are shared this way (``docs/measurements.md``,
     "OASiS-LR's slot compiled")."""
-    instance, record = tables.instance, NoRecord()
-    _offer(settings, tables, state, record, slot)
+    run = _Rollouts(settings, tables, members, slot, name, NoRecord(), [0.0] * len(members))
+    _offer(run, state, slot)
     # Later slots re-offer the pending tier, as the real run does outside arrival slots.
     state.arrival_slots = frozenset(a for a in state.arrival_slots if a <= slot)
-    groups, scores = [(state, list(range(len(members))), 0.0)], [0.0] * len(members)
-    for s in range(slot, rollout_end(settings, instance.horizon, slot)):
-        groups = [split for group in groups for split in _step(settings, tables, members, group, slot, s, record,
-                                                              name, scores)]
+    groups = [(state, list(range(len(members))), 0.0)]
+    for s in range(slot, rollout_end(settings, tables.instance.horizon, slot)):
+        groups = [split for group in groups for split in _step(run, group, s)]
         if not groups:
             break
-    for shared, members, score in groups:
-        for m in members:
-            scores[m] = score
-    return scores
+    for _, group, score in groups:
+        for m in group:
+            run.scores[m] = score
+    return run.scores
 
 
-def _offer(settings: LrSettings, tables: JobTables, state: LrState, record: NoRecord, slot: int) -> None:
-    offer_pending(settings, tables, state, slot, lambda s, i: admit_job(settings, tables, state, record, s, i))
+@dataclass
+class _Rollouts:
+    """A batch's rollouts under way: what every step reads, and each policy's score once its group stops."""
+
+    settings: LrSettings
+    tables: JobTables
+    members: list[Member]
+    batch: int
+    name: str
+    record: NoRecord
+    scores: list[float]
 
 
-def _step(settings, tables, members_of, group, batch: int, slot: int, record, name, scores) -> list[tuple]:
+def _offer(run: _Rollouts, state: LrState, slot: int) -> None:
+    offer_pending(run.settings, run.tables, state, slot,
+                  lambda s, i: admit_job(run.settings, run.tables, state, run.record, s, i))
+
+
+def _step(run: _Rollouts, group: tuple[LrState, list[int], float], slot: int) -> list[tuple]:
     """One slot of a group ``(state, members, score)``: the groups it becomes (none once no job is left, its
-    members' scores then set in ``scores``)."""
+    members' scores then set in ``run.scores``)."""
     shared, members, score = group
-    instance = tables.instance
-    if not shared.live(instance, batch):  # no arrivals after the batch
+    settings, tables, instance = run.settings, run.tables, run.tables.instance
+    if not shared.live(instance, run.batch):  # no arrivals after the batch
         for m in members:
-            scores[m] = score
+            run.scores[m] = score
         return []
     # What the simulator would report as remaining work: the ceiling of the exact figure.
     blocks, free = prepare_slot(settings, tables, shared, slot, np.ceil(shared.work_left - WORK_EPSILON),
-                                lambda s: _offer(settings, tables, shared, record, s), name)
+                                lambda s: _offer(run, shared, s), run.name)
     plans: list[tuple[dict, list[int]]] = []
     for m in members:
-        shared.set_policy(members_of[m].name, members_of[m].policy)
-        shared.guide = members_of[m].guide
+        shared.set_policy(run.members[m].name, run.members[m].policy)
+        shared.guide = run.members[m].guide
         out = policy_plan(settings, tables, shared, slot, blocks, free)
         same = next((p for p in plans if same_plan(p[0], out)), None)
         if same is None:
