@@ -49,7 +49,10 @@ from its own account (``promised_deadlines``).
 :class:`~primaldual.oasis.lr.state.LrState` (with the per-instance :class:`~primaldual.oasis.lr.state.JobTables`),
 and offers (:mod:`~primaldual.oasis.lr.admission`), ordering (:mod:`~primaldual.oasis.lr.order`), execution
 (:mod:`~primaldual.oasis.lr.execution`) and lookahead (:mod:`~primaldual.oasis.lr.rollout`) are functions of
-those. The dual side (:mod:`~primaldual.oasis.lr.dual_record`) records the real run only.
+those; the ledger's block search and the execution's first fit are plain loops over arrays
+(:mod:`~primaldual.oasis.lr.reference`, compiled as the dual subroutine is), the prices are kept current by
+:mod:`~primaldual.oasis.lr.price_cache`. The dual side (:mod:`~primaldual.oasis.lr.dual_record`) records the real
+run only.
 """
 
 from __future__ import annotations
