@@ -54,6 +54,10 @@ def _run_script(folder: Path, text: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=folder, timeout=600)
 
 
+# The first block in the fast tier; the others (two time-limited solves behind the __main__ guard, about 2 s
+# each, and the registration block) in the slow tier. The fast tier still runs a guarded script's solve
+# (tests/offline/test_main_guard.py) and the registration block (the test below).
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_python_block_runs(tmp_path, index):
     """Each block exactly as a reader copies it, saved to a file and run as a script: no wrapper, no guard

@@ -33,9 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from primaldual.simulation.placement import (FreeCapacity, place_units,
-                                           ps_needed_at, ps_needed_table, widest)
-from primaldual.baselines.finishing import FinishingBaseline
+from primaldual.simulation.placement import FreeCapacity, ps_needed_at, ps_needed_table, widest
+from primaldual.baselines.finishing import FinishingBaseline, place_bundle
 from primaldual.simulation.scheduler import Allocation, SlotState
 
 
@@ -164,12 +163,10 @@ def _try_bundle(free: FreeCapacity, job, extra: int, placement: str):
     """One pop's attempt: one worker of ``job`` and its ``extra`` added PSs. Returns the placed ``(worker,
     ps)`` counts; None if the worker fits nowhere (``free`` untouched); :data:`_UNCHANGED` or :data:`_CHANGED`
     if the worker fitted and the PSs did not (the worker is given back, as the one-attempt loop does)."""
-    before = free.worker.copy()
-    worker = place_units(free.worker, job.worker_demand, 1, placement)
+    worker, ps, before = place_bundle(free, job, extra, placement)
     if worker is None:
         return None
-    ps = place_units(free.ps, job.ps_demand, extra, placement)
-    if ps is None:
+    if ps is None:  # given back by addition, which may round: the outcome says whether it did
         free.worker += worker[:, None] * job.worker_demand[None, :]
         return _UNCHANGED if np.array_equal(free.worker, before) else _CHANGED
     return worker, ps

@@ -1,17 +1,21 @@
-"""What DRF, SRTF and Optimus share: the placement policy and the rule that a job which cannot finish is not run.
+"""What DRF, SRTF and Optimus share: the placement policy, the rule that a job which cannot finish is not run, and
+(DRF and Optimus) the placing of one worker with the PSs it adds.
 
 :class:`FinishingBaseline` holds the two parameters (``placement``, ``skip_unfinishable``), their record and the
 report of the jobs passed over, and :meth:`FinishingBaseline.finishable` applies the rule of
 :mod:`primaldual.baselines` ("Jobs that cannot finish are not run"): a job that could not finish by the horizon
 even at its width ``w_i`` in every remaining slot (:func:`primaldual.simulation.placement.can_finish`) is left
 out of the slot and named in the report. One vector call per slot.
+
+:func:`place_bundle` places one worker and its added PSs (DRF's bundle, Optimus's unit) and says which step
+failed; each caller keeps its own way of giving a placed worker back, as their schedules depend on it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from primaldual.simulation.placement import can_finish, check_placement
+from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, place_units
 from primaldual.simulation.scheduler import OnlineScheduler
 
 
@@ -42,4 +46,15 @@ class FinishingBaseline(OnlineScheduler):
         return keep
 
 
-__all__ = ["FinishingBaseline"]
+def place_bundle(free: FreeCapacity, job, added_ps: int, placement: str):
+    """Place one worker of ``job`` and ``added_ps`` of its PSs into ``free``: ``(worker, ps, before)``, the
+    per-server counts and the worker pool as it was. ``worker`` None: no worker fits (``free`` untouched);
+    ``ps`` None: the PSs do not fit and the worker stays taken, for the caller to give back its own way."""
+    before = free.worker.copy()
+    worker = place_units(free.worker, job.worker_demand, 1, placement)
+    if worker is None:
+        return None, None, before
+    return worker, place_units(free.ps, job.ps_demand, added_ps, placement), before
+
+
+__all__ = ["FinishingBaseline", "place_bundle"]

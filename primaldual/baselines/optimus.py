@@ -43,8 +43,8 @@ import numpy as np
 
 from primaldual.baselines import parameter_specs
 from primaldual.baselines.ordered import job_tables
-from primaldual.baselines.finishing import FinishingBaseline
-from primaldual.simulation.placement import FreeCapacity, place_units
+from primaldual.baselines.finishing import FinishingBaseline, place_bundle
+from primaldual.simulation.placement import FreeCapacity
 from primaldual.simulation.scheduler import Allocation, SlotState
 
 
@@ -68,13 +68,9 @@ def unit_cost(job, added_ps: int, worker_total: np.ndarray, ps_total: np.ndarray
 def add_unit(free: FreeCapacity, job, added_ps: int, placement: str):
     """Place one worker and ``added_ps`` PSs of ``job`` into ``free``; their per-server counts, or None (and
     ``free`` untouched) if they do not fit."""
-    before = free.worker.copy()
-    worker = place_units(free.worker, job.worker_demand, 1, placement)
-    if worker is None:
-        return None
-    ps = place_units(free.ps, job.ps_demand, added_ps, placement)
+    worker, ps, before = place_bundle(free, job, added_ps, placement)
     if ps is None:
-        free.worker = before
+        free.worker = before  # restored from the copy, bit for bit (a no-op where no worker fitted)
         return None
     return worker, ps
 

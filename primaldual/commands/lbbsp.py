@@ -41,13 +41,12 @@ def register(subparsers) -> None:
                                "(default gpu)")
     simulate.add_argument("--workers", type=int, default=8, help="number of workers n (default 8)")
     simulate.add_argument("--iterations", type=int, default=300, help="BSP iterations (default 300)")
-    simulate.add_argument("--global-batch", type=int, default=None,
-                          help="global batch X (default 96 per worker on gpu, 64 on cpu)")
-    simulate.add_argument("--seed", type=int, default=0, help="seed of the random streams (default 0)")
+    _add_optional_int(simulate, "--global-batch", "global batch X (default 96 per worker on gpu, 64 on cpu)")
+    _add_seed(simulate, "seed of the random streams (default 0)")
     simulate.add_argument("--predictor", choices=tuple(PREDICTORS), default="rreg",
                           help="speed predictor of the CPU rule (default rreg: regression on the CPU/memory readings)")
-    simulate.add_argument("--target-samples", type=int, default=None,
-                          help="report the time to process this many samples (default: all of the run)")
+    _add_optional_int(simulate, "--target-samples",
+                      "report the time to process this many samples (default: all of the run)")
 
     aggregate = _subcommand(commands, _aggregate, "aggregate",
                             help="weighted vs plain-mean gradient aggregation on real SGD",
@@ -55,7 +54,7 @@ def register(subparsers) -> None:
                     "with single-batch SGD on the union of the batches.")
     aggregate.add_argument("--kind", choices=KINDS, default="logistic", help="regression model (default logistic)")
     aggregate.add_argument("--iterations", type=int, default=100, help="SGD steps (default 100)")
-    aggregate.add_argument("--seed", type=int, default=0, help="seed of the data and the sample order (default 0)")
+    _add_seed(aggregate, "seed of the data and the sample order (default 0)")
     _register_traces(commands)
     _register_generate(commands)
     _register_limits(commands)
@@ -78,20 +77,20 @@ def _register_traces(commands) -> None:
     replay.add_argument("--predictor", choices=REPLAY_PREDICTORS, default=DEFAULT_PREDICTOR,
                         help=f"predictor of the LB-BSP method behind 'speedup' (default {DEFAULT_PREDICTOR}); "
                              "all predictors are run and their MAPE reported")
-    replay.add_argument("--global-batch", type=int, default=None, help="global batch X (default 64 per worker)")
+    _add_optional_int(replay, "--global-batch", "global batch X (default 64 per worker)")
     replay.add_argument("--overhead-fraction", type=float, default=0.0,
                         help="fixed per-iteration overhead a as a fraction of the trace's smallest time "
                              "(default 0: linear law)")
-    replay.add_argument("--seed", type=int, default=0, help="seed (NARX initialisation, CoV draws; default 0)")
+    _add_seed(replay, "seed (NARX initialisation, CoV draws; default 0)")
     replay.add_argument("--output", help="also write per-iteration times of every method to this JSON file")
 
     cov = _subcommand(commands, _cov, "cov", help="speedup distribution over the CoV table's 100 jobs",
         description="Replay one synthetic trace per job of the packaged CoV table and summarise the speedups.")
     cov.add_argument("--jobs", type=int, default=100, help="number of jobs of the table (default 100)")
     cov.add_argument("--first-job", type=int, default=0, help="first job (row) of the table (default 0)")
-    cov.add_argument("--seed", type=int, default=0, help="seed of the synthetic traces (default 0)")
-    cov.add_argument("--max-iterations", type=int, default=None,
-                     help="replay only the first N iterations of each CoV row (default: the whole row)")
+    _add_seed(cov, "seed of the synthetic traces (default 0)")
+    _add_optional_int(cov, "--max-iterations",
+                      "replay only the first N iterations of each CoV row (default: the whole row)")
 
     train = _subcommand(commands, _train, "train",
                         help="real data-parallel SGD with K worker processes: BSP vs LB-BSP wall clock",
@@ -105,7 +104,7 @@ def _register_traces(commands) -> None:
     train.add_argument("--global-batch", type=int, default=256, help="global batch X (default 256)")
     train.add_argument("--per-sample-seconds", type=float, default=0.002,
                        help="emulated compute seconds per sample at slowdown 1 (default 0.002)")
-    train.add_argument("--seed", type=int, default=0, help="seed of the sample order (default 0)")
+    _add_seed(train, "seed of the sample order (default 0)")
 
 
 def _register_generate(commands) -> None:
@@ -122,7 +121,7 @@ def _register_generate(commands) -> None:
     generate.add_argument("--cov-job", type=int, default=50, help="CoV-table row (--kind cov; default 50)")
     generate.add_argument("--workers", type=int, default=10, help="workers of a generated kind (default 10)")
     generate.add_argument("--iterations", type=int, default=300, help="iterations of a generated kind (default 300)")
-    generate.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    _add_seed(generate, "seed (default 0)")
     generate.add_argument("--output", required=True, help="CSV file to write")
     generate.set_defaults(handler=_generate)
 
@@ -247,7 +246,7 @@ def _register_limits(commands) -> None:
     limits.add_argument("--noise-sigma", type=float, default=0.3,
                         help="log-normal sigma of the i.i.d. noise e (default 0.3)")
     limits.add_argument("--draws", type=int, default=20, help=f"draws of p, 1..{MAX_LIMITS_DRAWS} (default 20)")
-    limits.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    _add_seed(limits, "seed (default 0)")
 
 
 def _limits(args) -> int:
@@ -274,6 +273,16 @@ def _subcommand(commands, handler, name: str, **texts):
     add_progress_flag(parser)
     parser.set_defaults(handler=with_activity(f"lbbsp {name}", handler))
     return parser
+
+
+def _add_seed(parser, text: str) -> None:
+    """``--seed``, as all lbbsp subcommands but sweep have it: an integer, 0 by default (``text``: what it seeds)."""
+    parser.add_argument("--seed", type=int, default=0, help=text)
+
+
+def _add_optional_int(parser, flag: str, text: str) -> None:
+    """An integer ``flag`` whose absence (None) leaves the value to the subcommand (``text`` says how)."""
+    parser.add_argument(flag, type=int, default=None, help=text)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

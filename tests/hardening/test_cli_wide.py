@@ -38,6 +38,9 @@ def files(tmp_path_factory) -> Path:
     return folder
 
 
+# The first input in a real process in the fast tier, the other two (0.6 s a process) in the slow tier; the fast
+# tier refuses both in this process (tests/hardening/test_input_classes.py).
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("args, expected", [
     (["verify", "deep.json", "deep.json"], "malformed JSON: nested too deeply"),
     (["run", "binary.json", "--scheduler", "fifo"], "not UTF-8 text"),

@@ -51,6 +51,9 @@ def test_cli_train_bad_input(capsys):
     assert main(["lbbsp", "train", "--straggle", "pai:nope"]) == 2
 
 
+# Slow: two replays of PAI job 1 (2.3 s). The fast tier replays job 1 the same way and checks its 5% gap to the
+# oracle (tests/lbbsp/test_lbbsp_replay.py, test_pai_jobs_within_5_percent_and_half_the_oracle_gain[1]).
+@pytest.mark.slow
 def test_expectations_replay_checks_hold():
     checks = expectations()
     assert len(checks) == 10

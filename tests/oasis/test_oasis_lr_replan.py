@@ -47,6 +47,7 @@ def _start(instance):
     return tables, LrState.start(instance, Policy())
 
 
+@pytest.mark.fast_tier(1)
 @pytest.mark.parametrize("seed", [2, 6])
 def test_the_window_at_slot_zero_is_the_instance_itself(seed):
     """With every job arriving in slot 0 and nothing run, the window over the whole horizon has the instance's
@@ -102,8 +103,9 @@ def _scores(monkeypatch) -> list[tuple[str, float]]:
     return seen
 
 
-@pytest.mark.parametrize("seed", [3, 11, 97001])
+@pytest.mark.fast_tier(2)  # seed 3 at both costs; seeds 11 and 97001 in the slow tier
 @pytest.mark.parametrize("cost", [0.0, 0.1])
+@pytest.mark.parametrize("seed", [3, 11, 97001])
 def test_one_arrival_batch_earns_the_best_twin_with_the_replan(monkeypatch, seed, cost):
     """Lemma L with the re-plan: one arrival batch, and the run earns exactly the best twin's score; the fixed
     policies' twins are their fixed runs (Lemma L), so it is at least the best fixed policy."""
@@ -132,10 +134,16 @@ def test_the_replan_keeps_every_promise_and_verifies(instance, cost):
     assert verify(instance, result.schedule).feasible
 
 
-def test_runs_with_the_replan_are_reproducible():
+@pytest.fixture(scope="module")
+def replanned():
+    """One re-planned run of 20 jobs at F = 0.1 (about 2 s), shared by the two tests below."""
     instance = generate("small", 97003, jobs=20)
-    first, second = (simulate(instance, make_scheduler("oasis-lr", replan=True), restart_cost=0.1)
-                     for _ in range(2))
+    return instance, simulate(instance, make_scheduler("oasis-lr", replan=True), restart_cost=0.1)
+
+
+def test_runs_with_the_replan_are_reproducible(replanned):
+    instance, first = replanned
+    second = simulate(instance, make_scheduler("oasis-lr", replan=True), restart_cost=0.1)
     one, two = first.schedule.assignments, second.schedule.assignments
     assert one.keys() == two.keys() and first.to_dict()["completion_slots"] == second.to_dict()["completion_slots"]
     for i in one:
@@ -158,11 +166,10 @@ def test_bad_replan_parameters_are_named(bad, field):
             cls(**bad)
 
 
-def test_the_replan_is_an_option_and_switches_itself_off_past_its_size():
+def test_the_replan_is_an_option_and_switches_itself_off_past_its_size(replanned):
     assert not make_scheduler("oasis-lr").settings.replan and not make_scheduler("oasis-p").settings.replan
-    small = generate("small", 5, jobs=20)
+    small, result = replanned  # 20 jobs, re-planned at F = 0.1
     assert replan_cells(small, 24) <= REPLAN_CELLS
-    result = simulate(small, make_scheduler("oasis-lr", replan=True), restart_cost=0.1)
     counts = result.lookahead
     assert counts.replanned == counts.rolled_out > 0 and counts.replan_skipped == 0
     assert "re-planned at" in counts.describe()

@@ -79,6 +79,9 @@ def test_relaxations_bound_the_optimum_and_strong_is_tighter(seed):
     assert ilp.bound <= trivial_bound(instance) + 1e-9
 
 
+# Slow: a weak ILP of small seed 3 (about 1 s). The fast tier solves the weak ILP to the brute-force optimum
+# on tiny instances (tests/offline/test_offline_bruteforce.py).
+@pytest.mark.slow
 def test_weak_and_strong_ilps_have_the_same_optimum(small):
     instance, strong = small
     weak = solve_offline(instance, EXACT.replace(formulation="weak"))

@@ -1,5 +1,7 @@
 """``primaldual solve`` and ``primaldual bench offline``, run in-process; exit codes 0 / 1 / 2."""
 
+import contextlib
+import io
 import json
 
 import pytest
@@ -21,10 +23,24 @@ def instance_file(tmp_path):
     return path
 
 
-def test_solve_writes_a_verified_optimal_schedule(capsys, tmp_path, instance_file):
-    output = tmp_path / "opt.json"
-    code, out, err = run(capsys, "solve", instance_file, "-o", output, "--json")
-    assert code == 0, err
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    """``solve INSTANCE -o opt.json --json`` once for the module: its output is checked below and is the start
+    of the test of ``--start`` (capsys is per test, so stdout is caught here)."""
+    from primaldual.cli import main
+
+    folder = tmp_path_factory.mktemp("solved")
+    instance_file, output = folder / "instance.json", folder / "opt.json"
+    save_instance(generate("small", 1), instance_file)
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = main(["solve", str(instance_file), "-o", str(output), "--json"])
+    return instance_file, output, code, buffer.getvalue()
+
+
+def test_solve_writes_a_verified_optimal_schedule(capsys, solved):
+    instance_file, output, code, out = solved
+    assert code == 0
     data = json.loads(out)
     for key in ("status", "objective", "bound", "gap", "solver", "build_seconds", "solve_seconds"):
         assert key in data
@@ -51,9 +67,9 @@ def test_relaxations_print_a_bound(capsys, instance_file, flags):
     assert data["bound"] >= data["objective"]
 
 
-def test_start_and_gap_flags(capsys, tmp_path, instance_file):
-    output = tmp_path / "opt.json"
-    assert run(capsys, "solve", instance_file, "-o", output)[0] == 0
+def test_start_and_gap_flags(capsys, solved):
+    instance_file, output, solved_code, _ = solved  # the start: the optimum written by the solve above
+    assert solved_code == 0
     code, out, _ = run(capsys, "solve", instance_file, "--start", output, "--gap", "0.5", "--json")
     data = json.loads(out)
     assert code == 0 and data["start_objective"] is not None

@@ -208,6 +208,9 @@ def check_opt_dominates(data):
     assert high <= opt["bound"] + 1e-9
 
 
+# 3.5 s: every scheduler and a proven ILP on 12 contended jobs. The fast tier runs compare --opt with every
+# scheduler on a small instance and checks each OPT/ALG it prints (tests/test_readme.py, the README's main job).
+@pytest.mark.slow
 def test_compare_with_opt_on_a_small_instance(capsys):
     # A contended instance (12 jobs) whose ILP closes in about a second and beats every scheduler, so OPT/ALG
     # exceeds 1 for each row and the interval's low end must come from the ILP. (On the default 10 jobs of
@@ -231,6 +234,9 @@ def test_compare_with_opt_on_a_small_instance(capsys):
     assert certificate["ratio_interval"][0] <= certificate["ratio_interval"][1] + 1e-12
 
 
+# 3.3 s: it waits out a 3 s time limit. The fast tier checks an interval that is not a point and the ratios it
+# gives (tests/sweep/test_pipeline.py, without a solver) and time-limited solves (tests/offline/).
+@pytest.mark.slow
 def test_compare_interval_when_opt_is_not_proven(capsys):
     # A contended instance whose ILP does not close in 3 s: OPT/ALG is an interval from the bounds.
     code, data, _ = run_json(capsys, "compare", "--preset", "small", "--seed", "1", "--jobs", "20",

@@ -16,10 +16,13 @@ RATIO = ["ratio", "--preset", "tiny", "--instances", "3", "--seed", "5", "--sche
 
 @pytest.fixture(scope="module")
 def ratio_run(tmp_path_factory):
+    """The module's one real ratio process, with a pool of two workers (test_ratio_leaks_no_semaphores reads
+    its stderr); the other tests call ``main`` in this process where they can, as starting one costs a second."""
     from .conftest import run_cli
 
     out = tmp_path_factory.mktemp("ratio") / "r.jsonl"
-    done = run_cli(*RATIO, "--out", str(out), "--json")
+    pooled = ["2" if a == "1" else a for a in RATIO]  # --workers 2
+    done = run_cli(*pooled, "--out", str(out), "--json")
     return out, done
 
 
@@ -38,6 +41,9 @@ def test_ratio_json_summary(ratio_run):
     assert oasis["worst"] == pytest.approx(max(points))
 
 
+# Slow: the library sweep of the same three instances again (2-2.5 s). The fast tier checks ratio's figures
+# against the command's summary (above) and a one-instance ratio record against compare's (test_pipeline.py).
+@pytest.mark.slow
 def test_ratio_records_equal_the_library_sweep(ratio_run, tmp_path):
     out, _ = ratio_run
     # --method defaults to auto on the command line (Spec's own default stays ilp, so old keys stay valid)
@@ -58,14 +64,14 @@ def test_ratio_text_table_and_rerun_skips(ratio_run, cli):
     assert out.read_bytes() == before
 
 
-def test_ratio_malformed_results_file_exit_2_with_line(ratio_run, cli, tmp_path):
+def test_ratio_malformed_results_file_exit_2_with_line(ratio_run, capsys, tmp_path):
     out, _ = ratio_run
     lines = out.read_text().splitlines()
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join([lines[0], "{oops", lines[2]]) + "\n")
-    done = cli(*RATIO, "--out", str(bad))
-    assert done.returncode == 2
-    assert "bad.jsonl: line 2: not valid JSON" in done.stderr and "Traceback" not in done.stderr
+    assert main([*RATIO, "--out", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.jsonl: line 2: not valid JSON" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("flags, message", [
@@ -102,11 +108,10 @@ def test_ratio_on_a_dask_cluster_by_address(ratio_run, cli, tmp_path):
     }
 
 
-def test_plot_writes_png_figures(ratio_run, cli, tmp_path):
+def test_plot_writes_png_figures(ratio_run, capsys, tmp_path):
     out, _ = ratio_run
-    done = cli("plot", str(out), "--out", str(tmp_path / "figs"), "--json")
-    assert done.returncode == 0, done.stderr
-    figures = json.loads(done.stdout)["figures"]
+    assert main(["plot", str(out), "--out", str(tmp_path / "figs"), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)["figures"]
     assert figures and all(f.endswith(".png") for f in figures)
     for figure in figures:
         with open(figure, "rb") as handle:
@@ -138,22 +143,20 @@ def test_plot_exit_codes(capsys, tmp_path):
     assert "bad.jsonl: line 2: a record must be a JSON object" in capsys.readouterr().err
 
 
-def test_ratio_jobs_flag_sets_the_instance_size_and_no_opt_uses_bounds(cli, tmp_path):
+def test_ratio_jobs_flag_sets_the_instance_size_and_no_opt_uses_bounds(capsys, tmp_path):
     out = tmp_path / "j.jsonl"
-    done = cli("ratio", "--preset", "small", "--jobs", "4", "--instances", "2", "--schedulers", "oasis,fifo",
-               "--no-opt", "--workers", "1", "--no-progress", "--out", str(out), "--json")
-    assert done.returncode == 0, done.stderr
+    assert main(["ratio", "--preset", "small", "--jobs", "4", "--instances", "2", "--schedulers", "oasis,fifo",
+                 "--no-opt", "--workers", "1", "--no-progress", "--out", str(out), "--json"]) == 0
     records = list(read_records(out).values())
     assert [r["instance"]["jobs"] for r in records] == [4, 4]
     assert all(r["opt"]["computed"] is False and "oasis_certificate" in r["opt_interval"]["upper_candidates"] for r in records)
-    assert json.loads(done.stdout)["opt_status"] == {"not computed": 2}
+    assert json.loads(capsys.readouterr().out)["opt_status"] == {"not computed": 2}
 
 
-def test_ratio_leaks_no_semaphores(cli, tmp_path):
+def test_ratio_leaks_no_semaphores(ratio_run):
     # Pool workers and their solver children share the parent's resource tracker, which warns at shutdown
     # about any semaphore a process registered (pyomo makes one at import) and never released.
-    done = cli("ratio", "--preset", "tiny", "--instances", "2", "--schedulers", "oasis,fifo", "--workers", "2",
-               "--no-progress", "--out", str(tmp_path / "r.jsonl"))
+    _, done = ratio_run  # a real process with a pool of two workers
     assert done.returncode == 0, done.stderr
     assert "leaked semaphore" not in done.stderr, done.stderr
 

@@ -21,6 +21,8 @@ from primaldual.sweep import Spec, run
 SCHEDULERS = ("oasis", "fifo", "drf")
 
 
+# Slow: the test after it checks the same equality through both commands in the fast tier, on another seed.
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [11])
 def test_compare_and_a_sweep_record_give_the_same_interval_and_ratios(seed):
     record = run(Spec(preset="tiny", seed=seed, schedulers=SCHEDULERS))

@@ -50,6 +50,7 @@ def _alive(processes: list) -> list:
     return out
 
 
+@pytest.mark.fast_tier(1)  # SIGTERM in the fast tier, SIGKILL (about 2 s more) in the slow tier
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_no_process_outlives_a_killed_ratio(tmp_path, signum):
     process = _start_ratio(tmp_path)

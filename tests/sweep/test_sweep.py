@@ -117,14 +117,18 @@ def small_record():
     return run(Spec(preset="small", seed=7, schedulers=SCHEDULERS, time_limit=None))
 
 
-def test_record_is_plain_json_and_deterministic(small_record):
+def test_record_is_plain_json(small_record):
     text = dumps_record(small_record)
     assert json.loads(text) == small_record
-    again = run(Spec(preset="small", seed=7, schedulers=SCHEDULERS, time_limit=None))
-    assert deterministic_part(again) == deterministic_part(small_record)
     assert set(small_record["timings"]) >= {"total_seconds", "opt_seconds", "schedulers"}
     assert "scheduler_seconds" not in json.dumps(deterministic_part(small_record))
     assert set(small_record["versions"]) >= {"primaldual", "pyomo", "highspy"}
+
+
+@pytest.mark.slow  # a second run of the small instance (2 s); the fast tier compares reruns on tiny instances below
+def test_record_is_deterministic(small_record):
+    again = run(Spec(preset="small", seed=7, schedulers=SCHEDULERS, time_limit=None))
+    assert deterministic_part(again) == deterministic_part(small_record)
 
 
 def test_record_utilities_are_the_verifiers(small_record):
@@ -264,6 +268,10 @@ def test_duplicate_specs_run_once(tiny_specs, pool, tmp_path):
     assert len(path.read_text().splitlines()) == 2
 
 
+# Slow: a real process killed mid-sweep (1-1.5 s). The fast tier resumes an interrupted sweep to the same records
+# and recomputes a last line cut short by a kill, in this process (test_interrupted_sweep_resumes_to_exactly_the_
+# uninterrupted_records, test_a_cut_short_last_line_is_recomputed).
+@pytest.mark.slow
 def test_killed_process_resumes_without_loss_or_duplicates(pool, tmp_path):
     """SIGKILL a real sweep process part-way, then finish the sweep: same records as one uninterrupted run."""
     path = tmp_path / "r.jsonl"
@@ -302,6 +310,7 @@ def test_killed_process_resumes_without_loss_or_duplicates(pool, tmp_path):
 # ---------------------------------------------------------------------------------------------- Dask
 
 
+@pytest.mark.slow  # a two-worker cluster; the fast tier sweeps on dask in the test of dask_executor below
 def test_dask_local_cluster_gives_identical_records(tiny_specs, uninterrupted, tmp_path):
     distributed = pytest.importorskip("distributed")
     cluster = distributed.LocalCluster(
