@@ -272,6 +272,28 @@ def test_rollouts_in_step_score_each_twin_as_its_run_alone(seed, cost, replan):
     assert checked and max(checked) >= 3
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instance=random_instances(), cost=st.sampled_from([0.0, 0.1, 0.3]))
+def test_rollouts_in_step_are_the_twins_alone_on_random_instances(instance, cost):
+    """The same equality on random instances (any cluster, demands and utilities), at every batch rolled out."""
+    from primaldual.oasis.lr import rollout as module
+
+    checked, original = [], module.rollouts
+
+    def both(settings, tables, state, slot, members, name="twin"):
+        alone = [original(settings, tables, _twin_of(state, member), slot, [member], name)[0] for member in members]
+        in_step = original(settings, tables, state, slot, members, name)
+        checked.append(in_step == alone)
+        return in_step
+
+    module.rollouts = both
+    try:
+        simulate(instance, make_scheduler("oasis-lr"), restart_cost=cost)
+    finally:
+        module.rollouts = original
+    assert checked and all(checked)
+
+
 def _twin_of(state, member):
     other = state.copy()
     other.set_policy(member.name, member.policy)
