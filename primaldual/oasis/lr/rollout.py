@@ -178,7 +178,8 @@ def rollouts(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
 
     **Shared prefixes.** A policy reads the state only to plan a slot's growth; the offers and the rest of a
     slot do not depend on it (:func:`primaldual.oasis.lr.execution.prepare_slot`). So twins whose plans have
-    been the same so far have the same state: they are run as one *group* on one state, the slot prepared
+    been the same so far (the same placements, and the jobs that may complete in the same order) have the same
+    state: they are run as one *group* on one state, the slot prepared
     once and planned under each member's policy, and a group splits (the state copied) only where the plans
     differ. Each twin's run is the run it would have alone, step for step, so its score is the same float.
     On a Philly week 45% of the other policies' rolled-out slots are shared this way (``docs/measurements.md``,
@@ -228,19 +229,22 @@ def _step(run: _Rollouts, group: tuple[LrState, list[int], float], slot: int) ->
     # What the simulator would report as remaining work: the ceiling of the exact figure.
     blocks, free = prepare_slot(settings, tables, shared, slot, np.ceil(shared.work_left - WORK_EPSILON),
                                 lambda s: _offer(run, shared, s), run.name)
-    plans: list[tuple[dict, list[int]]] = []
+    plans: list[tuple[dict, list[int], list[int]]] = []
     for m in members:
         shared.set_policy(run.members[m].name, run.members[m].policy)
         shared.guide = run.members[m].guide
         out = policy_plan(settings, tables, shared, slot, blocks, free)
-        same = next((p for p in plans if same_plan(p[0], out)), None)
+        # Jobs complete in the plan's order, and that order reaches the score's sum and the ledger's releases
+        # (floats): members share a state only if the jobs that may complete come in the same order too.
+        ending = [i for i, a in out.items() if float(a.workers.sum()) >= shared.work_left[i] - 1e-9]
+        same = next((p for p in plans if p[2] == ending and same_plan(p[0], out)), None)
         if same is None:
-            plans.append((out, [m]))
+            plans.append((out, [m], ending))
         else:
             same[1].append(m)
     states = [shared] + [shared.copy() for _ in plans[1:]]  # before any plan is applied
     out_groups = []
-    for twin_state, (out, group) in zip(states, plans):
+    for twin_state, (out, group, _) in zip(states, plans):
         finish_slot(settings, tables, twin_state, slot, out)
         finished = [i for i in out if i not in twin_state.done and twin_state.work_left[i] <= 1e-9]
         gained = score
