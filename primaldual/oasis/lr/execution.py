@@ -114,9 +114,7 @@ def finish_slot(settings: LrSettings, tables: JobTables, state: LrState, slot: i
 
 def same_plan(one: dict[int, Allocation], other: dict[int, Allocation]) -> bool:
     """Whether two plans of a slot run the same jobs on the same placements (so leave the same state)."""
-    return one.keys() == other.keys() and all(
-        np.array_equal(a.workers, other[i].workers) and np.array_equal(a.parameter_servers, other[i].parameter_servers)
-        for i, a in one.items())
+    return one.keys() == other.keys() and all(a.same_placement(other[i]) for i, a in one.items())
 
 
 # ------------------------------------------------------------------------------------------ the ledger
