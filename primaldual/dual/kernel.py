@@ -50,6 +50,8 @@ def compiled(module: types.ModuleType = reference) -> types.SimpleNamespace:
         import numba  # only here: the reference runs without numba's import cost
 
         namespace = dict(vars(module))
+        if hasattr(module, "kernel_globals"):  # Python objects the compiled copy replaces (oasis/lr/blas.py)
+            namespace.update(module.kernel_globals())
         for name in module.KERNEL_FUNCTIONS:
             plain = getattr(module, name)
             copy = types.FunctionType(plain.__code__, namespace, name, plain.__defaults__)

@@ -14,7 +14,7 @@ from primaldual.core.errors import InputError
 from primaldual.core.generate import generate
 from primaldual.oasis.lr.order import rerank
 from primaldual.oasis.lr import rollout as module
-from primaldual.oasis.lr.rollout import POLICIES, rollout
+from primaldual.oasis.lr.rollout import POLICIES
 from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
 from primaldual.core.verify import verify
@@ -159,8 +159,9 @@ def test_twins_leave_the_scheduler_alone_and_call_their_own_methods():
     state = scheduler.state
     before = (state.work_left.copy(), dict(state.deadlines), list(state.pending),
               dict(state.ledger.reservations), state.ledger.worker_used.copy())
-    other = _twin_of(state, module.Member("urgency", module.policy(scheduler.settings.own, "urgency"), None))
-    rollout(scheduler.settings, scheduler.tables, other, arrivals[0])
+    member = module.Member("urgency", module.policy(scheduler.settings.own, "urgency"), None)
+    other = _twin_of(state, member)
+    module.rollouts(scheduler.settings, scheduler.tables, other, arrivals[0], [member])
     assert not calls
     assert np.array_equal(before[0], state.work_left) and before[1] == state.deadlines
     assert before[2] == state.pending and before[3] == state.ledger.reservations
@@ -250,7 +251,7 @@ def test_bench_trace_weeks_are_the_busiest_windows_trace_busiest_finds(capsys):
 @pytest.mark.parametrize("seed, cost, replan", [(5, 0.0, False), (11, 0.0, True), (9, 0.1, False), (3, 0.1, True)])
 def test_rollouts_in_step_score_each_twin_as_its_run_alone(seed, cost, replan):
     """The shared prefixes of :func:`rollouts` are exact: at every arrival batch of a run, each policy's score
-    is the float its twin earns rolled out alone (:func:`rollout` on its own copy)."""
+    is the float its twin earns rolled out alone (:func:`rollouts` of it alone, on its own copy)."""
     from primaldual.oasis.lr import rollout as module
 
     instance = generate("small", seed, jobs=16)

@@ -49,6 +49,7 @@ import numpy as np
 from primaldual.dual.cost_floor import cannot_pay
 from primaldual.dual.subroutine import best_schedule, unit_prices
 from primaldual.oasis.ledger import Reservation, block_length
+from primaldual.oasis.lr import blas, reference
 from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.oasis.lr.settings import LrSettings
 from primaldual.oasis.lr.state import JobTables, LrState, OfferScreen, Recorder
@@ -147,8 +148,12 @@ def latest_deadline(job, arrival_completion: int, horizon: int, delta: float) ->
 
 
 def block_cost(tables: JobTables, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:
-    """What ``block`` pays at the cell prices over its slots."""
+    """What ``block`` pays at the cell prices over its slots: by the compiled loops where the run is compiled and
+    they can call numpy's BLAS (:func:`primaldual.oasis.lr.reference.block_cost`, the same float), else by numpy."""
     job = tables.instance.jobs[block.job]
+    if tables.code is not reference and blas.available():
+        return tables.code.block_cost(worker_prices, ps_prices, block.first, block.last, job.worker_demand,
+                                      job.ps_demand, block.workers, block.parameter_servers)
     window = slice(block.first, block.last + 1)
     return float((unit_prices(worker_prices[window], job.worker_demand) @ block.workers).sum()
                  + (unit_prices(ps_prices[window], job.ps_demand) @ block.parameter_servers).sum())

@@ -38,6 +38,8 @@ import math
 import numpy as np
 
 from primaldual.dual.reference import FIT_TOLERANCE, units_that_fit  # noqa: F401 - the compiled copy's globals
+from primaldual.oasis.lr import blas
+from primaldual.oasis.lr.blas import NO_TRANSPOSE, ROW_MAJOR, ddot, dgemv, matrix_vector  # noqa: F401 - the same
 
 #: Reservations are exact in units, like the dual subroutine's fills (:data:`primaldual.core.standalone.FIT_TOLERANCE`).
 WORK_EPSILON = 1e-9
@@ -202,9 +204,93 @@ def find_block(worker_units: np.ndarray, ps_units: np.ndarray, remaining: float,
     return best[:2]
 
 
+def block_sum(values: np.ndarray, first: int, n: int) -> float:
+    """numpy's sum of ``values[first:first + n]``, ``n <= 128`` (:func:`pairwise_sum`)."""
+    if n < 8:
+        total = 0.0
+        for i in range(first, first + n):
+            total += values[i]
+        return total
+    partial = values[first:first + 8].copy()
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            partial[j] += values[first + i + j]
+        i += 8
+    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + \
+        ((partial[4] + partial[5]) + (partial[6] + partial[7]))
+    while i < n:
+        total += values[first + i]
+        i += 1
+    return total
+
+
+def pairwise_sum(values: np.ndarray, first: int, n: int) -> float:
+    """``values[first:first + n].sum()`` as numpy adds a contiguous float64 array, float for float
+    (``numpy/_core/src/umath/loops_utils.h.src``): up to 128 values by :func:`block_sum` (eight running sums),
+    more as the sum of two halves, the first a multiple of 8. The halves are walked with a stack (numba's
+    cache does not link a recursive copy): a part is split on its first visit and its halves' sums added on
+    its second."""
+    if n <= 128:
+        return block_sum(values, first, n)
+    starts, sizes = np.empty(128, dtype=np.int64), np.empty(128, dtype=np.int64)
+    split, sums = np.zeros(128, dtype=np.bool_), np.empty(128)
+    top, done = 0, 0
+    starts[0], sizes[0] = first, n
+    while top >= 0:
+        size = sizes[top]
+        if size <= 128:
+            sums[done] = block_sum(values, starts[top], size)
+            done += 1
+            top -= 1
+        elif not split[top]:
+            split[top] = True
+            half = size // 2 - (size // 2) % 8
+            starts[top + 1], sizes[top + 1], split[top + 1] = starts[top] + half, size - half, False
+            starts[top + 2], sizes[top + 2], split[top + 2] = starts[top], half, False
+            top += 2  # the first half on top: summed first
+        else:
+            sums[done - 2] = sums[done - 2] + sums[done - 1]
+            done -= 1
+            top -= 1
+    return sums[0]
+
+
+def pool_cost(prices: np.ndarray, first: int, last: int, demand: np.ndarray, counts: np.ndarray) -> float:
+    """``(unit_prices(prices[first:last + 1], demand) @ counts).sum()``
+    (:func:`primaldual.dual.subroutine.unit_prices`): what ``counts`` units per server pay over the slots, with
+    numpy's operations in numpy's order (per cell the demanded resources' products added in resource order, the
+    product by numpy's own BLAS call, numpy's pairwise sum)."""
+    slots, servers = last + 1 - first, prices.shape[1]
+    unit = np.zeros((slots, servers))
+    for r in range(demand.shape[0]):
+        if demand[r] > 0:
+            for t in range(slots):
+                for s in range(servers):
+                    unit[t, s] = unit[t, s] + prices[first + t, s, r] * demand[r]
+    per_slot = np.empty(slots)
+    matrix_vector(unit, counts.astype(np.float64), per_slot)
+    return pairwise_sum(per_slot, 0, slots)
+
+
+def block_cost(worker_prices: np.ndarray, ps_prices: np.ndarray, first: int, last: int, worker_demand: np.ndarray,
+               ps_demand: np.ndarray, workers: np.ndarray, parameter_servers: np.ndarray) -> float:
+    """What a block of ``workers`` and ``parameter_servers`` over slots ``first..last`` pays at the cell prices
+    (:func:`primaldual.oasis.lr.admission.block_cost`, bit for bit where :func:`blas.available`)."""
+    return pool_cost(worker_prices, first, last, worker_demand, workers) + \
+        pool_cost(ps_prices, first, last, ps_demand, parameter_servers)
+
+
+def kernel_globals() -> dict:
+    """What the compiled copy calls instead of this module's Python objects: numpy's BLAS by name."""
+    return blas.externals() if blas.available() else {}
+
+
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
 KERNEL_FUNCTIONS = ("units_that_fit", "server_caps", "first_fit", "take", "place_most", "block_length",
-                    "slot_units", "window_minima", "window_that_fits", "fill", "find_block")
+                    "slot_units", "window_minima", "window_that_fits", "fill", "find_block", "matrix_vector",
+                    "block_sum", "pairwise_sum", "pool_cost", "block_cost")
 
-__all__ = ["KERNEL_FUNCTIONS", "NO_LIMIT", "UNBOUNDED", "block_length", "fill", "find_block", "first_fit",
-           "place_most", "server_caps", "slot_units", "take", "window_minima", "window_that_fits"]
+__all__ = ["KERNEL_FUNCTIONS", "NO_LIMIT", "UNBOUNDED", "block_cost", "block_length", "block_sum", "fill",
+           "find_block", "first_fit", "kernel_globals", "pairwise_sum", "place_most", "pool_cost", "server_caps",
+           "slot_units", "take", "window_minima", "window_that_fits"]

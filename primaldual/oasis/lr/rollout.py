@@ -36,10 +36,8 @@ completed by then. The cut is a forecast's honest reach: the scheduler knows no 
 months ahead is not worth what it costs. A rollout simulates each live job in each slot it runs, once per
 policy, so a batch is estimated at ``live jobs x slots rolled out x policies`` *job-slots* (:func:`rollout_work`;
 machine-independent, so a schedule does not depend on the machine's speed); a batch over ``lookahead_budget``
-job-slots (:data:`LOOKAHEAD_BUDGET`) keeps the current policy and is counted as ``skipped``. Until revision 6 a
-rule on the instance's horizon (``lookahead_horizon``, 336) skipped every batch of a longer instance instead;
-within 336 slots the two rules roll out the same batches over the same slots. The measured coverage and cost
-are in ``docs/measurements.md`` ("The lookahead's budget", "Rollouts of a bounded length").
+job-slots (:data:`LOOKAHEAD_BUDGET`) keeps the current policy and is counted as ``skipped``. The measured coverage
+and cost are in ``docs/measurements.md`` ("The lookahead's budget", "Rollouts of a bounded length").
 """
 
 from __future__ import annotations
@@ -157,11 +155,6 @@ def replan(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
     return guide
 
 
-def rollout(settings: LrSettings, tables: JobTables, state: LrState, slot: int, name: str = "twin") -> float:
-    """:func:`rollouts` of the twin ``state`` under its own policy alone."""
-    return rollouts(settings, tables, state, slot, [Member(state.policy_name, state.policy, state.guide)], name)[0]
-
-
 class Member(NamedTuple):
     """A policy a rollout runs: its name, its settings, and the re-plan's guide (None for a fixed policy)."""
 
@@ -266,4 +259,4 @@ def lookahead_report(counts: LookaheadCounts, settings: LrSettings) -> dict[str,
 
 
 __all__ = ["CHOICES", "LOOKAHEAD_BUDGET", "POLICIES", "ROLLOUT_SLOTS", "REPLAN", "SETTINGS", "candidate_policies", "choose_policy", "lookahead_report", "replan",
-           "policy", "rollout", "rollout_end", "rollout_work", "rollouts", "Member"]
+           "policy", "rollout_end", "rollout_work", "rollouts", "Member"]

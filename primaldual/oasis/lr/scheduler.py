@@ -1,44 +1,30 @@
 """OASiS-LR and OASiS-P: primal-dual admission with learned prices, a reservation ledger and promises.
 
 Both keep the paper's dual subroutine (:mod:`primaldual.dual.subroutine`) and its exponential prices
-(:mod:`primaldual.oasis.prices`, per pool and per resource), and change what an admission commits to:
+(:mod:`primaldual.oasis.prices`, per pool and per resource), and change what an admission commits to. Each
+step is stated in full once, in the module that runs it:
 
-1. **Prices.** A cell's price is ``L^r (U^r/L^r)^(reserved / c) + floor^r``: the exponential of the amount the
-   ledger holds, plus the learned shadow-price floor (:mod:`primaldual.oasis.learned_floor`, duals of a pooled
-   knapsack LP over the last ``window`` slots' arrivals, updated at every arrival batch).
-2. **Admission with a promise.** A job is offered the subroutine for its remaining work from the current slot
-   (utility still counted from its arrival); jobs offered in the same slot go densest first (present value
-   per resource-time), since they have no order of arrival between them. If ``mu > 0`` it is admitted with
-   a **deadline**: the latest slot ``d`` with ``f_i(d - a_i) >= (1 - delta) f_i(c - a_i)``, where ``c`` is the
-   later of the plan's completion and the end of the earliest block on an empty cluster (the subroutine plans
-   elastic counts without restart costs; a block is one placement and pays one restart), and a
-   **reservation** in the ledger (:mod:`primaldual.oasis.ledger`): one fixed placement over a block of consecutive
-   slots, as late as possible, ending by ``d``, long enough to cover the remaining work with one restart.
-   The deadline is the promise.
-3. **Pending tier.** A job with ``mu <= 0`` (or no block that fits) is not dropped: it runs best-effort in
-   free capacity and is re-offered every slot, until it is admitted or can no longer finish.
-4. **Work-conserving execution** (:mod:`primaldual.oasis.lr.execution`). Each slot runs the reservations
-   that cover it (in a job's last slot only the workers that finish it), then admitted jobs outside their
-   block and pending jobs grow into the free capacity in order of present value per resource-time; under
-   restart costs the slot runs the better of a stable plan (placements kept) and a fresh one. Reservations
-   are trimmed by the work done at the end of every slot (a block starts later, or ends earlier once
-   running), so the next slot's arrivals see the room.
-5. **Lookahead** (OASiS-LR only, :mod:`primaldual.oasis.lr.rollout`). At each arrival batch the execution policy
-   (the order of 4, and under restart costs the plan) is chosen by a rollout of the known jobs: one copy of the
-   state per policy runs to the horizon without further arrivals, and the best is kept until the next batch.
+1. **Prices** (:mod:`~primaldual.oasis.lr.price_cache`): a cell's price is ``L^r (U^r/L^r)^(reserved / c) +
+   floor^r``, the exponential of the amount the ledger holds plus the learned shadow-price floor
+   (:mod:`primaldual.oasis.learned_floor`, updated at every arrival batch).
+2. **Admission with a promise** (:mod:`~primaldual.oasis.lr.admission`): a job offered the subroutine for its
+   remaining work with ``mu > 0`` gets a **deadline** (it keeps ``(1 - delta)`` of its utility at the later of
+   the plan's completion and the earliest block's end) and a **reservation** in the ledger (:mod:`primaldual.oasis.ledger`): one fixed
+   placement over consecutive slots, as late as possible, ending by the deadline. The deadline is the promise.
+3. **Pending tier**: a job with ``mu <= 0`` (or no block that fits) runs best-effort in free capacity and is
+   re-offered until it is admitted or can no longer finish.
+4. **Work-conserving execution** (:mod:`~primaldual.oasis.lr.execution`): blocks run first, then admitted jobs
+   outside their block and pending jobs grow into the free capacity in the policy's order
+   (:mod:`~primaldual.oasis.lr.order`).
+5. **Lookahead** (OASiS-LR only, :mod:`~primaldual.oasis.lr.rollout`): at each arrival batch the execution
+   policy is the best of a rollout of the known jobs, one twin of the state per policy.
 
 **OASiS-LR** (``oasis-lr``) re-packs: when a newcomer with ``mu > 0`` finds no block, every reservation that has
-not started is re-placed, latest deadline first, each as late as possible before its own deadline, with the
-newcomer among them; if any fails the old ledger is kept. Moves cost nothing (a block that has not started
-restarts anyway and its budget includes that restart). Two optional rules (off by default,
-``proofs/oasis-lr.md``, "Why the rules are off by default"): a promise's block must start after the slot of its
-offer (:mod:`primaldual.oasis.lr.admission`), and free capacity goes first to the jobs with the most present
-value plus one slot's delay cost per resource-time (:mod:`primaldual.oasis.lr.order`).
-
+not started is re-placed with the newcomer among them (:func:`~primaldual.oasis.lr.admission.repack`).
 **OASiS-P** (``oasis-p``) never moves a reservation (only releases its slots) and admits only if the block's own
 payoff at the admission prices is ``>= (1 - delta) mu_i``; this is what its worst-case bound
 ``OPT <= D_0 + D_floor + D_unplaced + beta ALG`` needs (``proofs/oasis-lr.md``). The terms are reported with
-every run.
+every run (:mod:`~primaldual.oasis.lr.dual_record`, which records the real run only).
 
 **Promises** are invariants: a promise is broken only if a block stops covering its job's remaining work by
 the deadline, which the engine checks every slot (``PromiseBroken``); the simulator counts kept promises
@@ -47,12 +33,8 @@ from its own account (``promised_deadlines``).
 **Structure.** The scheduler only wires the parts: the parameters are one frozen
 :class:`~primaldual.oasis.lr.settings.LrSettings`, the run's mutable state one
 :class:`~primaldual.oasis.lr.state.LrState` (with the per-instance :class:`~primaldual.oasis.lr.state.JobTables`),
-and offers (:mod:`~primaldual.oasis.lr.admission`), ordering (:mod:`~primaldual.oasis.lr.order`), execution
-(:mod:`~primaldual.oasis.lr.execution`) and lookahead (:mod:`~primaldual.oasis.lr.rollout`) are functions of
-those; the ledger's block search and the execution's first fit are plain loops over arrays
-(:mod:`~primaldual.oasis.lr.reference`, compiled as the dual subroutine is), the prices are kept current by
-:mod:`~primaldual.oasis.lr.price_cache`. The dual side (:mod:`~primaldual.oasis.lr.dual_record`) records the real
-run only.
+and the steps above are functions of those; the ledger's block search and the execution's first fit are plain
+loops over arrays (:mod:`~primaldual.oasis.lr.reference`, compiled as the dual subroutine is).
 """
 
 from __future__ import annotations
