@@ -36,9 +36,6 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
         "                       else None,", "price_cache=None,")],
     "present values every call": [(
         "primaldual/oasis/lr/order.py", "    if known is None or known.slot != slot:\n", "    if True:\n")],
-    "present values per policy": [(
-        "primaldual/oasis/lr/state.py", "        if policy.discount_rate != self.policy.discount_rate:\n",
-        "        if True:\n")],
     "no-room profiles searched": [
         ("primaldual/oasis/lr/execution.py", "        if len(plan.no_room) == plan.kinds:\n", "        if False:\n"),
         ("primaldual/oasis/lr/execution.py",
@@ -118,13 +115,14 @@ def main() -> None:
     parser.add_argument("instances", nargs="+")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--restart-cost", type=float, default=0.0)
+    parser.add_argument("--only", action="append", choices=sorted(VARIANTS), help="these variants (default: all)")
     args = parser.parse_args()
     checkout = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as root:
         trees = build(Path(root), checkout)
         for instance in args.instances:
             for name, tree in trees.items():
-                if name != "none":
+                if name != "none" and (not args.only or name in args.only):
                     print(f"{Path(instance).name}\t{name}\t{paired(trees['none'], tree, instance, args)}", flush=True)
 
 

@@ -211,7 +211,8 @@ def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int,
     grows the jobs still without workers into what is left, uncapped. Once every demand profile of ``order``
     has found no room (the cluster is full, as it mostly is under a long pending tier), :func:`_grow` would
     return at its first line for every later job without a placement of its own, so only those with one are
-    visited (the same jobs in the same order, the same plan)."""
+    visited (the same jobs in the same order, the same plan). Gain of this and of ``no_room`` in :func:`_grow`:
+    1.06x on ``paper``, 1.03x on a Philly week (``examples/cache_ablation.py``, "no-room profiles searched")."""
     plan = _Plan(restart_cost, tables, state, slot, free, dict(blocks), stable, held=_held(state, slot, stable),
                  kinds=len({tables.profiles[i] for i in order}))
     caps = state.guide.caps(slot) if state.policy.order == PLAN_ORDER and state.guide is not None else None
