@@ -45,8 +45,6 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
         "primaldual/oasis/lr/state.py",
         "ps_needed=tuple(np.array(ps_needed_table(job), dtype=np.int64) for job in instance.jobs)",
         "ps_needed=tuple(np.zeros(0, dtype=np.int64) for job in instance.jobs)")],
-    "cost floor per offer": [(
-        "primaldual/oasis/lr/admission.py", "    state.screen = OfferScreen(slot, offers)", "    state.screen = None")],
     "utilities per job": [(
         "primaldual/oasis/lr/order.py",
         "        value = tables.utilities.at(missing, slot + needed - 1 - instance.arrivals[missing])\n",

@@ -6,11 +6,8 @@ start) once no later completion can pay it. ``proofs/oasis-lr.md`` states it; it
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
 
 import numpy as np
-
-from primaldual.core.utility import UtilityTable
 
 
 def suffix_minimum(per_slot: np.ndarray) -> np.ndarray:
@@ -93,67 +90,5 @@ def cannot_pay(job, work: int, start: int, horizon: int, least: tuple[np.ndarray
     return bool(value - cost_floor_of(job, work, least, arrival) <= 0.0)
 
 
-#: :meth:`JobFloors.cannot_pay` answers True only where the utility is at most the floor shrunk once more by
-#: this factor: its floor sums the same products in another order than :func:`cost_floor_of` (a few ulps), and
-#: a True must never stand where the scalar test says False.
-SCREEN_MARGIN = 1.0 - 1e-12
-
-
-@dataclass(frozen=True, eq=False)
-class JobFloors:
-    """What :func:`cannot_pay` reads of every job of an instance, as arrays over the jobs, to screen many offers
-    at the same prices in a few vector calls (:meth:`cannot_pay`)."""
-
-    arrivals: np.ndarray
-    chunks: np.ndarray
-    worker_demand: np.ndarray  # (n, R)
-    ps_demand: np.ndarray  # (n, R)
-    #: ``b_i / B_i`` and ``rho_i(m)`` (:func:`ps_per_worker`) for ``m = 1..`` up to :data:`RHO_TABLE_WORKERS`
-    #: (the last value repeated past ``N_i``: ``m`` never exceeds it).
-    ratio: np.ndarray
-    rho: np.ndarray
-    utilities: UtilityTable
-
-    @classmethod
-    def of(cls, jobs, utilities: UtilityTable | None = None) -> "JobFloors":
-        width = max([min(int(job.chunks), RHO_TABLE_WORKERS) for job in jobs], default=1)
-        rho = np.empty((len(jobs), width))
-        for row, job in zip(rho, jobs):
-            table = [ps_per_worker(job, m) for m in range(1, min(int(job.chunks), width) + 1)]
-            row[:] = table + table[-1:] * (width - len(table))
-        return cls(arrivals=np.array([job.arrival for job in jobs], dtype=np.int64),
-                   chunks=np.array([job.chunks for job in jobs], dtype=np.int64),
-                   worker_demand=np.array([job.worker_demand for job in jobs], dtype=float),
-                   ps_demand=np.array([job.ps_demand for job in jobs], dtype=float),
-                   ratio=np.array([job.worker_bandwidth_gbps / job.ps_bandwidth_gbps for job in jobs]), rho=rho,
-                   utilities=utilities or UtilityTable([job.utility for job in jobs]))
-
-    def cannot_pay(self, jobs: np.ndarray, work: np.ndarray, start: int, horizon: int,
-                   least: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        """Per job ``jobs[m]`` with ``work[m]`` worker-slots left, offered from ``start``: True only where
-        :func:`cannot_pay` is True. The window checks are the same integer arithmetic; the utility is the same
-        value bit for bit (:class:`~primaldual.core.utility.UtilityTable`); the floor is :func:`cost_floor_of`'s
-        formula with its dot products summed in another order, so it may differ by a few ulps (sums of ``R``
-        non-negative products), and the answer is True only where the utility is at most this floor times
-        :data:`SCREEN_MARGIN`, which is then at most the scalar floor: a True is the scalar's True, and a
-        False may be either (the caller then asks :func:`cannot_pay`). Cost: a dozen vector operations over
-        ``jobs`` and one utility table call, instead of a Python call per job."""
-        jobs, work = np.asarray(jobs, dtype=np.int64), np.asarray(work, dtype=np.int64)
-        arrivals = self.arrivals[jobs]
-        first = np.maximum(int(start), arrivals)
-        most = np.minimum(self.chunks[jobs], work)
-        fastest = -(-work // np.maximum(most, 1)) - 1
-        closed = (first >= horizon) | (work < 1) | (most < 1) | (fastest >= horizon - first)
-        row = np.minimum(first, horizon - 1)
-        width = self.rho.shape[1]
-        rho = self.rho[jobs, np.clip(most, 1, width) - 1]
-        rho = np.where(most > width, np.minimum(rho, self.ratio[jobs]), rho)
-        worker_least, ps_least = least
-        floor = FLOOR_FACTOR * (work * (worker_least[row] * self.worker_demand[jobs]).sum(axis=1)
-                                + work * rho * PS_FLOOR_FACTOR * (ps_least[row] * self.ps_demand[jobs]).sum(axis=1))
-        value = self.utilities.at(jobs, first - arrivals + fastest)
-        return closed | (value <= floor * SCREEN_MARGIN)
-
-
-__all__ = ["FLOOR_FACTOR", "JobFloors", "PS_FLOOR_FACTOR", "RHO_TABLE_WORKERS", "SCREEN_MARGIN", "cannot_pay",
-           "cost_floor_of", "least_prices", "ps_per_worker", "suffix_minimum"]
+__all__ = ["FLOOR_FACTOR", "PS_FLOOR_FACTOR", "RHO_TABLE_WORKERS", "cannot_pay", "cost_floor_of", "least_prices",
+           "ps_per_worker", "suffix_minimum"]

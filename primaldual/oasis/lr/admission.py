@@ -35,9 +35,8 @@ admissions, so the promise invariant (G1) is untouched; ``oasis-p``'s bound (G3)
 
 **Cost** per offer: one subroutine call (:mod:`primaldual.dual.subroutine`, usually cut short by the cost
 floor), one block search over the slots up to the deadline (:meth:`primaldual.oasis.ledger.Ledger.find_block`)
-and, on a failed search, one per movable block for the re-pack. Most offers end at the cost floor; a round
-decides that test for all its jobs in one vector call (:class:`primaldual.oasis.lr.state.OfferScreen`, the
-same answers), so such an offer costs a lookup.
+and, on a failed search, one per movable block for the re-pack. Most offers end at the cost floor
+(:func:`primaldual.dual.cost_floor.cannot_pay`: one utility value and one floor).
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ from primaldual.oasis.ledger import Reservation, block_length
 from primaldual.oasis.lr import blas, reference
 from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.oasis.lr.settings import LrSettings
-from primaldual.oasis.lr.state import JobTables, LrState, OfferScreen, Recorder
+from primaldual.oasis.lr.state import JobTables, LrState, Recorder
 from primaldual.simulation.placement import can_finish
 
 
@@ -73,12 +72,7 @@ def offer_pending(settings: LrSettings, tables: JobTables, state: LrState, slot:
     remaining = state.remaining[jobs]
     finishable = can_finish(slot, remaining, tables.fastest_workers[jobs], tables.instance.horizon)
     due = finishable & state.offered.due(slot, jobs, remaining, settings.reoffer_every)
-    offers = jobs[due].tolist()
-    state.screen = OfferScreen(slot, offers)  # the round's cost-floor tests at once (admit_job reads them)
-    try:
-        promised = {i for i in offers if admit(slot, i)}
-    finally:
-        state.screen = None
+    promised = {i for i in jobs[due].tolist() if admit(slot, i)}
     # After the offers, which never read it (nor change the remaining work).
     state.offered.record(slot, jobs[due], remaining[due])
     # A job that can no longer finish earns nothing, so it stops competing.
@@ -89,9 +83,6 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
               i: int) -> bool:
     """One offer of job ``i`` in ``slot`` (module docstring): True if it was promised a block."""
     instance, constants = tables.instance, tables.constants
-    if state.screen is not None and state.screen.cannot_pay(tables, state, slot, i):
-        record.see_offer(i, 0.0)  # the scalar test's answer, from the round's vector call (OfferScreen)
-        return False
     worker_prices, ps_prices = state.prices(constants, slot)
     remaining = int(state.remaining[i])
     least = state.price_cache.least_prices()

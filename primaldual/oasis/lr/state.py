@@ -17,7 +17,6 @@ from typing import Protocol
 import numpy as np
 
 from primaldual.core.instance import Instance
-from primaldual.dual.cost_floor import JobFloors
 from primaldual.oasis.constants import PriceConstants
 from primaldual.oasis.learned_floor import PriceFloor, zero_floor
 from primaldual.oasis.ledger import WORK_EPSILON, Ledger
@@ -54,9 +53,6 @@ class JobTables:
     #: jobs' own calls, bit for bit), for ranking a long pending tier in a few vector calls. Gain: 1.11x on a
     #: Philly week and on the whole VC, 0.87x on ``paper`` (``examples/cache_ablation.py``, "utilities per job").
     utilities: UtilityTable | None = None
-    #: What the cost-floor test reads per job, as arrays: an offer round screens its jobs at once
-    #: (:class:`OfferScreen`).
-    floors: JobFloors | None = None
     #: The text of the slot's loops this run executes (:func:`primaldual.oasis.lr.kernel.functions`).
     code: object = None
 
@@ -71,7 +67,7 @@ class JobTables:
                    unit=np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs]),
                    ps_needed=tuple(np.array(ps_needed_table(job), dtype=np.int64) for job in instance.jobs),
                    profiles=tuple(demand_profiles(instance)),
-                   utilities=utilities, floors=JobFloors.of(instance.jobs, utilities),
+                   utilities=utilities,
                    code=slot_functions(instance))
 
 
@@ -152,8 +148,6 @@ class LrState:
     price_cache: PriceCache | None = None
     #: Present values kept for the slot (:func:`primaldual.oasis.lr.order.present_values`).
     present: PresentValues | None = None
-    #: The cost-floor test of the offer round under way (None between rounds).
-    screen: OfferScreen | None = None
     #: The re-plan's guide while its policy is set (:mod:`primaldual.oasis.lr.replan`; frozen, shared by twins).
     guide: object | None = None
 
@@ -178,7 +172,7 @@ class LrState:
                        repacks=replace(self.repacks),
                        price_cache=cache.copy_onto(ledger) if cache is not None and cache.ledger is self.ledger
                        else None,
-                       present=None, screen=None)
+                       present=None)
 
     def set_policy(self, name: str, policy: Policy) -> None:
         self.present = None  # present values depend on the policy's discount
@@ -217,51 +211,6 @@ class LrState:
         """Jobs arrived by ``slot``, not completed, with work left."""
         return [i for i in np.flatnonzero((instance.arrivals <= slot) & (self.work_left > WORK_EPSILON)).tolist()
                 if i not in self.done]
-
-
-class OfferScreen:
-    """The cost-floor test (:func:`primaldual.dual.cost_floor.cannot_pay`) of one offer round's jobs, decided for
-    all of them in one vector call (:meth:`primaldual.dual.cost_floor.JobFloors.cannot_pay`) and again only when
-    the least prices may have moved.
-
-    **Why.** Most offers end at that test (on the 11cb48 Philly trace, about 289,000 of 297,000): one Python call
-    per job, with its utility value and floor, cost more than the searches that follow the rest. Measured with
-    the compiled subroutine: oasis-lr on 11cb48 6.3-7.1 s with the screen, 8.3-10.1 s without.
-
-    **Correctness.** The test reads the least prices from the offer's slot on, the job's remaining work and
-    the job's constants. Within a round the slot is fixed; the prices are a function of the ledger (the
-    object, replaced by a successful re-pack, and its append-only list of changes) and of the floor object
-    (:class:`primaldual.oasis.lr.price_cache.PriceCache`); the remaining work is a new array whenever it changes. So
-    flags computed with the key ``(ledger, its number of changes, floor, remaining)`` hold while the key is
-    the same, and are recomputed otherwise (after an admission, or a re-pack adopted although the block
-    then failed its payoff test), by the same :meth:`LrState.prices` call the offer would have made first.
-    While they hold, that call would change nothing, so skipping it is exact. A True flag is the scalar
-    test's True (:meth:`~primaldual.dual.cost_floor.JobFloors.cannot_pay`); on a False flag, a job outside
-    the round or another slot the caller runs the scalar test itself, so every offer gets the scalar
-    answer. Cost: per round one vector call over its jobs (a dozen numpy operations), per offer a dict
-    lookup and four identity checks."""
-
-    def __init__(self, slot: int, jobs: list[int]):
-        self.slot = slot
-        self.jobs = np.asarray(jobs, dtype=np.int64)
-        self.position = {i: m for m, i in enumerate(jobs)}
-        self.key: tuple | None = None
-        self.flags: list[bool] = []
-
-    def cannot_pay(self, tables: JobTables, state: LrState, slot: int, i: int) -> bool:
-        """True only if the cost-floor test of job ``i``'s offer in ``slot`` is True (class docstring)."""
-        m = self.position.get(i)
-        if m is None or slot != self.slot:
-            return False
-        ledger, key = state.ledger, self.key
-        if key is None or key[0] is not ledger or key[1] != len(ledger.changes) or key[2] is not state.floor \
-                or key[3] is not state.remaining:
-            state.prices(tables.constants, slot)
-            least = state.price_cache.least_prices()
-            self.flags = tables.floors.cannot_pay(self.jobs, state.remaining[self.jobs], slot,
-                                                  tables.instance.horizon, least).tolist()
-            self.key = (ledger, len(ledger.changes), state.floor, state.remaining)
-        return self.flags[m]
 
 
 @dataclass
@@ -309,5 +258,5 @@ class NoRecord:
         pass
 
 
-__all__ = ["JobTables", "LastOffers", "LookaheadCounts", "LrState", "NoRecord", "OfferScreen", "PresentValues",
+__all__ = ["JobTables", "LastOffers", "LookaheadCounts", "LrState", "NoRecord", "PresentValues",
            "Recorder", "RepackCounts"]
