@@ -63,10 +63,10 @@ print(json.dumps({"oasis_lr": time.process_time() - start, "utility": run.utilit
 """
 
 
-def build(root: Path, checkout: Path) -> dict[str, Path]:
-    """One tree per variant (and ``"none"``, the checkout as it is) under ``root``."""
+def build(root: Path, checkout: Path, names: list[str]) -> dict[str, Path]:
+    """One tree per variant of ``names`` (and ``"none"``, the checkout as it is) under ``root``."""
     trees = {}
-    for name, edits in [("none", [])] + list(VARIANTS.items()):
+    for name, edits in [("none", [])] + [(name, VARIANTS[name]) for name in names]:
         tree = root / str(len(trees))
         tree.mkdir()
         shutil.copytree(checkout / "primaldual", tree / "primaldual", ignore=shutil.ignore_patterns("__pycache__"))
@@ -117,10 +117,10 @@ def main() -> None:
     args = parser.parse_args()
     checkout = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as root:
-        trees = build(Path(root), checkout)
+        trees = build(Path(root), checkout, args.only or list(VARIANTS))
         for instance in args.instances:
             for name, tree in trees.items():
-                if name != "none" and (not args.only or name in args.only):
+                if name != "none":
                     print(f"{Path(instance).name}\t{name}\t{paired(trees['none'], tree, instance, args)}", flush=True)
 
 

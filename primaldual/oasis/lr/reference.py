@@ -37,9 +37,10 @@ import math
 
 import numpy as np
 
-from primaldual.dual.reference import FIT_TOLERANCE, units_that_fit  # noqa: F401 - the compiled copy's globals
+# Names the compiled copy reads as its globals: the dual subroutine's per-server rules and numpy's BLAS.
+from primaldual.dual.reference import FIT_TOLERANCE, unit_price, units_that_fit  # noqa: F401
 from primaldual.oasis.lr import blas
-from primaldual.oasis.lr.blas import NO_TRANSPOSE, ROW_MAJOR, ddot, dgemv, matrix_vector  # noqa: F401 - the same
+from primaldual.oasis.lr.blas import NO_TRANSPOSE, ROW_MAJOR, ddot, dgemv, matrix_vector  # noqa: F401
 
 #: Reservations are exact in units, like the dual subroutine's fills (:data:`primaldual.core.standalone.FIT_TOLERANCE`).
 WORK_EPSILON = 1e-9
@@ -259,15 +260,14 @@ def pairwise_sum(values: np.ndarray, first: int, n: int) -> float:
 def pool_cost(prices: np.ndarray, first: int, last: int, demand: np.ndarray, counts: np.ndarray) -> float:
     """``(unit_prices(prices[first:last + 1], demand) @ counts).sum()``
     (:func:`primaldual.dual.subroutine.unit_prices`): what ``counts`` units per server pay over the slots, with
-    numpy's operations in numpy's order (per cell the demanded resources' products added in resource order, the
-    product by numpy's own BLAS call, numpy's pairwise sum)."""
+    numpy's operations in numpy's order (per cell the dual subroutine's :func:`unit_price`, the demanded
+    resources' products added in resource order from 0.0 as ``unit_prices`` adds them; the product by numpy's own
+    BLAS call; numpy's pairwise sum)."""
     slots, servers = last + 1 - first, prices.shape[1]
-    unit = np.zeros((slots, servers))
-    for r in range(demand.shape[0]):
-        if demand[r] > 0:
-            for t in range(slots):
-                for s in range(servers):
-                    unit[t, s] = unit[t, s] + prices[first + t, s, r] * demand[r]
+    unit = np.empty((slots, servers))
+    for t in range(slots):
+        for s in range(servers):
+            unit[t, s] = unit_price(prices[first + t], s, demand)
     per_slot = np.empty(slots)
     matrix_vector(unit, counts.astype(np.float64), per_slot)
     return pairwise_sum(per_slot, 0, slots)
@@ -287,8 +287,8 @@ def kernel_globals() -> dict:
 
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
-KERNEL_FUNCTIONS = ("units_that_fit", "server_caps", "first_fit", "take", "place_most", "block_length",
-                    "slot_units", "window_minima", "window_that_fits", "fill", "find_block", "matrix_vector",
+KERNEL_FUNCTIONS = ("units_that_fit", "unit_price", "server_caps", "first_fit", "take", "place_most",
+                    "block_length", "slot_units", "window_minima", "window_that_fits", "fill", "find_block", "matrix_vector",
                     "block_sum", "pairwise_sum", "pool_cost", "block_cost")
 
 __all__ = ["KERNEL_FUNCTIONS", "NO_LIMIT", "UNBOUNDED", "block_cost", "block_length", "block_sum", "fill",
