@@ -69,26 +69,5 @@ def cost_floor_of(job, work: int, least: tuple[np.ndarray, np.ndarray], slot: in
                            + ps_slots * float(ps_least[slot] @ job.ps_demand))
 
 
-def cannot_pay(job, work: int, start: int, horizon: int, least: tuple[np.ndarray, np.ndarray]) -> bool:
-    """Whether :func:`primaldual.dual.subroutine.best_schedule` with ``work=work``, ``start=start`` and
-    ``cost_floor=least`` (the payoff objective, early stop on) returns ``mu = 0`` before any search: the window
-    is empty, or finishing at full speed from ``start`` cannot pay the floor. Its checks in its order, with
-    one utility value instead of the window's array: ``utility[fastest]`` there is ``f_i`` of the same
-    duration here, and the families' formulas are elementwise (the same IEEE operations on the same operand:
-    :class:`primaldual.core.utility.UtilityTable` relies on it too), so the two agree bit for bit; a test
-    compares them. Cost: one utility value and one floor, instead of the utility over every slot left.
-    A True answer is the subroutine's, so a caller may skip the call and take ``mu = 0``."""
-    arrival = max(int(start), job.arrival)
-    work = int(work)
-    max_workers = int(min(job.chunks, work))
-    if arrival >= horizon or work < 1 or max_workers < 1:
-        return True
-    fastest = -(-work // max_workers) - 1
-    if fastest >= horizon - arrival:
-        return True
-    value = np.asarray(job.utility(arrival - job.arrival + fastest), dtype=float)
-    return bool(value - cost_floor_of(job, work, least, arrival) <= 0.0)
-
-
-__all__ = ["FLOOR_FACTOR", "PS_FLOOR_FACTOR", "RHO_TABLE_WORKERS", "cannot_pay", "cost_floor_of", "least_prices",
+__all__ = ["FLOOR_FACTOR", "PS_FLOOR_FACTOR", "RHO_TABLE_WORKERS", "cost_floor_of", "least_prices",
            "ps_per_worker", "suffix_minimum"]

@@ -132,6 +132,17 @@ def dp_step(before: np.ndarray, reach_before: int, cost: np.ndarray, work: int, 
     return reach
 
 
+def cannot_pay(utility: np.ndarray, work: int, max_workers: int, floor: float) -> bool:
+    """Whether the search can be skipped with ``mu = 0`` (:func:`primaldual.dual.cost_floor.cost_floor_of`): the
+    window ``utility`` is empty, there is no work, or finishing at full speed from the window's first slot (the
+    earliest completion) cannot pay the cost ``floor``; utility only falls later and every schedule costs at
+    least the floor, so no completion can have a positive payoff."""
+    if utility.shape[0] == 0 or work < 1 or max_workers < 1:
+        return True
+    fastest = -(-work // max_workers) - 1
+    return fastest >= utility.shape[0] or utility[fastest] - floor <= 0.0
+
+
 def search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed, ps_max: int,
            arrival: int, work: int, utility: np.ndarray, payoff_objective: bool, early_stop: bool,
            floor: float):
@@ -210,4 +221,4 @@ def place(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_dema
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
 KERNEL_FUNCTIONS = ("in_slot", "unit_price", "units_that_fit", "pool_prices", "next_server", "pool_costs",
-                    "slot_costs", "dp_step", "workers_per_slot", "search", "fill", "place")
+                    "slot_costs", "dp_step", "workers_per_slot", "cannot_pay", "search", "fill", "place")

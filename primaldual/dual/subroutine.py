@@ -23,7 +23,7 @@ import numpy as np
 from primaldual.dual.cost_floor import cost_floor_of, least_prices  # noqa: F401 - re-exported
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import JobSchedule
-from primaldual.dual import kernel
+from primaldual.dual import kernel, reference
 from primaldual.core.errors import InputError
 
 #: What the subroutine maximises: ``"payoff"`` (utility minus cost, eq. (21): OASiS) or ``"utility"`` (the
@@ -142,8 +142,7 @@ def best_schedule(
     if objective == "payoff" and early_stop and cost_floor is not False:
         least = least_prices(worker_prices, ps_prices) if cost_floor is True else cost_floor
         floor = cost_floor_of(job, work, least, arrival)
-        fastest = -(-work // max_workers) - 1  # the earliest completion, at full speed from the first slot
-        if fastest >= n_slots or utility[fastest] - floor <= 0.0:
+        if reference.cannot_pay(utility, work, max_workers, floor):
             return _infeasible(job_index, horizon, completion_costs)  # no schedule pays: mu = 0 without searching
     inputs = _kernel_inputs(job, max_workers, worker_prices, ps_prices, worker_free, ps_free)
     servers = inputs.worker_prices.shape[1] + inputs.ps_prices.shape[1]

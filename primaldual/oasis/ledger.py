@@ -11,7 +11,7 @@ The ledger keeps the amounts reserved per (slot, server, resource) in both pools
 :meth:`Ledger.find_block` finds, for a job's remaining work and deadline, the block that starts as late as
 possible (ties: more workers, i.e. fewer slots) and fits in what the other reservations leave free, in every
 slot of the block at once. The search is plain loops over arrays in
-:func:`primaldual.oasis.lr.reference.find_block` (compiled as the dual subroutine is), one text for the
+:func:`primaldual.oasis.lr.reference.block_search` (compiled as the dual subroutine is), one text for the
 reader and the machine.
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from primaldual.core.instance import Instance
 from primaldual.oasis.lr.kernel import functions
-from primaldual.oasis.lr.reference import WORK_EPSILON, block_length
+from primaldual.oasis.lr.reference import WORK_EPSILON, Demand, Reserved, block_length
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,27 +125,24 @@ class Ledger:
     def ps_free(self) -> np.ndarray:
         return self.ps_capacity[None] - self.ps_used
 
+    def reserved(self) -> Reserved:
+        """The arrays the block search reads (:class:`primaldual.oasis.lr.reference.Reserved`)."""
+        return Reserved(self.worker_used, self.ps_used, self.worker_capacity, self.ps_capacity)
+
     def find_block(self, i: int, remaining: float, earliest: int, deadline: int,
                    restart_cost: float, late: bool = True) -> Reservation | None:
         """The block of job ``i`` that starts as late as possible within ``earliest..deadline`` and fits
         (``late=False``: that ends as early as possible), by the loops of
-        :func:`primaldual.oasis.lr.reference.find_block` (module docstring)."""
+        :func:`primaldual.oasis.lr.reference.block_search` (module docstring)."""
         job = self.instance.jobs[i]
-        deadline = min(deadline, self.instance.horizon - 1)
         most = int(min(job.chunks, math.ceil(remaining - WORK_EPSILON)))
-        if most < 1 or deadline < earliest:
-            return None
-        needed = np.asarray(job.min_parameter_servers(np.arange(most + 1)), dtype=np.int64)  # Z(D), D = 0..most
-        rows, code = slice(earliest, deadline + 1), self.code
-        worker_units = code.slot_units(self.worker_used[rows], self.worker_capacity, job.worker_demand, most)
-        ps_units = code.slot_units(self.ps_used[rows], self.ps_capacity, job.ps_demand, max(int(needed[most]), 1))
-        workers = np.empty(self.worker_capacity.shape[0], dtype=np.int64)
-        parameter_servers = np.empty(self.ps_capacity.shape[0], dtype=np.int64)
-        window, k = code.find_block(worker_units, ps_units, float(remaining), float(restart_cost), needed,
-                                    bool(late), workers, parameter_servers)
-        if window < 0:
-            return None
-        return Reservation(i, workers, parameter_servers, earliest + int(window), earliest + int(window + k) - 1)
+        needed = np.asarray(job.min_parameter_servers(np.arange(max(most, 0) + 1)), dtype=np.int64)  # Z(D), D = 0..most
+        placement = (np.empty(self.worker_capacity.shape[0], dtype=np.int64),
+                     np.empty(self.ps_capacity.shape[0], dtype=np.int64))
+        first, last = self.code.block_search(self.reserved(), Demand(job.worker_demand, job.ps_demand, needed),
+                                             float(remaining), int(earliest), int(deadline), float(restart_cost),
+                                             bool(late), placement)
+        return None if first < 0 else Reservation(i, *placement, int(first), int(last))
 
 
 class PromiseBroken(AssertionError):

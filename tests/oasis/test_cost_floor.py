@@ -1,4 +1,5 @@
-"""The dual subroutine's cost floor (primaldual.dual.cost_floor): ``cannot_pay`` on hand-computed cases, and on
+"""The dual subroutine's cost floor (primaldual.dual.cost_floor) and the pre-test that reads it
+(``primaldual.dual.reference.cannot_pay``): on hand-computed cases, and on
 tiny random instances against the subroutine it stands in for and against a brute force over every schedule."""
 
 from __future__ import annotations
@@ -11,8 +12,18 @@ from hypothesis import strategies as st
 
 from oasis_helpers import brute_force_best, make_instance, make_job
 from primaldual.core.utility import Constant, LinearDecay, Step
-from primaldual.dual.cost_floor import RHO_TABLE_WORKERS, cannot_pay, cost_floor_of, least_prices, ps_per_worker
+from primaldual.dual import reference
+from primaldual.dual.cost_floor import RHO_TABLE_WORKERS, cost_floor_of, least_prices, ps_per_worker
 from primaldual.dual.subroutine import best_schedule
+
+
+def cannot_pay(job, work: int, start: int, horizon: int, least) -> bool:
+    """The pre-test as OASiS-LR's offer makes it (:func:`primaldual.oasis.lr.reference.offer`): the job's utility
+    over the window from ``start``, its cost floor there, :func:`primaldual.dual.reference.cannot_pay`."""
+    start = max(start, job.arrival)
+    utility = np.asarray(job.utility(start - job.arrival + np.arange(max(horizon - start, 0))), dtype=float)
+    floor = cost_floor_of(job, work, least, start) if start < horizon else 0.0
+    return bool(reference.cannot_pay(utility, work, int(min(job.chunks, work)), floor))
 
 
 def _flat_prices(instance, worker_price: float, ps_price: float):

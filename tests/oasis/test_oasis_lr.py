@@ -17,7 +17,7 @@ from primaldual.core.errors import InputError
 from primaldual.core.generate import generate
 from primaldual.oasis.learned_floor import solve_floor
 from primaldual.oasis.ledger import Ledger, Reservation, block_length
-from primaldual.oasis.lr.scheduler import latest_deadline
+from primaldual.oasis.lr.reference import latest_deadline
 from primaldual.simulation.scheduler import available_schedulers, make_scheduler
 from primaldual.simulation.simulator import simulate
 from primaldual.core.utility import Constant, LinearDecay, Sigmoid
@@ -81,10 +81,13 @@ def test_find_block_refuses_what_cannot_fit_by_the_deadline():
 
 def test_latest_deadline_keeps_one_minus_delta_of_the_planned_utility():
     job = make_job(0, 2, 2, [1.0, 0.0], [0.0, 1.0], LinearDecay(10.0, 10.0))
+    window = job.utility(np.arange(20))  # offered in slot 0, horizon 20
     # Planned completion in slot 1: f = 9; delta = 0.2 keeps >= 7.2, i.e. durations <= 2.8 -> slot 2.
-    assert latest_deadline(job, 1, 20, 0.2) == 2
-    assert latest_deadline(job, 1, 20, 0.0) == 1
-    assert latest_deadline(make_job(0, 2, 2, [1.0, 0.0], [0.0, 1.0], Constant(5.0)), 1, 20, 0.2) == 19
+    assert latest_deadline(window, 0, 1, 20, 0.2) == 2
+    assert latest_deadline(window, 0, 1, 20, 0.0) == 1
+    assert latest_deadline(window[3:], 3, 4, 20, 0.2) == 5  # offered in slot 3: f(4) = 6 keeps >= 4.8 -> slot 5
+    assert latest_deadline(np.full(20, 5.0), 0, 1, 20, 0.2) == 19
+    assert latest_deadline(np.full(25, 5.0), 0, 22, 20, 0.2) == 22  # planned past the horizon: itself
 
 
 # ------------------------------------------------------------------------------------ the learned floor

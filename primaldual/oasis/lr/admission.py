@@ -33,10 +33,11 @@ buys the job nothing in the present slot, where the density order would serve it
 enough, and it takes the slots a denser job arriving during the block needs. The rule only refuses
 admissions, so the promise invariant (G1) is untouched; ``oasis-p``'s bound (G3) is stated for the default.
 
-**Cost** per offer: one subroutine call (:mod:`primaldual.dual.subroutine`, usually cut short by the cost
-floor), one block search over the slots up to the deadline (:meth:`primaldual.oasis.ledger.Ledger.find_block`)
-and, on a failed search, one per movable block for the re-pack. Most offers end at the cost floor
-(:func:`primaldual.dual.cost_floor.cannot_pay`: one utility value and one floor).
+**Cost** per offer: one numpy call for the job's utility over the slots left, one cost floor, and one call of
+the compiled offer (:func:`primaldual.oasis.lr.reference.offer`: the subroutine's search, usually skipped or cut
+short by the cost floor, the deadline and the block search over the slots up to it); on a failed block search,
+one block search per movable block for the re-pack. Most offers end at the cost floor
+(:func:`primaldual.dual.reference.cannot_pay`).
 """
 
 from __future__ import annotations
@@ -45,10 +46,11 @@ from typing import Callable
 
 import numpy as np
 
-from primaldual.dual.cost_floor import cannot_pay
-from primaldual.dual.subroutine import best_schedule, unit_prices
+from primaldual.dual.cost_floor import cost_floor_of
+from primaldual.dual.subroutine import unit_prices
 from primaldual.oasis.ledger import Reservation, block_length
 from primaldual.oasis.lr import blas, reference
+from primaldual.oasis.lr.reference import BLOCK, NO_BLOCK, NO_OFFER, Demand, Market, OfferedJob, OfferRules
 from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.oasis.lr.settings import LrSettings
 from primaldual.oasis.lr.state import JobTables, LrState, Recorder
@@ -81,40 +83,32 @@ def offer_pending(settings: LrSettings, tables: JobTables, state: LrState, slot:
 
 def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: Recorder, slot: int,
               i: int) -> bool:
-    """One offer of job ``i`` in ``slot`` (module docstring): True if it was promised a block."""
+    """One offer of job ``i`` in ``slot`` (module docstring): True if it was promised a block. The offer up to its
+    block is one call of :func:`primaldual.oasis.lr.reference.offer`; a re-pack and the block's payoff test follow
+    here."""
     instance, constants = tables.instance, tables.constants
-    worker_prices, ps_prices = state.prices(constants, slot)
-    remaining = int(state.remaining[i])
+    job = offered_job(tables, i, slot, int(state.remaining[i]), settings.restart_cost)
+    prices = state.prices(constants, slot)
     least = state.price_cache.least_prices()
-    if cannot_pay(instance.jobs[i], remaining, slot, instance.horizon, least):
-        record.see_offer(i, 0.0)  # the subroutine's own answer without its call (cost_floor.cannot_pay)
+    rules = OfferRules(instance.horizon, cost_floor_of(instance.jobs[i], job.work, least, slot), settings.delta,
+                       settings.restart_cost, settings.provable, settings.late,
+                       first_block_slot(settings.immediate_blocks, slot))
+    placement = (np.empty(instance.cluster.n_worker_servers, dtype=np.int64),
+                 np.empty(instance.cluster.n_ps_servers, dtype=np.int64))
+    status, mu, deadline, target, first, last = tables.code.offer(
+        Market(*prices, *state.free(constants, slot)), state.ledger.reserved(), job, rules, placement)
+    record.see_offer(i, mu)
+    if status == NO_OFFER:
         return False
-    worker_free, ps_free = state.free(constants, slot)
-    result = best_schedule(instance, i, worker_prices, ps_prices, worker_free, ps_free, work=remaining,
-                           start=slot, cost_floor=least, plan=False)
-    record.see_offer(i, result.mu)
-    if not result.admit:
-        return False
-    job = instance.jobs[i]
-    workers = min(int(tables.fastest_workers[i]), remaining)
-    if workers < 1:
-        record.see_unplaced(i)
-        return False
-    # The earliest block on an empty cluster: the most workers that fit, from now.
-    planned = max(result.completion_slot, slot + block_length(remaining, workers, settings.restart_cost) - 1)
-    deadline = latest_deadline(job, planned, instance.horizon, settings.delta)
-    target = result.mu
-    if not settings.provable:  # the plan's payoff less what the block's unavoidable delay costs the job
-        target -= float(job.utility(result.completion_slot - job.arrival) - job.utility(planned - job.arrival))
-    earliest = first_block_slot(settings.immediate_blocks, slot)
-    block = state.ledger.find_block(i, remaining, earliest, deadline, settings.restart_cost, settings.late)
-    if block is None and settings.repack:
-        block = repack(state, settings.restart_cost, slot, i, remaining, deadline, earliest)
+    block = Reservation(i, *placement, int(first), int(last)) if status == BLOCK else None
+    if status == NO_BLOCK and settings.repack:
+        block = repack(state, settings.restart_cost, slot, i, job.work, int(deadline), rules.earliest)
     if block is None:
         record.see_unplaced(i)
         return False
-    cost = block_cost(tables, block, worker_prices, ps_prices)
-    payoff = float(job.utility(block.last - job.arrival)) - cost
+    worker_prices, ps_prices = prices
+    value = float(job.utility[block.last - slot])
+    payoff = value - block_cost(tables, block, worker_prices, ps_prices)
     if payoff <= 0 or payoff < (1.0 - settings.delta) * target:
         if i in state.ledger.reservations:  # placed by a re-pack: undo only this job's block
             state.ledger.remove(i)
@@ -122,20 +116,29 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
         return False
     if i not in state.ledger.reservations:  # a successful re-pack already placed it
         state.ledger.add(block)
-    state.deadlines[i] = deadline
-    prices = state.prices(constants, slot)
-    record.see_admission(i, result.mu, payoff, float(job.utility(block.last - job.arrival)), prices, state.floor,
-                         slot, rows=state.price_cache.take_touched(slot))
+    state.deadlines[i] = int(deadline)
+    record.see_admission(i, mu, payoff, value, state.prices(constants, slot), state.floor, slot,
+                         rows=state.price_cache.take_touched(slot))
     return True
 
 
-def latest_deadline(job, arrival_completion: int, horizon: int, delta: float) -> int:
-    """The latest slot ``d`` (``>= completion``) with ``f(d - a) >= (1 - delta) f(completion - a)``."""
-    target = (1.0 - delta) * float(job.utility(arrival_completion - job.arrival))
-    slots = np.arange(arrival_completion, horizon)
-    ok = np.asarray(job.utility(slots - job.arrival), dtype=float) >= target * (1 - 1e-12)
-    return int(slots[ok][-1]) if ok.any() else arrival_completion
-
+def offered_job(tables: JobTables, i: int, slot: int, remaining: int, restart_cost: float) -> OfferedJob:
+    """Job ``i`` as :func:`primaldual.oasis.lr.reference.offer` reads it, offered in ``slot`` with ``remaining``
+    worker-slots left: its utility by one numpy call over the slots the offer may read (the values of the job's
+    own calls, bit for bit: the families' formulas are elementwise, :class:`primaldual.core.utility.UtilityTable`),
+    ``Z(D)`` from the run's table."""
+    job = tables.instance.jobs[i]
+    most = int(min(job.chunks, remaining))
+    table = tables.ps_needed[i]
+    needed = table[:most + 1] if most < table.shape[0] else \
+        np.asarray(job.min_parameter_servers(np.arange(most + 1)), dtype=np.int64)
+    block_workers = min(int(tables.fastest_workers[i]), remaining)
+    slots = tables.instance.horizon - slot
+    if block_workers >= 1:  # the deadline reads f at the end of the earliest block, which may pass the horizon
+        slots = max(slots, block_length(remaining, block_workers, restart_cost))
+    utility = np.asarray(job.utility(slot - job.arrival + np.arange(max(slots, 0))), dtype=float)
+    return OfferedJob(slot, remaining, Demand(job.worker_demand, job.ps_demand, needed),
+                      int(min(needed.max(initial=0), most)), block_workers, utility)
 
 
 def block_cost(tables: JobTables, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:
@@ -174,4 +177,4 @@ def repack(state: LrState, restart_cost: float, slot: int, i: int, remaining: in
     return trial.reservations[i]
 
 
-__all__ = ["admit_job", "block_cost", "first_block_slot", "latest_deadline", "offer_pending", "repack"]
+__all__ = ["admit_job", "block_cost", "first_block_slot", "offer_pending", "offered_job", "repack"]

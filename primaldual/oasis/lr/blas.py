@@ -1,5 +1,7 @@
-"""numpy's own BLAS, for plain loops that must give numpy's floats: the two calls through which numpy computes a
-matrix-vector product ``A @ x`` of float64 (``cblas_ddot`` when ``A`` has one row, ``cblas_dgemv`` otherwise).
+"""numpy's own arithmetic, for plain loops that must give numpy's floats: the two BLAS calls through which numpy
+computes a matrix-vector product ``A @ x`` of float64 (``cblas_ddot`` when ``A`` has one row, ``cblas_dgemv``
+otherwise), and numpy's pairwise summation written as loops (:func:`pairwise_sum`), which
+:mod:`primaldual.oasis.lr.reference` lists among its compiled functions.
 
 **Why.** A sum written as a loop is not numpy's ``@``: OpenBLAS adds in its own order, chosen per CPU. On a
 Philly week 1,005 of 3,000 block costs differ in the last bits from the loop's sum, and 17 of 108,665 products
@@ -85,4 +87,56 @@ def externals() -> dict:
                                                                   p, i))}
 
 
-__all__ = ["available", "ddot", "dgemv", "externals", "matrix_vector"]
+def block_sum(values: np.ndarray, first: int, n: int) -> float:
+    """numpy's sum of ``values[first:first + n]``, ``n <= 128`` (:func:`pairwise_sum`)."""
+    if n < 8:
+        total = 0.0
+        for i in range(first, first + n):
+            total += values[i]
+        return total
+    partial = values[first:first + 8].copy()
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            partial[j] += values[first + i + j]
+        i += 8
+    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + \
+        ((partial[4] + partial[5]) + (partial[6] + partial[7]))
+    while i < n:
+        total += values[first + i]
+        i += 1
+    return total
+
+
+def pairwise_sum(values: np.ndarray, first: int, n: int) -> float:
+    """``values[first:first + n].sum()`` as numpy adds a contiguous float64 array, float for float
+    (``numpy/_core/src/umath/loops_utils.h.src``): up to 128 values by :func:`block_sum` (eight running sums),
+    more as the sum of two halves, the first a multiple of 8. The halves are walked with a stack (numba's
+    cache does not link a recursive copy): a part is split on its first visit and its halves' sums added on
+    its second."""
+    if n <= 128:
+        return block_sum(values, first, n)
+    starts, sizes = np.empty(128, dtype=np.int64), np.empty(128, dtype=np.int64)
+    split, sums = np.zeros(128, dtype=np.bool_), np.empty(128)
+    top, done = 0, 0
+    starts[0], sizes[0] = first, n
+    while top >= 0:
+        size = sizes[top]
+        if size <= 128:
+            sums[done] = block_sum(values, starts[top], size)
+            done += 1
+            top -= 1
+        elif not split[top]:
+            split[top] = True
+            half = size // 2 - (size // 2) % 8
+            starts[top + 1], sizes[top + 1], split[top + 1] = starts[top] + half, size - half, False
+            starts[top + 2], sizes[top + 2], split[top + 2] = starts[top], half, False
+            top += 2  # the first half on top: summed first
+        else:
+            sums[done - 2] = sums[done - 2] + sums[done - 1]
+            done -= 1
+            top -= 1
+    return sums[0]
+
+
+__all__ = ["available", "block_sum", "ddot", "dgemv", "externals", "matrix_vector", "pairwise_sum"]

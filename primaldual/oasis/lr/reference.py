@@ -34,13 +34,14 @@ made (0.2 million calls on one Philly week's rollouts: ``docs/measurements.md``,
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-# Names the compiled copy reads as its globals: the dual subroutine's per-server rules and numpy's BLAS.
-from primaldual.dual.reference import FIT_TOLERANCE, unit_price, units_that_fit  # noqa: F401
+# Names the compiled copy reads as its globals: the dual subroutine's per-server rules, its search and numpy's BLAS.
+from primaldual.dual.reference import FIT_TOLERANCE, cannot_pay, search, unit_price, units_that_fit  # noqa: F401
 from primaldual.oasis.lr import blas
-from primaldual.oasis.lr.blas import NO_TRANSPOSE, ROW_MAJOR, ddot, dgemv, matrix_vector  # noqa: F401
+from primaldual.oasis.lr.blas import NO_TRANSPOSE, ROW_MAJOR, block_sum, ddot, dgemv, matrix_vector, pairwise_sum  # noqa: F401
 
 #: Reservations are exact in units, like the dual subroutine's fills (:data:`primaldual.core.standalone.FIT_TOLERANCE`).
 WORK_EPSILON = 1e-9
@@ -205,56 +206,123 @@ def find_block(worker_units: np.ndarray, ps_units: np.ndarray, remaining: float,
     return best[:2]
 
 
-def block_sum(values: np.ndarray, first: int, n: int) -> float:
-    """numpy's sum of ``values[first:first + n]``, ``n <= 128`` (:func:`pairwise_sum`)."""
-    if n < 8:
-        total = 0.0
-        for i in range(first, first + n):
-            total += values[i]
-        return total
-    partial = values[first:first + 8].copy()
-    i = 8
-    while i < n - n % 8:
-        for j in range(8):
-            partial[j] += values[first + i + j]
-        i += 8
-    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + \
-        ((partial[4] + partial[5]) + (partial[6] + partial[7]))
-    while i < n:
-        total += values[first + i]
-        i += 1
-    return total
+class Reserved(NamedTuple):
+    """The ledger's arrays: amounts reserved per (slot, server, resource) in each pool, and the capacities."""
+
+    worker_used: np.ndarray
+    ps_used: np.ndarray
+    worker_capacity: np.ndarray
+    ps_capacity: np.ndarray
 
 
-def pairwise_sum(values: np.ndarray, first: int, n: int) -> float:
-    """``values[first:first + n].sum()`` as numpy adds a contiguous float64 array, float for float
-    (``numpy/_core/src/umath/loops_utils.h.src``): up to 128 values by :func:`block_sum` (eight running sums),
-    more as the sum of two halves, the first a multiple of 8. The halves are walked with a stack (numba's
-    cache does not link a recursive copy): a part is split on its first visit and its halves' sums added on
-    its second."""
-    if n <= 128:
-        return block_sum(values, first, n)
-    starts, sizes = np.empty(128, dtype=np.int64), np.empty(128, dtype=np.int64)
-    split, sums = np.zeros(128, dtype=np.bool_), np.empty(128)
-    top, done = 0, 0
-    starts[0], sizes[0] = first, n
-    while top >= 0:
-        size = sizes[top]
-        if size <= 128:
-            sums[done] = block_sum(values, starts[top], size)
-            done += 1
-            top -= 1
-        elif not split[top]:
-            split[top] = True
-            half = size // 2 - (size // 2) % 8
-            starts[top + 1], sizes[top + 1], split[top + 1] = starts[top] + half, size - half, False
-            starts[top + 2], sizes[top + 2], split[top + 2] = starts[top], half, False
-            top += 2  # the first half on top: summed first
-        else:
-            sums[done - 2] = sums[done - 2] + sums[done - 1]
-            done -= 1
-            top -= 1
-    return sums[0]
+class Demand(NamedTuple):
+    """One job's per-unit demands and ``Z(D)`` for ``D = 0..min(N_i, V)`` (eq. (6)), ``V`` its remaining work."""
+
+    worker: np.ndarray
+    ps: np.ndarray
+    ps_needed: np.ndarray
+
+
+def block_search(reserved: Reserved, demand: Demand, remaining: float, earliest: int, deadline: int,
+                 restart_cost: float, late: bool, placement: tuple) -> tuple:
+    """:meth:`primaldual.oasis.ledger.Ledger.find_block`: the block of ``remaining`` worker-slots within
+    ``earliest..deadline`` (the deadline capped at the horizon), counted and searched by :func:`find_block`;
+    returns ``(first, last)`` with its placement in ``placement = (workers, parameter_servers)``, or ``(-1, -1)``."""
+    deadline = min(deadline, reserved.worker_used.shape[0] - 1)
+    most = demand.ps_needed.shape[0] - 1
+    if most < 1 or deadline < earliest:
+        return -1, -1
+    worker_units = slot_units(reserved.worker_used[earliest:deadline + 1], reserved.worker_capacity, demand.worker,
+                              most)
+    ps_units = slot_units(reserved.ps_used[earliest:deadline + 1], reserved.ps_capacity, demand.ps,
+                          max(demand.ps_needed[most], 1))
+    found = find_block(worker_units, ps_units, remaining, restart_cost, demand.ps_needed, late, placement[0],
+                       placement[1])
+    if found[0] < 0:
+        return -1, -1
+    return earliest + found[0], earliest + found[0] + found[1] - 1
+
+
+class Market(NamedTuple):
+    """The cell prices and free amounts an offer is priced at, (T, H, R) and (T, K, R), current from its slot on."""
+
+    worker_prices: np.ndarray
+    ps_prices: np.ndarray
+    worker_free: np.ndarray
+    ps_free: np.ndarray
+
+
+class OfferedJob(NamedTuple):
+    """A job offered in slot ``start`` with ``work`` worker-slots left: its demands, ``Z``'s most useful count
+    (``ps_max``), the widest block it may get (``block_workers``: the most workers it can run on the empty
+    cluster, at most ``work``) and ``utility[s] = f_i(start + s - a_i)`` for every slot to the horizon or to the
+    end of its earliest block, whichever is later."""
+
+    start: int
+    work: int
+    demand: Demand
+    ps_max: int
+    block_workers: int
+    utility: np.ndarray
+
+
+class OfferRules(NamedTuple):
+    """What an offer is decided by besides the job and the prices: the horizon, the job's cost floor
+    (:func:`primaldual.dual.cost_floor.cost_floor_of`), ``delta``, the restart cost, OASiS-P's bound, late
+    blocks, and the first slot a block may start (:func:`primaldual.oasis.lr.admission.first_block_slot`)."""
+
+    horizon: int
+    floor: float
+    delta: float
+    restart_cost: float
+    provable: bool
+    late: bool
+    earliest: int
+
+
+#: How an offer ends (:func:`offer`): not admitted (``mu = 0``), admitted but no worker fits anywhere, admitted
+#: with no block before its deadline (the caller may re-pack), a block found.
+NO_OFFER, UNPLACED, NO_BLOCK, BLOCK = 0, 1, 2, 3
+
+
+def latest_deadline(utility: np.ndarray, start: int, planned: int, horizon: int, delta: float) -> int:
+    """The latest slot ``d`` in ``planned..horizon - 1`` with ``f(d - a) >= (1 - delta) f(planned - a)`` (within a
+    relative 1e-12), else ``planned``; ``utility[s] = f(start + s - a)``."""
+    target = (1.0 - delta) * utility[planned - start]
+    for d in range(horizon - 1, planned - 1, -1):
+        if utility[d - start] >= target * (1 - 1e-12):
+            return d
+    return planned
+
+
+def offer(market: Market, reserved: Reserved, job: OfferedJob, rules: OfferRules, placement: tuple) -> tuple:
+    """One offer up to its block (:mod:`primaldual.oasis.lr.admission`, "Admission"): ``(status, mu, deadline,
+    target, first, last)``, the status one of :data:`NO_OFFER`, :data:`UNPLACED`, :data:`NO_BLOCK`, :data:`BLOCK`.
+    The dual subroutine's answer first, as :func:`primaldual.dual.subroutine.best_schedule` gives it with the
+    cost floor (the window empty, or finishing at full speed not paying the floor: ``mu = 0`` without a
+    search); then, for ``mu > 0``, the deadline that keeps ``(1 - delta)`` of the later of the plan's completion
+    and the end of the earliest block on an empty cluster, the payoff the block must keep (``target``) and the
+    block itself (:func:`block_search`, placed in ``placement``)."""
+    n_slots = max(rules.horizon - job.start, 0)
+    utility = job.utility
+    if cannot_pay(utility[:n_slots], job.work, job.demand.ps_needed.shape[0] - 1, rules.floor):
+        return NO_OFFER, 0.0, -1, 0.0, -1, -1
+    best, _, costs = search(market.worker_prices, market.ps_prices, market.worker_free, market.ps_free,
+                            job.demand.worker, job.demand.ps, job.demand.ps_needed, job.ps_max, job.start, job.work,
+                            utility[:n_slots], True, True, rules.floor)
+    mu = max(0.0, utility[best] - costs[best]) if best >= 0 else 0.0
+    if mu <= 0.0:
+        return NO_OFFER, mu, -1, 0.0, -1, -1
+    if job.block_workers < 1:
+        return UNPLACED, mu, -1, 0.0, -1, -1
+    planned = max(job.start + best, job.start + block_length(job.work, job.block_workers, rules.restart_cost) - 1)
+    deadline = latest_deadline(utility, job.start, planned, rules.horizon, rules.delta)
+    target = mu
+    if not rules.provable:  # the plan's payoff less what the block's unavoidable delay costs the job
+        target -= utility[best] - utility[planned - job.start]
+    first, last = block_search(reserved, job.demand, float(job.work), rules.earliest, deadline, rules.restart_cost,
+                               rules.late, placement)
+    return (BLOCK if first >= 0 else NO_BLOCK), mu, deadline, target, first, last
 
 
 def pool_cost(prices: np.ndarray, first: int, last: int, demand: np.ndarray, counts: np.ndarray) -> float:
@@ -282,15 +350,20 @@ def block_cost(worker_prices: np.ndarray, ps_prices: np.ndarray, first: int, las
 
 
 def kernel_globals() -> dict:
-    """What the compiled copy calls instead of this module's Python objects: numpy's BLAS by name."""
-    return blas.externals() if blas.available() else {}
+    """What the compiled copy calls instead of this module's Python objects: the dual subroutine's compiled search
+    and numpy's BLAS by name."""
+    from primaldual.dual import kernel, reference
+
+    return {"search": kernel.compiled(reference).search, **(blas.externals() if blas.available() else {})}
 
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
-KERNEL_FUNCTIONS = ("units_that_fit", "unit_price", "server_caps", "first_fit", "take", "place_most",
-                    "block_length", "slot_units", "window_minima", "window_that_fits", "fill", "find_block", "matrix_vector",
-                    "block_sum", "pairwise_sum", "pool_cost", "block_cost")
+KERNEL_FUNCTIONS = ("units_that_fit", "unit_price", "cannot_pay", "server_caps", "first_fit", "take", "place_most",
+                    "block_length", "slot_units", "window_minima", "window_that_fits", "fill", "find_block",
+                    "block_search", "latest_deadline", "offer", "matrix_vector", "block_sum", "pairwise_sum",
+                    "pool_cost", "block_cost")
 
-__all__ = ["KERNEL_FUNCTIONS", "NO_LIMIT", "UNBOUNDED", "block_cost", "block_length", "block_sum", "fill",
-           "find_block", "first_fit", "kernel_globals", "pairwise_sum", "place_most", "pool_cost", "server_caps",
+__all__ = ["BLOCK", "KERNEL_FUNCTIONS", "NO_BLOCK", "NO_LIMIT", "NO_OFFER", "UNBOUNDED", "UNPLACED", "Demand", "Market",
+           "OfferRules", "OfferedJob", "Reserved", "block_cost", "block_length", "block_search", "fill",
+           "find_block", "latest_deadline", "offer", "first_fit", "kernel_globals", "place_most", "pool_cost", "server_caps",
            "slot_units", "take", "window_minima", "window_that_fits"]

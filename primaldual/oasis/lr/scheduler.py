@@ -48,7 +48,7 @@ from primaldual.oasis import parameter_specs
 from primaldual.oasis.constants import compute_constants
 from primaldual.oasis.learned_floor import FloorLearner
 from primaldual.oasis.ledger import PromiseBroken  # noqa: F401 - re-exported
-from primaldual.oasis.lr.admission import admit_job, latest_deadline, offer_pending  # noqa: F401 - re-exported
+from primaldual.oasis.lr.admission import admit_job, offer_pending
 from primaldual.oasis.lr.dual_record import DualRecord, certificate_terms
 from primaldual.oasis.lr.execution import allocate_slot
 from primaldual.oasis.lr.rollout import CHOICES, LOOKAHEAD_BUDGET, ROLLOUT_SLOTS, choose_policy, lookahead_report
@@ -172,4 +172,4 @@ class OasisP(OasisLrScheduler):
     revision = 3  # it does not look ahead by default, which is OASiS-LR's revision 4
 
 
-__all__ = ["OasisLr", "OasisLrScheduler", "OasisP", "PromiseBroken", "latest_deadline"]
+__all__ = ["OasisLr", "OasisLrScheduler", "OasisP", "PromiseBroken"]
