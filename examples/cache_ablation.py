@@ -37,14 +37,13 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
     "present values every call": [(
         "primaldual/oasis/lr/order.py", "    if known is None or known.slot != slot:\n", "    if True:\n")],
     "no-room profiles searched": [
-        ("primaldual/oasis/lr/execution.py", "        if len(plan.no_room) == plan.kinds:\n", "        if False:\n"),
-        ("primaldual/oasis/lr/execution.py",
-         "    if tables.profiles[i] in no_room and i not in out and i not in plan.held:\n", "    if False:\n"),
-        ("primaldual/oasis/lr/execution.py", "    if tables.profiles[i] in no_room:\n        return\n", "")],
+        ("primaldual/oasis/lr/reference.py", "    if plan.no_room[profile] and not plan.placed[m] and not own:\n",
+         "    if False:\n"),
+        ("primaldual/oasis/lr/reference.py", "    elif plan.no_room[profile]:\n        return\n", "")],
     "Z(D) computed per placement": [(
         "primaldual/oasis/lr/state.py",
-        "ps_needed=tuple(np.array(ps_needed_table(job), dtype=np.int64) for job in instance.jobs)",
-        "ps_needed=tuple(np.zeros(0, dtype=np.int64) for job in instance.jobs)")],
+        "ps_needed = tuple(np.array(ps_needed_table(job), dtype=np.int64) for job in instance.jobs)",
+        "ps_needed = tuple(np.zeros(0, dtype=np.int64) for job in instance.jobs)")],
     "utilities per job": [(
         "primaldual/oasis/lr/order.py",
         "        value = tables.utilities.at(missing, slot + needed - 1 - instance.arrivals[missing])\n",

@@ -24,7 +24,7 @@ import numpy as np
 
 from primaldual.core.instance import Instance
 from primaldual.oasis.lr.kernel import functions
-from primaldual.oasis.lr.reference import WORK_EPSILON, Demand, Reserved, block_length
+from primaldual.oasis.lr.blocks import WORK_EPSILON, Demand, Reserved, block_length
 
 
 @dataclass(frozen=True, eq=False)

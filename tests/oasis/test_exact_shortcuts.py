@@ -1,10 +1,13 @@
 """Shortcuts outside the dual subroutine against the plain computations they replace, value for value: the
 block search's window minima (blocks of minima from both sides instead of one neighbour minimum per slot of length); the fitting
 counts of all resources at once; OASiS-LR's rankings (present values kept per slot as arrays, one lexsort); and
-its plans once the cluster is full (only the jobs with a placement of their own visited). The subroutine's
+its compiled plans against the numpy programme they replaced, which visits every job (no profile skipped once
+the cluster is full). The subroutine's
 kernel against its reference: tests/dual."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -18,7 +21,8 @@ from primaldual.oasis.ledger import WORK_EPSILON
 from primaldual.oasis.lr import reference
 from primaldual.oasis.lr import execution
 from primaldual.oasis.lr.order import by_key, present_values
-from primaldual.simulation.scheduler import make_scheduler
+from primaldual.simulation.placement import grow
+from primaldual.simulation.scheduler import Allocation, make_scheduler
 
 
 def _neighbour_minima(counts: np.ndarray, k: int) -> np.ndarray:
@@ -98,20 +102,75 @@ def test_fit_counts_are_the_least_over_resources_one_at_a_time(seed, shape, limi
 
 
 def _plan_every_job(restart_cost, tables, state, slot, order, free, blocks, stable):
-    """The plan as written before the shortcut: every job of ``order`` visited (with the re-plan's caps, a
-    capped pass, then the jobs still without workers). ``kinds=-1`` never equals the number of profiles
-    without room, so :func:`execution._grow_all`'s skip never starts."""
-    plan = execution._Plan(restart_cost, tables, state, slot, free, dict(blocks), stable,
-                           held=execution._held(state, slot, stable), kinds=-1)
+    """The plan as the numpy programme the compiled loops replaced (:mod:`primaldual.simulation.placement`'s
+    first fit and ``grow``), every job of ``order`` visited (no profile skipped once it found no room): with the
+    re-plan's caps, a capped pass, then the jobs still without workers."""
+    out = dict(blocks)
     guided = state.policy.order == execution.PLAN_ORDER and state.guide is not None
     caps = state.guide.caps(slot) if guided else None
+
+    def grow_one(i, caps):
+        job = tables.instance.jobs[i]
+        left = float(state.work_left[i]) / ((1.0 - restart_cost) if restart_cost > 0 else 1.0)
+        most = int(min(tables.chunks[i], max(math.ceil(left - WORK_EPSILON), 0)))
+        most = most if caps is None else min(most, caps.get(i, 0))
+        if most < 1:
+            return
+        if i in out:
+            out[i] = grow(free, job, out[i], most, "first_fit")
+            return
+        previous = state.previous.get(i)
+        if stable and previous is not None and previous[0] == slot - 1 and free.fits(job, previous[1]):
+            free.take(job, previous[1])
+            kept = float(previous[1].workers.sum())
+            if kept < state.work_left[i] - WORK_EPSILON:
+                grown = grow(free.copy(), job, previous[1], most, "first_fit")
+                if float(grown.workers.sum()) * (1.0 - restart_cost) > kept + WORK_EPSILON:
+                    out[i] = grow(free, job, previous[1], most, "first_fit")
+                    return
+            out[i] = previous[1]
+            return
+        reserved = state.ledger.reservations.get(i)
+        if stable and reserved is not None and free.fits(job, Allocation(reserved.workers, reserved.parameter_servers)):
+            out[i] = Allocation(reserved.workers.copy(), reserved.parameter_servers.copy())
+            free.take(job, out[i])
+            return
+        workers = free.max_workers(job, most)
+        if workers > 0:
+            out[i] = free.place(job, workers, "first_fit")
+
     if caps is not None:
         for i in order:
-            execution._grow(plan, i, caps)
-        order = [i for i in order if i not in plan.out]
+            grow_one(i, caps)
+        order = [i for i in order if i not in out]
     for i in order:
-        execution._grow(plan, i, None)
-    return plan.out
+        grow_one(i, None)
+    return out
+
+
+def _runs_with_both_planners(instance, cost, **parameters):
+    from primaldual.core.files import schedule_to_dict
+    from primaldual.simulation.simulator import simulate
+
+    runs = []
+    for planner in (execution.plan_slot, _plan_every_job):
+        original = execution.plan_slot
+        execution.plan_slot = planner
+        try:
+            runs.append(schedule_to_dict(simulate(instance, make_scheduler("oasis-lr", **parameters),
+                                                  restart_cost=cost).schedule))
+        finally:
+            execution.plan_slot = original
+    return runs
+
+
+@pytest.mark.parametrize("cost,plan", [(0.0, "best"), (0.1, "best"), (0.1, "stable")])
+def test_the_compiled_plans_are_the_numpy_programme_s(cost, plan):
+    """A 30-job ``paper`` run (lookahead on: every policy's plans) gives the same schedule with the compiled
+    plan as with the numpy programme it replaced, with and without restart costs."""
+    instance = generate("paper", 11, jobs=30)
+    runs = _runs_with_both_planners(instance, cost, plan=plan)
+    assert runs[0] == runs[1]
 
 
 @pytest.mark.slow  # 15-20 s: twenty 60-job oasis-lr runs; the hand case below stays in the fast tier
@@ -121,11 +180,8 @@ def _plan_every_job(restart_cost, tables, state, slot, order, free, blocks, stab
 def test_plans_that_skip_jobs_once_the_cluster_is_full_are_the_plans(seed, cost, plan, replan):
     """60 jobs of two demand profiles (as a trace's jobs share a few) on a ``small`` cluster, full most of the
     time, with and without restart costs (stable plans then keep placements and run blocks early): the same
-    schedule as visiting every job."""
+    schedule as visiting every job with the numpy programme."""
     from dataclasses import replace
-
-    from primaldual.core.files import schedule_to_dict
-    from primaldual.simulation.simulator import simulate
 
     # With the re-plan, 30 jobs: 60 are over its size (REPLAN_CELLS) and it would not run.
     instance = generate("small", seed, jobs=30 if replan else 60)
@@ -135,15 +191,7 @@ def test_plans_that_skip_jobs_once_the_cluster_is_full_are_the_plans(seed, cost,
                                                worker_bandwidth_gbps=models[0].worker_bandwidth_gbps,
                                                ps_bandwidth_gbps=models[0].ps_bandwidth_gbps)
                                        for i, job in enumerate(instance.jobs)])
-    runs = []
-    for planner in (execution.plan_slot, _plan_every_job):
-        original = execution.plan_slot
-        execution.plan_slot = planner
-        try:
-            runs.append(schedule_to_dict(simulate(instance, make_scheduler("oasis-lr", plan=plan, replan=replan),
-                                                  restart_cost=cost).schedule))
-        finally:
-            execution.plan_slot = original
+    runs = _runs_with_both_planners(instance, cost, plan=plan, replan=replan)
     assert runs[0] == runs[1]
 
 

@@ -1,4 +1,4 @@
-"""The ledger's block search (:func:`primaldual.oasis.lr.reference.find_block`, as Python and compiled) is the
+"""The ledger's block search (:func:`primaldual.oasis.lr.blocks.find_block`, as Python and compiled) is the
 brute force of its definition after any sequence of reservations, releases and copies: every start and every
 worker count tried, each window's units counted slot by slot."""
 

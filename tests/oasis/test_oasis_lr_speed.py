@@ -9,6 +9,7 @@ only, and the execution's fused first-fit placement. Timings themselves are in `
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -22,7 +23,10 @@ from primaldual.oasis.lr.price_cache import PriceCache
 from primaldual.oasis.engine import OnlineEngine, arrival_order
 from primaldual.dual import kernel
 from primaldual.oasis.lr import reference as slot_reference
-from primaldual.oasis.lr.execution import place_most
+from primaldual.oasis.lr.execution import tables_for
+from primaldual.oasis.lr.reference import Growing
+from primaldual.oasis.lr.state import JobTables
+from primaldual.simulation.scheduler import Allocation
 from primaldual.oasis.prices import compute_constants
 from primaldual.simulation.scheduler import make_scheduler
 from primaldual.simulation.simulator import simulate
@@ -103,6 +107,15 @@ def slot_code(compiled: bool):
     return kernel.compiled(slot_reference) if compiled else slot_reference
 
 
+def place_most(code, free, job, limit: int, needed: np.ndarray) -> Allocation | None:
+    """The loops' first fit of at most ``limit`` workers, taken from ``free``; None if not one worker fits."""
+    workers, parameter_servers = np.empty(free.worker.shape[0], dtype=np.int64), np.empty(free.ps.shape[0], dtype=np.int64)
+    if code.place_most(free.worker, free.ps, job.worker_demand, job.ps_demand, limit, np.asarray(needed, dtype=np.int64),
+                       workers, parameter_servers) == 0:
+        return None
+    return Allocation(workers, parameter_servers)
+
+
 @SLOT_CODES
 def test_place_most_is_max_workers_then_first_fit(compiled):
     """The execution's placement loops (:func:`primaldual.oasis.lr.reference.place_most`, as Python and
@@ -135,9 +148,10 @@ def test_place_most_is_max_workers_then_first_fit(compiled):
 
 @SLOT_CODES
 def test_place_most_reads_past_the_capped_table_as_a_full_one(compiled):
-    """With ``Z(D)`` tabulated only up to ``PS_TABLE_WORKERS`` (:func:`ps_needed_table`), limits beyond the cap
-    give the same allocation and the same free amounts as the full ``N_i + 1`` table, where the PS room stops the
-    count above, at or below the cap."""
+    """With ``Z(D)`` tabulated only up to ``PS_TABLE_WORKERS`` (:func:`ps_needed_table`), a plan whose job may
+    grow past the cap reads the full table (:func:`primaldual.oasis.lr.execution.tables_for`): the same
+    allocation and the same free amounts as the array programme, where the PS room stops the count above, at or
+    below the cap."""
     code = slot_code(compiled)
     rng = np.random.default_rng(1)
     cluster = Cluster(("gpu", "cpu"), np.array([[3e3, 1e4], [2e3, 1e4]]), np.array([[1e3, 1e4], [1.5e3, 1e4]]))
@@ -156,7 +170,12 @@ def test_place_most_reads_past_the_capped_table_as_a_full_one(compiled):
         limit = int(rng.integers(PS_TABLE_WORKERS - 100, job.chunks + 1))
         workers = reference.max_workers(job, limit)
         expected = reference.place(job, workers, "first_fit") if workers > 0 else None
-        got = place_most(code, free, job, limit, capped)
+        tables = JobTables.of(replace(generate("small", 0, jobs=1), cluster=cluster, jobs=(job,)), None)
+        growing = Growing(np.array([0]), np.array([limit]), *([None] * 8))
+        run = tables_for(tables, growing)
+        needed = run.ps_needed[run.ps_start[0]:run.ps_start[1]]
+        assert np.array_equal(needed, full[:limit + 1]) and (run is tables.run_jobs) == (limit <= PS_TABLE_WORKERS)
+        got = place_most(code, free, job, limit, needed)
         assert np.array_equal(full[:len(capped)], capped)
         assert (got is None) == (expected is None)
         if got is not None:

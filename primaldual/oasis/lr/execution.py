@@ -31,21 +31,22 @@ job's remaining work by its deadline (:class:`primaldual.oasis.ledger.PromiseBro
 expected). Blocks run first, so nothing the growth does can break a promise. After the slot the ledger is
 trimmed again, so that the next slot's arrivals, offered before its ``allocate``, see the room.
 
-**Cost** per slot: the growth order's sort, and per growing job one first-fit placement over the servers
-(``O((H + K) R)``), twice under restart costs with ``plan="best"``.
+**Cost** per slot: the growth order's sort, and one call of the compiled plan
+(:func:`primaldual.oasis.lr.reference.grow_plan`: per growing job one first-fit placement over the servers,
+``O((H + K) R)``), twice under restart costs with ``plan="best"``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from primaldual.simulation.placement import FreeCapacity, grow, trim
+from primaldual.simulation.placement import FreeCapacity, trim
 from primaldual.oasis.ledger import WORK_EPSILON, PromiseBroken, Reservation, block_length
 from primaldual.oasis.lr.order import growth_order
+from primaldual.oasis.lr.reference import Growing, Plan, RunJobs
 from primaldual.oasis.lr.settings import PLAN_ORDER, PLANS, LrSettings  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LrState
 from primaldual.simulation.scheduler import Allocation
@@ -157,7 +158,8 @@ def check_promises(state: LrState, restart_cost: float, slot: int, name: str) ->
 def supplied(restart_cost: float, state: LrState, slot: int, i: int, allocation: Allocation) -> float:
     """Worker-slots ``allocation`` supplies job ``i`` in ``slot`` (the simulator's restart rule)."""
     workers = float(allocation.workers.sum())
-    return workers if state.kept(slot, i, allocation) else workers * (1.0 - restart_cost)
+    # Without restart costs both cases are the same float (x * 1.0 is x), so no placement is compared.
+    return workers if restart_cost == 0 or state.kept(slot, i, allocation) else workers * (1.0 - restart_cost)
 
 
 def account(restart_cost: float, state: LrState, slot: int, out: dict[int, Allocation]) -> None:
@@ -206,127 +208,67 @@ def finish_blocks(restart_cost: float, tables: JobTables, state: LrState, slot: 
 def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int, order: list[int],
               free: FreeCapacity, blocks: dict[int, Allocation], stable: bool) -> dict[int, Allocation]:
     """The stable or the fresh plan (module docstring): ``order``'s jobs grown one after another into ``free``
-    (taken from it), added to a copy of ``blocks`` and returned. Under the re-plan's policy, its widths
-    (:mod:`primaldual.oasis.lr.replan`) cap a first pass that grows each job to at most its cap, and a second
-    grows the jobs still without workers into what is left, uncapped. Once every demand profile of ``order``
-    has found no room (the cluster is full, as it mostly is under a long pending tier), :func:`_grow` would
-    return at its first line for every later job without a placement of its own, so only those with one are
-    visited (the same jobs in the same order, the same plan). Gain of this and of ``no_room`` in :func:`_grow`:
-    1.06x on ``paper``, 1.03x on a Philly week (``examples/cache_ablation.py``, "no-room profiles searched")."""
-    plan = _Plan(restart_cost, tables, state, slot, free, dict(blocks), stable, held=_held(state, slot, stable),
-                 kinds=len({tables.profiles[i] for i in order}))
-    caps = state.guide.caps(slot) if state.policy.order == PLAN_ORDER and state.guide is not None else None
-    if caps is not None:
-        _grow_all(plan, order, caps)
-        order = [i for i in order if i not in plan.out]
-    _grow_all(plan, order, None)
-    return plan.out
+    (taken from it) by the loops of :func:`primaldual.oasis.lr.reference.grow_plan`, added to a copy of
+    ``blocks`` (in the order they were placed) and returned. Under the re-plan's policy, its widths
+    (:mod:`primaldual.oasis.lr.replan`) cap a first pass."""
+    guide = state.guide if state.policy.order == PLAN_ORDER else None
+    caps = guide.caps(slot) if guide is not None else None
+    growing = growing_jobs(restart_cost, tables, state, slot, order, caps, stable)
+    m, servers = len(order), (free.worker.shape[0], free.ps.shape[0])
+    plan = Plan(free.worker, free.ps, np.zeros((m, servers[0]), dtype=np.int64),
+                np.zeros((m, servers[1]), dtype=np.int64), np.zeros(m, dtype=bool), np.empty(m, dtype=np.int64),
+                np.zeros(1, dtype=np.int64), np.zeros(int(tables.run_jobs.profile.max(initial=-1)) + 1, dtype=bool))
+    for k, i in enumerate(order):
+        if i in blocks:  # a running block without restart costs: it may grow
+            plan.placed[k] = True
+            plan.workers[k], plan.parameter_servers[k] = blocks[i].workers, blocks[i].parameter_servers
+    tables.code.grow_plan(tables_for(tables, growing), growing, plan, float(restart_cost), bool(stable),
+                          caps is not None)
+    out = dict(blocks)
+    for k in [k for k, i in enumerate(order) if i in blocks] + plan.sequence[:plan.count[0]].tolist():
+        out[order[k]] = Allocation(plan.workers[k], plan.parameter_servers[k])
+    return out
 
 
-@dataclass
-class _Plan:
-    """One plan of a slot under way: what :func:`_grow` reads, and ``free``, ``out`` and ``no_room`` (the
-    demand profiles with not one worker's room left; free only shrinks here), which it changes."""
-
-    restart_cost: float
-    tables: JobTables
-    state: LrState
-    slot: int
-    free: FreeCapacity
-    out: dict[int, Allocation]
-    stable: bool
-    held: set[int]
-    kinds: int
-    no_room: set[tuple] = field(default_factory=set)
-
-
-def _grow_all(plan: _Plan, order: list[int], caps: dict[int, int] | None) -> None:
-    for n, i in enumerate(order):
-        if len(plan.no_room) == plan.kinds:
-            for j in order[n:]:
-                if j in plan.out or j in plan.held:
-                    _grow(plan, j, caps)
-            break
-        _grow(plan, i, caps)
+def growing_jobs(restart_cost: float, tables: JobTables, state: LrState, slot: int, order: list[int],
+                 caps: dict[int, int] | None, stable: bool) -> Growing:
+    """What :func:`primaldual.oasis.lr.reference.grow_plan` reads of ``order``'s jobs: the workers that finish each
+    in the slot (more would idle; ``ceil(W_i / (1 - F))`` under restart costs), the caps, and in a stable plan
+    the placements of the slot before and of the reservations."""
+    jobs = np.array(order, dtype=np.int64)
+    left = state.work_left[jobs] / ((1.0 - restart_cost) if restart_cost > 0 else 1.0)
+    most = np.minimum(tables.chunks[jobs], np.maximum(np.ceil(left - WORK_EPSILON), 0)).astype(np.int64)
+    cap = np.array([caps.get(i, 0) for i in order], dtype=np.int64) if caps is not None else np.full(len(order), -1)
+    servers = (tables.instance.cluster.n_worker_servers, tables.instance.cluster.n_ps_servers)
+    kept, reserved = np.zeros(len(order), dtype=bool), np.zeros(len(order), dtype=bool)
+    placements = [np.zeros((len(order), n), dtype=np.int64) for n in servers + servers]
+    if stable:
+        position = {i: k for k, i in enumerate(order)}
+        for i, (last, allocation) in state.previous.items():
+            if last == slot - 1 and i in position:
+                kept[position[i]] = True
+                placements[0][position[i]], placements[1][position[i]] = allocation.workers, allocation.parameter_servers
+        for i, r in state.ledger.reservations.items():
+            if i in position:
+                reserved[position[i]] = True
+                placements[2][position[i]], placements[3][position[i]] = r.workers, r.parameter_servers
+    return Growing(jobs, most, cap, state.work_left[jobs], kept, reserved, *placements)
 
 
-def _held(state: LrState, slot: int, stable: bool) -> set[int]:
-    """The jobs with a placement of their own besides a block in the plan: in a stable plan, those that ran in
-    the previous slot and those holding a reservation (:func:`_grow` tries it before the search that
-    ``no_room`` cuts short); none in a fresh plan. ``state`` does not change during a plan."""
-    if not stable:
-        return set()
-    return {i for i, (last, _) in state.previous.items() if last == slot - 1} | set(state.ledger.reservations)
+def tables_for(tables: JobTables, growing: Growing) -> RunJobs:
+    """The run's job arrays, with ``Z`` tables long enough for every growing job: the run's own (capped,
+    :func:`primaldual.simulation.placement.ps_needed_table`) unless a job may grow past its table (more than
+    4,096 workers), which then gets its full table, bit for bit the scalar calls'."""
+    run = tables.run_jobs
+    short = growing.most >= np.diff(run.ps_start)[growing.order]
+    if not short.any():
+        return run
+    needed = list(tables.ps_needed)
+    for i, most in zip(growing.order[short].tolist(), growing.most[short].tolist()):
+        needed[i] = np.asarray(tables.instance.jobs[i].min_parameter_servers(np.arange(most + 1)), dtype=np.int64)
+    return run._replace(ps_needed=np.concatenate(needed), ps_start=np.cumsum([0] + [len(t) for t in needed]))
 
 
-def _most(restart_cost: float, tables: JobTables, state: LrState, i: int, restart: bool) -> int:
-    """Workers that finish job ``i`` in this slot (more would idle), at most ``N_i``."""
-    left = float(state.work_left[i]) / ((1.0 - restart_cost) if restart else 1.0)
-    return int(min(tables.chunks[i], max(math.ceil(left - WORK_EPSILON), 0)))
-
-
-def _grow(plan: _Plan, i: int, caps: dict[int, int] | None) -> None:
-    """Job ``i`` grown into the plan's free capacity (module docstring: stable and fresh plans)."""
-    restart_cost, tables, state, slot, free, out = plan.restart_cost, plan.tables, plan.state, plan.slot, \
-        plan.free, plan.out
-    stable, no_room = plan.stable, plan.no_room
-    if tables.profiles[i] in no_room and i not in out and i not in plan.held:
-        return  # only the search below is left to try, and it found nothing (most jobs, once the cluster is full)
-    job = tables.instance.jobs[i]
-    most = _most(restart_cost, tables, state, i, restart=restart_cost > 0)
-    if caps is not None:
-        most = min(most, caps.get(i, 0))
-    if most < 1:
-        return
-    if i in out:  # a running block without restart costs: growing it is free
-        out[i] = grow(free, job, out[i], most, "first_fit")
-        return
-    previous = state.previous.get(i)
-    if stable and previous is not None and previous[0] == slot - 1 and free.fits(job, previous[1]):
-        free.take(job, previous[1])  # the same placement again: no restart
-        held = float(previous[1].workers.sum())
-        if held < state.work_left[i] - WORK_EPSILON:
-            grown = grow(free.copy(), job, previous[1], most, "first_fit")
-            # Growing is a change of placement: worth it only if it supplies more after the restart.
-            if float(grown.workers.sum()) * (1.0 - restart_cost) > held + WORK_EPSILON:
-                out[i] = grow(free, job, previous[1], most, "first_fit")
-                return
-        out[i] = previous[1]
-        return
-    reserved = state.ledger.reservations.get(i)
-    if stable and reserved is not None:
-        # Run early on the block's own placement where it fits: the block then starts without a restart.
-        allocation = Allocation(reserved.workers.copy(), reserved.parameter_servers.copy())
-        if free.fits(job, allocation):
-            free.take(job, allocation)
-            out[i] = allocation
-            return
-    # place_most finds nothing iff one worker with its Z(1) PSs does not fit, which only the job's demand
-    # profile decides (placement.demand_profiles): a profile that found nothing in this plan is not searched again.
-    if tables.profiles[i] in no_room:
-        return
-    allocation = place_most(tables.code, free, job, most, tables.ps_needed[i])
-    if allocation is not None:
-        out[i] = allocation
-    else:
-        no_room.add(tables.profiles[i])
-
-
-def place_most(code, free: FreeCapacity, job, limit: int, needed: np.ndarray) -> Allocation | None:
-    """``free.place(job, free.max_workers(job, limit), "first_fit")`` (None if no worker fits), by the loops of
-    :func:`primaldual.oasis.lr.reference.place_most` (``code``: :attr:`JobTables.code`). ``needed`` is ``Z(D)``
-    (eq. (6)) tabulated up to a cap (:func:`primaldual.simulation.placement.ps_needed_table`); a limit beyond it
-    (more than 4,096 workers) gets the full table, bit for bit the scalar calls'."""
-    if limit >= needed.shape[0]:
-        needed = np.array(job.min_parameter_servers(np.arange(limit + 1)), dtype=np.int64)
-    workers = np.empty(free.worker.shape[0], dtype=np.int64)
-    parameter_servers = np.empty(free.ps.shape[0], dtype=np.int64)
-    if code.place_most(free.worker, free.ps, job.worker_demand, job.ps_demand, limit, needed, workers,
-                       parameter_servers) == 0:
-        return None
-    return Allocation(workers, parameter_servers)
-
-
-__all__ = ["PLANS", "account", "allocate_slot", "check_promises", "finish_blocks", "finish_slot", "place_most",
-           "plan_slot", "plan_value", "policy_plan", "prepare_slot", "running", "same_plan", "supplied",
+__all__ = ["PLANS", "account", "allocate_slot", "check_promises", "finish_blocks", "finish_slot", "growing_jobs",
+           "plan_slot", "plan_value", "policy_plan", "prepare_slot", "running", "same_plan", "supplied", "tables_for",
            "trim_blocks"]

@@ -15,17 +15,9 @@ bit for bit those of the array programme this replaced (``units_that_fit``, ``_f
 ``free - count * demand`` per cell in the same order; randomized tests compare the two
 (``tests/oasis/test_oasis_lr_speed.py``, as Python and compiled).
 
-**Blocks** (:func:`find_block`, the search of :meth:`primaldual.oasis.ledger.Ledger.find_block`). A job's block is
-``D`` workers with their ``Z(D)`` PSs held in every slot of ``k = block_length(V, D, F)`` consecutive slots. For
-each ``D`` from the most down, the units that fit per slot and server (counted once per search, capped at the
-job's counts) are reduced to their minimum over every window of ``k`` slots (:func:`window_minima`: floor and
-minimum commute, so the window's count is the count of its least free amounts); the latest window (the earliest
-with ``late = False``) where the capped minima hold ``D`` workers and ``Z(D)`` PSs is the candidate, and the
-latest start wins (ties: more workers, tried first). A longer block cannot start later than one found, so it
-is not tried. Servers are then filled most room first (:func:`fill`). All integers, so the result is exact
-and the same as the sparse table of numpy minima this replaced (``tests/oasis/test_ledger_blocks.py`` checks
-it against a brute force). Cost: ``O(n (H + K) R)`` to count, ``O(n (H + K))`` per ``D`` tried, for a
-search over ``n`` slots.
+**Blocks** are searched by :func:`block_search` (:mod:`primaldual.oasis.lr.blocks`, whose loops this module lists
+among its compiled functions) and **offers** made by :func:`offer`, up to the block (the rest is in
+:mod:`primaldual.oasis.lr.admission`).
 
 **Cost.** ``O((H + K) R)`` per call of :func:`place_most`, without the dozen small numpy temporaries per call the array programme
 made (0.2 million calls on one Philly week's rollouts: ``docs/measurements.md``, "OASiS-LR's slot compiled").
@@ -33,7 +25,7 @@ made (0.2 million calls on one Philly week's rollouts: ``docs/measurements.md``,
 
 from __future__ import annotations
 
-import math
+import math  # noqa: F401 - read by the compiled copies of blocks.py's loops, which run in this namespace
 from typing import NamedTuple
 
 import numpy as np
@@ -41,10 +33,10 @@ import numpy as np
 # Names the compiled copy reads as its globals: the dual subroutine's per-server rules, its search and numpy's BLAS.
 from primaldual.dual.reference import FIT_TOLERANCE, cannot_pay, search, unit_price, units_that_fit  # noqa: F401
 from primaldual.oasis.lr import blas
+from primaldual.oasis.lr.blocks import (WORK_EPSILON, Demand, Reserved, block_length, block_search, fill,  # noqa: F401
+                                        find_block, slot_units, window_minima, window_that_fits)
 from primaldual.oasis.lr.blas import NO_TRANSPOSE, ROW_MAJOR, block_sum, ddot, dgemv, matrix_vector, pairwise_sum  # noqa: F401
 
-#: Reservations are exact in units, like the dual subroutine's fills (:data:`primaldual.core.standalone.FIT_TOLERANCE`).
-WORK_EPSILON = 1e-9
 #: A server's units when the demand is zero in every resource (:data:`primaldual.simulation.placement.UNBOUNDED`).
 UNBOUNDED = 1 << 40
 #: The cap of a count where the demand is positive: above any count the domains allow (docs/input-ranges.md).
@@ -109,138 +101,145 @@ def place_most(worker_free: np.ndarray, ps_free: np.ndarray, worker_demand: np.n
     return count
 
 
-def block_length(remaining: float, workers: int, restart_cost: float) -> int:
-    """Fewest consecutive slots of ``workers`` workers, one restart included, that cover ``remaining``."""
-    if remaining <= WORK_EPSILON:
-        return 0
-    return int(math.ceil(remaining / workers + restart_cost - WORK_EPSILON))
+class RunJobs(NamedTuple):
+    """Per job of a run (:class:`primaldual.oasis.lr.state.JobTables`): demands (n, R), demand profile (an index:
+    jobs of one profile fit alike), and ``Z(D)`` for ``D = 0..`` at ``ps_needed[ps_start[i]:ps_start[i + 1]]``."""
 
-
-def slot_units(used: np.ndarray, capacity: np.ndarray, demand: np.ndarray, limit: int) -> np.ndarray:
-    """Units of ``demand`` that fit per (slot, server) in ``capacity - used[t]``, at most ``limit``."""
-    out = np.empty((used.shape[0], capacity.shape[0]), dtype=np.int64)
-    for t in range(out.shape[0]):
-        free = capacity - used[t]
-        for s in range(capacity.shape[0]):
-            out[t, s] = units_that_fit(free, s, demand, limit)
-    return out
-
-
-def window_minima(units: np.ndarray, k: int, out: np.ndarray) -> None:
-    """``out[a, s]``: the least of ``units[a..a+k-1, s]`` (van Herk / Gil-Werman: per server, minima within blocks
-    of ``k`` slots from the left and from the right; a window meets at most two blocks)."""
-    n = units.shape[0]
-    left = np.empty(n, dtype=np.int64)
-    right = np.empty(n, dtype=np.int64)
-    for s in range(units.shape[1]):
-        for t in range(n):
-            left[t] = units[t, s] if t % k == 0 else min(left[t - 1], units[t, s])
-        for t in range(n - 1, -1, -1):
-            right[t] = units[t, s] if t == n - 1 or (t + 1) % k == 0 else min(right[t + 1], units[t, s])
-        for a in range(n - k + 1):
-            out[a, s] = min(right[a], left[a + k - 1])
-
-
-def window_that_fits(worker_min: np.ndarray, ps_min: np.ndarray, workers: int, ps_needed: int, late: bool) -> int:
-    """The latest (``late``) or earliest window whose per-server minima hold ``workers`` and ``ps_needed``; -1 if
-    none does."""
-    windows = worker_min.shape[0]
-    for m in range(windows):
-        a = windows - 1 - m if late else m
-        worker_room = 0
-        for s in range(worker_min.shape[1]):
-            worker_room += min(worker_min[a, s], workers)
-        ps_room = 0
-        for s in range(ps_min.shape[1]):
-            ps_room += min(ps_min[a, s], max(ps_needed, 1))
-        if worker_room >= workers and ps_room >= ps_needed:
-            return a
-    return -1
-
-
-def fill(caps: np.ndarray, count: int, out: np.ndarray) -> None:
-    """``count`` units on the servers with the most room first (fewest servers; ties to the lower index)."""
-    out[:] = 0
-    left = count
-    while left > 0:
-        best = -1
-        for s in range(caps.shape[0]):
-            if out[s] == 0 and caps[s] > 0 and (best < 0 or caps[s] > caps[best]):
-                best = s
-        if best < 0:
-            return
-        out[best] = min(caps[best], left)
-        left -= out[best]
-
-
-def find_block(worker_units: np.ndarray, ps_units: np.ndarray, remaining: float, restart_cost: float,
-               ps_needed: np.ndarray, late: bool, workers: np.ndarray, parameter_servers: np.ndarray) -> np.ndarray:
-    """The block of a job (module docstring, "Blocks") over the slots of ``worker_units`` and ``ps_units`` (units
-    that fit per slot and server, capped at ``most = len(ps_needed) - 1`` and at ``max(Z(most), 1)``): returns
-    ``(window, k)`` with its placement in ``workers`` and ``parameter_servers``, or ``(-1, 0)``."""
-    n = worker_units.shape[0]
-    worker_min = np.empty((n, worker_units.shape[1]), dtype=np.int64)
-    ps_min = np.empty((n, ps_units.shape[1]), dtype=np.int64)
-    best = np.array([-1, 0, 0], dtype=np.int64)  # window, k, workers
-    best_key = 0
-    for count in range(ps_needed.shape[0] - 1, 0, -1):
-        if ps_needed[count] > count:
-            continue
-        k = block_length(remaining, count, restart_cost)
-        if k > n or (late and best[0] >= 0 and n - k <= best[0]):
-            continue  # a longer block cannot start later than the best one found
-        window_minima(worker_units, k, worker_min)
-        window_minima(ps_units, k, ps_min)
-        a = window_that_fits(worker_min[:n - k + 1], ps_min[:n - k + 1], count, ps_needed[count], late)
-        if a >= 0 and (best[0] < 0 or (a if late else -(a + k)) > best_key):
-            best[0], best[1], best[2], best_key = a, k, count, a if late else -(a + k)
-            for s in range(workers.shape[0]):
-                workers[s] = min(worker_min[a, s], count)
-            for s in range(parameter_servers.shape[0]):
-                parameter_servers[s] = min(ps_min[a, s], max(ps_needed[count], 1))
-    if best[0] >= 0:
-        caps = workers.copy()
-        fill(caps, best[2], workers)
-        caps = parameter_servers.copy()
-        fill(caps, ps_needed[best[2]], parameter_servers)
-    return best[:2]
-
-
-class Reserved(NamedTuple):
-    """The ledger's arrays: amounts reserved per (slot, server, resource) in each pool, and the capacities."""
-
-    worker_used: np.ndarray
-    ps_used: np.ndarray
-    worker_capacity: np.ndarray
-    ps_capacity: np.ndarray
-
-
-class Demand(NamedTuple):
-    """One job's per-unit demands and ``Z(D)`` for ``D = 0..min(N_i, V)`` (eq. (6)), ``V`` its remaining work."""
-
-    worker: np.ndarray
-    ps: np.ndarray
+    worker_demand: np.ndarray
+    ps_demand: np.ndarray
+    profile: np.ndarray
     ps_needed: np.ndarray
+    ps_start: np.ndarray
 
 
-def block_search(reserved: Reserved, demand: Demand, remaining: float, earliest: int, deadline: int,
-                 restart_cost: float, late: bool, placement: tuple) -> tuple:
-    """:meth:`primaldual.oasis.ledger.Ledger.find_block`: the block of ``remaining`` worker-slots within
-    ``earliest..deadline`` (the deadline capped at the horizon), counted and searched by :func:`find_block`;
-    returns ``(first, last)`` with its placement in ``placement = (workers, parameter_servers)``, or ``(-1, -1)``."""
-    deadline = min(deadline, reserved.worker_used.shape[0] - 1)
-    most = demand.ps_needed.shape[0] - 1
-    if most < 1 or deadline < earliest:
-        return -1, -1
-    worker_units = slot_units(reserved.worker_used[earliest:deadline + 1], reserved.worker_capacity, demand.worker,
-                              most)
-    ps_units = slot_units(reserved.ps_used[earliest:deadline + 1], reserved.ps_capacity, demand.ps,
-                          max(demand.ps_needed[most], 1))
-    found = find_block(worker_units, ps_units, remaining, restart_cost, demand.ps_needed, late, placement[0],
-                       placement[1])
-    if found[0] < 0:
-        return -1, -1
-    return earliest + found[0], earliest + found[0] + found[1] - 1
+class Growing(NamedTuple):
+    """The jobs a plan grows (:func:`grow_plan`), in its order (job ``order[m]`` at position ``m``): the workers that
+    finish each in the slot (``most``), the re-plan's cap (-1: none), the work left, whether it ran in the slot
+    before (placement in ``previous_*``) and whether it holds a reservation (placement in ``block_*``)."""
+
+    order: np.ndarray
+    most: np.ndarray
+    cap: np.ndarray
+    work_left: np.ndarray
+    kept: np.ndarray
+    reserved: np.ndarray
+    previous_workers: np.ndarray
+    previous_ps: np.ndarray
+    block_workers: np.ndarray
+    block_ps: np.ndarray
+
+
+class Plan(NamedTuple):
+    """A plan under way: the free amounts it takes from, per position the placement (``placed``: the job holds
+    one, a running block from the start), the positions in the order they were placed (``count[0]`` of them)
+    and the demand profiles with not one worker's room left (free only shrinks here)."""
+
+    free_worker: np.ndarray
+    free_ps: np.ndarray
+    workers: np.ndarray
+    parameter_servers: np.ndarray
+    placed: np.ndarray
+    sequence: np.ndarray
+    count: np.ndarray
+    no_room: np.ndarray
+
+
+def fits(free: np.ndarray, counts: np.ndarray, demand: np.ndarray) -> bool:
+    """Whether ``counts`` units per server of ``demand`` fit in ``free`` (within ``FIT_TOLERANCE``)."""
+    for s in range(free.shape[0]):
+        for r in range(free.shape[1]):
+            if free[s, r] - counts[s] * demand[r] < -FIT_TOLERANCE:
+                return False
+    return True
+
+
+def grow(free: tuple, demand: tuple, needed: np.ndarray, most: int, held: tuple) -> None:
+    """``held = (workers, parameter_servers)`` (taken from ``free``) grown in place towards ``most`` workers with
+    the PSs ``Z`` needs, first fit, the largest count that fits; existing units stay where they are."""
+    workers, parameter_servers = held
+    held_workers, held_ps = workers.sum(), parameter_servers.sum()
+    worker_caps, ps_caps = np.empty(workers.shape[0], dtype=np.int64), np.empty(parameter_servers.shape[0], dtype=np.int64)
+    server_caps(free[0], demand[0], worker_caps)
+    server_caps(free[1], demand[1], ps_caps)
+    added_workers, added_ps = np.empty_like(worker_caps), np.empty_like(ps_caps)
+    for target in range(most, held_workers, -1):
+        if first_fit(target - held_workers, worker_caps, added_workers) and \
+                first_fit(max(0, needed[target] - held_ps), ps_caps, added_ps):
+            take(free[0], added_workers, demand[0])
+            take(free[1], added_ps, demand[1])
+            workers += added_workers
+            parameter_servers += added_ps
+            return
+
+
+def keep(free: tuple, demand: tuple, needed: np.ndarray, most: int, held: tuple, work_left: float,
+         restart_cost: float) -> None:
+    """A job's placement of the slot before taken again (no restart), grown only if the larger placement
+    supplies more after its restart: ``(1 - F) D' > D``."""
+    take(free[0], held[0], demand[0])
+    take(free[1], held[1], demand[1])
+    kept = float(held[0].sum())
+    if kept < work_left - WORK_EPSILON:
+        trial, grown = (free[0].copy(), free[1].copy()), (held[0].copy(), held[1].copy())
+        grow(trial, demand, needed, most, grown)
+        if float(grown[0].sum()) * (1.0 - restart_cost) > kept + WORK_EPSILON:
+            free[0][:] = trial[0]
+            free[1][:] = trial[1]
+            held[0][:] = grown[0]
+            held[1][:] = grown[1]
+
+
+def grow_job(jobs: RunJobs, growing: Growing, plan: Plan, m: int, cap: int, restart_cost: float,
+             stable: bool) -> None:
+    """The job at position ``m`` grown into the plan's free capacity (:mod:`primaldual.oasis.lr.execution`: the
+    stable and fresh plans). A profile that found no room is not searched again (``place_most`` finds nothing iff
+    one worker with its ``Z(1)`` PSs does not fit, which only the profile decides); a job with a placement of its
+    own still tries it. Gain of ``no_room``: 1.06x on ``paper``, 1.03x on a Philly week
+    (``examples/cache_ablation.py``, "no-room profiles searched")."""
+    i = growing.order[m]
+    profile, own = jobs.profile[i], stable and (growing.kept[m] or growing.reserved[m])
+    if plan.no_room[profile] and not plan.placed[m] and not own:
+        return
+    most = growing.most[m] if cap < 0 else min(growing.most[m], cap)
+    if most < 1:
+        return
+    free, demand = (plan.free_worker, plan.free_ps), (jobs.worker_demand[i], jobs.ps_demand[i])
+    needed = jobs.ps_needed[jobs.ps_start[i]:jobs.ps_start[i + 1]]
+    held = (plan.workers[m], plan.parameter_servers[m])
+    if plan.placed[m]:  # a running block without restart costs: growing it is free
+        grow(free, demand, needed, most, held)
+        return
+    if stable and growing.kept[m] and fits(free[0], growing.previous_workers[m], demand[0]) and \
+            fits(free[1], growing.previous_ps[m], demand[1]):
+        held[0][:] = growing.previous_workers[m]
+        held[1][:] = growing.previous_ps[m]
+        keep(free, demand, needed, most, held, growing.work_left[m], restart_cost)
+    elif stable and growing.reserved[m] and fits(free[0], growing.block_workers[m], demand[0]) and \
+            fits(free[1], growing.block_ps[m], demand[1]):
+        held[0][:] = growing.block_workers[m]  # runs early on its block's placement: the block starts without a restart
+        held[1][:] = growing.block_ps[m]
+        take(free[0], held[0], demand[0])
+        take(free[1], held[1], demand[1])
+    elif plan.no_room[profile]:
+        return
+    elif place_most(free[0], free[1], demand[0], demand[1], most, needed, held[0], held[1]) == 0:
+        plan.no_room[profile] = True
+        return
+    plan.placed[m] = True
+    plan.sequence[plan.count[0]] = m
+    plan.count[0] += 1
+
+
+def grow_plan(jobs: RunJobs, growing: Growing, plan: Plan, restart_cost: float, stable: bool, capped: bool) -> None:
+    """A slot's stable or fresh plan: the jobs of ``growing`` grown one after another (:func:`grow_job`). Under the
+    re-plan's caps (``capped``), a first pass grows each job to at most its cap, and a second the jobs still
+    without workers, uncapped."""
+    if capped:
+        for m in range(growing.order.shape[0]):
+            grow_job(jobs, growing, plan, m, growing.cap[m], restart_cost, stable)
+    for m in range(growing.order.shape[0]):
+        if not (capped and plan.placed[m]):
+            grow_job(jobs, growing, plan, m, -1, restart_cost, stable)
 
 
 class Market(NamedTuple):
@@ -359,11 +358,13 @@ def kernel_globals() -> dict:
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
 KERNEL_FUNCTIONS = ("units_that_fit", "unit_price", "cannot_pay", "server_caps", "first_fit", "take", "place_most",
+                    "fits", "grow", "keep", "grow_job", "grow_plan",
                     "block_length", "slot_units", "window_minima", "window_that_fits", "fill", "find_block",
                     "block_search", "latest_deadline", "offer", "matrix_vector", "block_sum", "pairwise_sum",
                     "pool_cost", "block_cost")
 
-__all__ = ["BLOCK", "KERNEL_FUNCTIONS", "NO_BLOCK", "NO_LIMIT", "NO_OFFER", "UNBOUNDED", "UNPLACED", "Demand", "Market",
+__all__ = ["BLOCK", "KERNEL_FUNCTIONS", "NO_BLOCK", "NO_LIMIT", "NO_OFFER", "UNBOUNDED", "UNPLACED", "Demand", "Growing",
+           "Market", "Plan", "RunJobs", "fits", "grow", "grow_job", "grow_plan", "keep",
            "OfferRules", "OfferedJob", "Reserved", "block_cost", "block_length", "block_search", "fill",
            "find_block", "latest_deadline", "offer", "first_fit", "kernel_globals", "place_most", "pool_cost", "server_caps",
            "slot_units", "take", "window_minima", "window_that_fits"]

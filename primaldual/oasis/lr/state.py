@@ -22,6 +22,7 @@ from primaldual.oasis.learned_floor import PriceFloor, zero_floor
 from primaldual.oasis.ledger import WORK_EPSILON, Ledger
 from primaldual.oasis.lr.price_cache import PriceCache
 from primaldual.oasis.lr.kernel import functions as slot_functions
+from primaldual.oasis.lr.reference import RunJobs
 from primaldual.oasis.lr.settings import Policy
 from primaldual.core.standalone import standalone_utilities
 from primaldual.core.utility import UtilityTable
@@ -47,8 +48,10 @@ class JobTables:
     #: computed once, capped (:func:`primaldual.simulation.placement.ps_needed_table`). Gain: 1.13x on a Philly
     #: week, 1.09x on ``paper`` (``examples/cache_ablation.py``, "Z(D) computed per placement").
     ps_needed: tuple[np.ndarray, ...]
-    #: Per job, what decides whether one of its workers fits (:func:`primaldual.simulation.placement.demand_profiles`).
-    profiles: tuple[tuple, ...] = ()
+    #: Per job, its demands, its demand profile (what decides whether one of its workers fits,
+    #: :func:`primaldual.simulation.placement.demand_profiles`, as an index) and ``ps_needed`` as one flat array:
+    #: what the compiled plan reads (:class:`primaldual.oasis.lr.reference.RunJobs`).
+    run_jobs: RunJobs | None = None
     #: Every job's utility in one table (:class:`primaldual.core.utility.UtilityTable`: the same values as the
     #: jobs' own calls, bit for bit), for ranking a long pending tier in a few vector calls. Gain: 1.11x on a
     #: Philly week and on the whole VC, 0.87x on ``paper`` (``examples/cache_ablation.py``, "utilities per job").
@@ -61,14 +64,26 @@ class JobTables:
         cluster = instance.cluster
         worker_total, ps_total = cluster.worker_capacity.sum(axis=0), cluster.ps_capacity.sum(axis=0)
         utilities = UtilityTable([job.utility for job in instance.jobs])
+        ps_needed = tuple(np.array(ps_needed_table(job), dtype=np.int64) for job in instance.jobs)
         return cls(instance=instance, constants=constants, standalone=standalone_utilities(instance),
                    fastest_workers=widest(instance),
                    chunks=np.array([job.chunks for job in instance.jobs], dtype=np.int64),
                    unit=np.array([dominant_share_unit(job, worker_total, ps_total) for job in instance.jobs]),
-                   ps_needed=tuple(np.array(ps_needed_table(job), dtype=np.int64) for job in instance.jobs),
-                   profiles=tuple(demand_profiles(instance)),
+                   ps_needed=ps_needed,
+                   run_jobs=run_jobs(instance, ps_needed),
                    utilities=utilities,
                    code=slot_functions(instance))
+
+
+def run_jobs(instance: Instance, ps_needed: tuple[np.ndarray, ...]) -> RunJobs:
+    """:attr:`JobTables.run_jobs`: per job its demands, its profile's index and its ``Z`` table, as arrays."""
+    profiles = demand_profiles(instance)
+    index = {profile: k for k, profile in enumerate(dict.fromkeys(profiles))}
+    demands = [np.array([getattr(job, name) for job in instance.jobs], dtype=float).reshape(instance.n_jobs, instance.cluster.n_resources)
+               for name in ("worker_demand", "ps_demand")]
+    return RunJobs(*demands, np.array([index[p] for p in profiles], dtype=np.int64),
+                   np.concatenate(ps_needed) if ps_needed else np.zeros(0, dtype=np.int64),
+                   np.cumsum([0] + [len(t) for t in ps_needed]).astype(np.int64))
 
 
 @dataclass(eq=False)
@@ -258,5 +273,5 @@ class NoRecord:
         pass
 
 
-__all__ = ["JobTables", "LastOffers", "LookaheadCounts", "LrState", "NoRecord", "PresentValues",
+__all__ = ["JobTables", "run_jobs", "LastOffers", "LookaheadCounts", "LrState", "NoRecord", "PresentValues",
            "Recorder", "RepackCounts"]
