@@ -46,8 +46,16 @@ class Allocation:
     def same_placement(self, other: "Allocation") -> bool:
         """The same workers and PSs on the same servers: no restart between two consecutive slots
         (:mod:`primaldual.simulation.simulator`'s restart rule, which OASiS-LR's execution plans with)."""
-        return np.array_equal(self.workers, other.workers) and \
-            np.array_equal(self.parameter_servers, other.parameter_servers)
+        return self is other or (_same(self.workers, other.workers) and
+                                 _same(self.parameter_servers, other.parameter_servers))
+
+
+def _same(one: np.ndarray, other: np.ndarray) -> bool:
+    """``np.array_equal`` of two placements; integer arrays of one dtype compared as bytes (the same answer, a
+    few times faster: OASiS-LR compares placements hundreds of thousands of times per run)."""
+    if one.dtype == other.dtype and one.dtype.kind in "iu":
+        return one.shape == other.shape and one.tobytes() == other.tobytes()
+    return np.array_equal(one, other)
 
 
 @dataclass(frozen=True, eq=False)

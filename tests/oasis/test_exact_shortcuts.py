@@ -216,3 +216,42 @@ def test_a_running_block_still_grows_after_every_profile_found_no_room():
         plans.append(planner(0.0, scheduler.tables, scheduler.state, 0, [1, 0], free, {0: block}, False))
     assert plans[0].keys() == plans[1].keys() == {0}
     assert int(plans[0][0].workers.sum()) == int(plans[1][0].workers.sum()) == 2  # Z(3) = 2 does not fit
+
+
+def _urgency_by_each_job(tables, state, restart_cost, slot, candidates):
+    """The urgency keys with one utility call per job (the loop the vector calls replaced)."""
+    instance, jobs = tables.instance, np.asarray(candidates, dtype=np.int64)
+    remaining = np.maximum(state.work_left[jobs], 1e-9)
+    running = np.array([state.previous.get(i, (-2,))[0] == slot - 1 for i in candidates], dtype=bool)
+    needed = np.maximum(np.ceil(remaining / tables.chunks[jobs] + np.where(running, 0.0, restart_cost)
+                                - WORK_EPSILON), 1).astype(np.int64)
+    completion = slot + needed - 1
+    now, later = np.empty(len(candidates)), np.empty(len(candidates))
+    for m, i in enumerate(candidates):
+        job = instance.jobs[i]
+        now[m], later[m] = np.asarray(job.utility(np.array([completion[m], completion[m] + 1]) - job.arrival))
+    now[completion >= instance.horizon] = 0.0
+    later[completion + 1 >= instance.horizon] = 0.0
+    key = now / (1.0 + state.policy.discount_rate * needed) + (now - later)
+    return key / (np.maximum(remaining, 1.0) * np.maximum(tables.unit[jobs], 1e-12))
+
+
+@pytest.mark.parametrize("cost", [0.0, 0.1])
+def test_urgency_keys_are_each_job_s_own_utility_calls(monkeypatch, cost):
+    """Every urgency ranking of a ``paper`` run's rollouts (the lookahead tries the urgency order) gives the keys
+    of one utility call per job, float for float."""
+    from primaldual.oasis.lr import order
+    from primaldual.simulation.simulator import simulate
+
+    checked = []
+    vector = order.urgency_keys
+
+    def both(tables, state, restart_cost, slot, candidates):
+        keys = vector(tables, state, restart_cost, slot, candidates)
+        assert np.array_equal(keys, _urgency_by_each_job(tables, state, restart_cost, slot, candidates))
+        checked.append(len(candidates))
+        return keys
+
+    monkeypatch.setattr(order, "urgency_keys", both)
+    simulate(generate("paper", 12, jobs=30), make_scheduler("oasis-lr"), restart_cost=cost)
+    assert len(checked) > 10 and max(checked) > 3

@@ -194,3 +194,16 @@ def test_planning_schedulers_finish_a_plan_cut_short_by_restart_costs():
         assert free.metrics.completed == costly.metrics.completed == 1
         assert costly.metrics.completion_slots[0] > free.metrics.completion_slots[0]
         assert verify(instance, costly.schedule).feasible
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=0, max_size=4), st.lists(st.integers(0, 3), min_size=0, max_size=4),
+       st.sampled_from(["int64", "int32", "float64"]), st.sampled_from(["int64", "int32", "float64"]))
+def test_the_same_placement_is_array_equality(one, other, one_type, other_type):
+    """The restart rule's comparison of placements (bytes for integer arrays of one dtype) is ``np.array_equal``
+    of workers and PSs, whatever the shapes and dtypes; an allocation is the same as itself."""
+    a = Allocation(np.array(one, dtype=one_type), np.array(one[:2], dtype=one_type))
+    b = Allocation(np.array(other, dtype=other_type), np.array(other[:2], dtype=other_type))
+    expected = np.array_equal(a.workers, b.workers) and np.array_equal(a.parameter_servers, b.parameter_servers)
+    assert a.same_placement(b) == expected == b.same_placement(a)
+    assert a.same_placement(a)

@@ -218,14 +218,14 @@ def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int,
     plan = Plan(free.worker, free.ps, np.zeros((m, servers[0]), dtype=np.int64),
                 np.zeros((m, servers[1]), dtype=np.int64), np.zeros(m, dtype=bool), np.empty(m, dtype=np.int64),
                 np.zeros(1, dtype=np.int64), np.zeros(int(tables.run_jobs.profile.max(initial=-1)) + 1, dtype=bool))
-    for k, i in enumerate(order):
-        if i in blocks:  # a running block without restart costs: it may grow
-            plan.placed[k] = True
-            plan.workers[k], plan.parameter_servers[k] = blocks[i].workers, blocks[i].parameter_servers
+    running = [k for k, i in enumerate(order) if i in blocks] if blocks else []
+    for k in running:  # a running block without restart costs: it may grow
+        plan.placed[k] = True
+        plan.workers[k], plan.parameter_servers[k] = blocks[order[k]].workers, blocks[order[k]].parameter_servers
     tables.code.grow_plan(tables_for(tables, growing), growing, plan, float(restart_cost), bool(stable),
                           caps is not None)
     out = dict(blocks)
-    for k in [k for k, i in enumerate(order) if i in blocks] + plan.sequence[:plan.count[0]].tolist():
+    for k in running + plan.sequence[:plan.count[0]].tolist():
         out[order[k]] = Allocation(plan.workers[k], plan.parameter_servers[k])
     return out
 
@@ -241,7 +241,8 @@ def growing_jobs(restart_cost: float, tables: JobTables, state: LrState, slot: i
     cap = np.array([caps.get(i, 0) for i in order], dtype=np.int64) if caps is not None else np.full(len(order), -1)
     servers = (tables.instance.cluster.n_worker_servers, tables.instance.cluster.n_ps_servers)
     kept, reserved = np.zeros(len(order), dtype=bool), np.zeros(len(order), dtype=bool)
-    placements = [np.zeros((len(order), n), dtype=np.int64) for n in servers + servers]
+    # A fresh plan reads no placement of its jobs' own (kept and reserved stay False): empty rows.
+    placements = [np.zeros((len(order) if stable else 0, n), dtype=np.int64) for n in servers + servers]
     if stable:
         position = {i: k for k, i in enumerate(order)}
         for i, (last, allocation) in state.previous.items():
@@ -260,7 +261,7 @@ def tables_for(tables: JobTables, growing: Growing) -> RunJobs:
     :func:`primaldual.simulation.placement.ps_needed_table`) unless a job may grow past its table (more than
     4,096 workers), which then gets its full table, bit for bit the scalar calls'."""
     run = tables.run_jobs
-    short = growing.most >= np.diff(run.ps_start)[growing.order]
+    short = growing.most >= run.ps_start[growing.order + 1] - run.ps_start[growing.order]
     if not short.any():
         return run
     needed = list(tables.ps_needed)

@@ -85,11 +85,9 @@ def urgency_keys(tables: JobTables, state: LrState, restart_cost: float, slot: i
     restart = np.where(running, 0.0, restart_cost)
     needed = np.maximum(np.ceil(remaining / tables.chunks[jobs] + restart - WORK_EPSILON), 1).astype(np.int64)
     completion = slot + needed - 1
-    now, later = np.empty(len(candidates)), np.empty(len(candidates))
-    for m, i in enumerate(candidates):
-        job = instance.jobs[i]
-        values = np.asarray(job.utility(np.array([completion[m], completion[m] + 1]) - job.arrival), dtype=float)
-        now[m], later[m] = values
+    # One vector call per utility family: the values of the jobs' own calls, bit for bit (UtilityTable).
+    now = tables.utilities.at(jobs, completion - instance.arrivals[jobs])
+    later = tables.utilities.at(jobs, completion + 1 - instance.arrivals[jobs])
     now[completion >= instance.horizon] = 0.0
     later[completion + 1 >= instance.horizon] = 0.0
     key = now / (1.0 + state.policy.discount_rate * needed) + (now - later)
