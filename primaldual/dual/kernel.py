@@ -12,13 +12,16 @@ instances never loads numba, and a large run pays Python for at most its first f
 for the tests that compare them. The compiled ones are copies of the reference's
 code objects whose globals name each other's compiled versions, so a compiled caller calls compiled callees
 and the reference module itself stays plain Python. ``cache=True`` keeps the machine code beside the source
-(``__pycache__``): only the first process after an install or an edit compiles (docs/measurements.md).
+(``__pycache__``): only the first process after an install or an edit compiles (docs/measurements.md); an edit
+of any file a compiled function draws code from counts (:func:`stamped`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import pathlib
 import types
 
 from primaldual.core.errors import InputError
@@ -52,14 +55,46 @@ def compiled(module: types.ModuleType = reference) -> types.SimpleNamespace:
         namespace = dict(vars(module))
         if hasattr(module, "kernel_globals"):  # Python objects the compiled copy replaces (oasis/lr/blas.py)
             namespace.update(module.kernel_globals())
+        stamp = sources_stamp(module)
         for name in module.KERNEL_FUNCTIONS:
             plain = getattr(module, name)
             copy = types.FunctionType(plain.__code__, namespace, name, plain.__defaults__)
             copy.__qualname__, copy.__module__ = plain.__qualname__, plain.__module__
-            namespace[name] = numba.njit(cache=True)(copy)
+            namespace[name] = stamped(numba.njit(cache=True)(copy), stamp)
         _compiled[module.__name__] = types.SimpleNamespace(**{name: namespace[name]
                                                               for name in module.KERNEL_FUNCTIONS})
     return _compiled[module.__name__]
+
+
+def kernel_sources(module: types.ModuleType) -> list[str]:
+    """The files ``module``'s compiled functions may draw code from: its own, and those of the functions and
+    modules its namespace names (for OASiS-LR's slot: the block search, numpy's sums, the dual subroutine)."""
+    files = {module.__file__}
+    for value in vars(module).values():
+        code = getattr(value, "__code__", None)
+        source = code.co_filename if code is not None else getattr(value, "__file__", None)
+        if source and "primaldual" in source:
+            files.add(source)
+    return sorted(files)
+
+
+def sources_stamp(module: types.ModuleType) -> str:
+    """A digest of the source of every file of :func:`kernel_sources`."""
+    digest = hashlib.sha256()
+    for path in kernel_sources(module):
+        digest.update(pathlib.Path(path).read_bytes())
+    return digest.hexdigest()
+
+
+def stamped(dispatcher, stamp: str):
+    """``dispatcher`` whose disk cache is valid only for these sources (:func:`sources_stamp`). numba keys a
+    cached function on its own file alone, while a compiled copy here links functions of other files
+    (``offer`` calls the dual subroutine's ``search``): an edit of one of those would leave stale machine code.
+    The stamp is numba's own check of freshness, extended; where numba's internals differ, its own stays."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
+        cache_file._source_stamp = (cache_file._source_stamp, stamp)
+    return dispatcher
 
 
 def loaded() -> bool:
@@ -87,4 +122,5 @@ def functions(cells: int | None = None) -> types.SimpleNamespace | types.ModuleT
     return reference if chosen == "reference" or (chosen == "auto" and small) else compiled()
 
 
-__all__ = ["AUTO_LIMIT", "MODES", "compiled", "functions", "loaded", "mode", "using"]
+__all__ = ["AUTO_LIMIT", "MODES", "compiled", "functions", "kernel_sources", "loaded", "mode", "sources_stamp", "stamped",
+           "using"]

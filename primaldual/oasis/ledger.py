@@ -11,7 +11,7 @@ The ledger keeps the amounts reserved per (slot, server, resource) in both pools
 :meth:`Ledger.find_block` finds, for a job's remaining work and deadline, the block that starts as late as
 possible (ties: more workers, i.e. fewer slots) and fits in what the other reservations leave free, in every
 slot of the block at once. The search is plain loops over arrays in
-:func:`primaldual.oasis.lr.reference.block_search` (compiled as the dual subroutine is), one text for the
+:func:`primaldual.oasis.lr.blocks.block_search` (compiled as the dual subroutine is), one text for the
 reader and the machine.
 """
 
@@ -126,14 +126,14 @@ class Ledger:
         return self.ps_capacity[None] - self.ps_used
 
     def reserved(self) -> Reserved:
-        """The arrays the block search reads (:class:`primaldual.oasis.lr.reference.Reserved`)."""
+        """The arrays the block search reads (:class:`primaldual.oasis.lr.blocks.Reserved`)."""
         return Reserved(self.worker_used, self.ps_used, self.worker_capacity, self.ps_capacity)
 
     def find_block(self, i: int, remaining: float, earliest: int, deadline: int,
                    restart_cost: float, late: bool = True) -> Reservation | None:
         """The block of job ``i`` that starts as late as possible within ``earliest..deadline`` and fits
         (``late=False``: that ends as early as possible), by the loops of
-        :func:`primaldual.oasis.lr.reference.block_search` (module docstring)."""
+        :func:`primaldual.oasis.lr.blocks.block_search` (module docstring)."""
         job = self.instance.jobs[i]
         most = int(min(job.chunks, math.ceil(remaining - WORK_EPSILON)))
         needed = np.asarray(job.min_parameter_servers(np.arange(max(most, 0) + 1)), dtype=np.int64)  # Z(D), D = 0..most

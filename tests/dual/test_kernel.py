@@ -133,3 +133,22 @@ def test_small_runs_never_load_numba():
     environment = {k: v for k, v in os.environ.items() if k != "PRIMALDUAL_KERNEL"}
     out = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_compiled_copy_s_disk_cache_names_every_file_it_draws_code_from():
+    """numba keys a cached function on its own file; OASiS-LR's compiled offer also links the dual subroutine's
+    search, the block search and numpy's sums from other files, so the cache's stamp names their contents too
+    (an edit of any of them recompiles instead of loading stale machine code)."""
+    from pathlib import Path
+
+    from primaldual.dual import reference as dual_reference
+    from primaldual.oasis.lr import blas, blocks
+    from primaldual.oasis.lr import reference as slot_reference
+
+    files = {Path(f).name for f in kernel.kernel_sources(slot_reference)}
+    assert {"reference.py", "blocks.py", "blas.py"} <= files
+    assert {Path(m.__file__) for m in (dual_reference, blocks, blas, slot_reference)} <= \
+        {Path(f) for f in kernel.kernel_sources(slot_reference)}
+    stamp = kernel.sources_stamp(slot_reference)
+    offer = kernel.compiled(slot_reference).offer
+    assert offer._cache._cache_file._source_stamp[1] == stamp  # numba 0.68's cache internals, extended

@@ -8,7 +8,8 @@ fell by a quarter (between those its payoff moves little: prices only fall when 
 A job that can no longer finish (:func:`primaldual.simulation.placement.can_finish`) earns nothing and stops
 competing.
 
-**Admission** (:func:`admit_job`). The subroutine (:func:`primaldual.dual.subroutine.best_schedule`) prices the
+**Admission** (:func:`admit_job`, its arithmetic in :func:`primaldual.oasis.lr.reference.offer`). The subroutine
+(:func:`primaldual.dual.subroutine.best_schedule`'s search, :func:`primaldual.dual.reference.search`) prices the
 job's remaining work from the current slot at the ledger's cell prices and free amounts, with the cost floor:
 a job that cannot pay (``mu = 0``) is skipped without a search or cut short, which leaves ``mu`` unchanged.
 With ``mu > 0`` the job gets a deadline and a block (the module docstring of
@@ -33,11 +34,13 @@ buys the job nothing in the present slot, where the density order would serve it
 enough, and it takes the slots a denser job arriving during the block needs. The rule only refuses
 admissions, so the promise invariant (G1) is untouched; ``oasis-p``'s bound (G3) is stated for the default.
 
-**Cost** per offer: one numpy call for the job's utility over the slots left, one cost floor, and one call of
-the compiled offer (:func:`primaldual.oasis.lr.reference.offer`: the subroutine's search, usually skipped or cut
-short by the cost floor, the deadline and the block search over the slots up to it); on a failed block search,
-one block search per movable block for the re-pack. Most offers end at the cost floor
-(:func:`primaldual.dual.reference.cannot_pay`).
+**Cost** per offer: one cost floor and the job's utility up to its earliest completion, where most offers end
+(:func:`primaldual.dual.reference.cannot_pay`, the offer's own first test); otherwise one numpy call for the
+utility over the slots left and one call of the compiled offer (:func:`primaldual.oasis.lr.reference.offer`: the
+subroutine's search, usually cut short by the cost floor, the deadline and the block search over the slots up to
+it); on a failed block search, one block search per movable block for the re-pack. The utility over every slot
+left costs a whole VC's long pending tier more than its offers save (docs/measurements.md, "The offer and the
+plan compiled").
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from typing import Callable
 import numpy as np
 
 from primaldual.dual.cost_floor import cost_floor_of
+from primaldual.dual.reference import cannot_pay
 from primaldual.dual.subroutine import unit_prices
 from primaldual.oasis.ledger import Reservation, block_length
 from primaldual.oasis.lr import blas, reference
@@ -87,16 +91,25 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
     block is one call of :func:`primaldual.oasis.lr.reference.offer`; a re-pack and the block's payoff test follow
     here."""
     instance, constants = tables.instance, tables.constants
-    job = offered_job(tables, i, slot, int(state.remaining[i]), settings.restart_cost)
+    remaining = int(state.remaining[i])
     prices = state.prices(constants, slot)
     least = state.price_cache.least_prices()
-    rules = OfferRules(instance.horizon, cost_floor_of(instance.jobs[i], job.work, least, slot), settings.delta,
+    floor = cost_floor_of(instance.jobs[i], remaining, least, slot) if slot < instance.horizon else 0.0
+    most = min(instance.jobs[i].chunks, remaining)
+    head = min(earliest_completion(remaining, most) + 1, instance.horizon - slot)
+    if cannot_pay(utility_from(instance.jobs[i], slot, head), remaining, most, floor):
+        # offer's first answer, read from the utility up to the earliest completion: the window's first values
+        record.see_offer(i, 0.0)
+        return False
+    job = offered_job(tables, i, slot, remaining, settings.restart_cost)
+    rules = OfferRules(instance.horizon, floor, settings.delta,
                        settings.restart_cost, settings.provable, settings.late,
                        first_block_slot(settings.immediate_blocks, slot))
     placement = (np.empty(instance.cluster.n_worker_servers, dtype=np.int64),
                  np.empty(instance.cluster.n_ps_servers, dtype=np.int64))
     status, mu, deadline, target, first, last = tables.code.offer(
         Market(*prices, *state.free(constants, slot)), state.ledger.reserved(), job, rules, placement)
+    mu = float(mu)  # a numpy float where the loops run as Python
     record.see_offer(i, mu)
     if status == NO_OFFER:
         return False
@@ -129,16 +142,25 @@ def offered_job(tables: JobTables, i: int, slot: int, remaining: int, restart_co
     ``Z(D)`` from the run's table."""
     job = tables.instance.jobs[i]
     most = int(min(job.chunks, remaining))
-    table = tables.ps_needed[i]
-    needed = table[:most + 1] if most < table.shape[0] else \
-        np.asarray(job.min_parameter_servers(np.arange(most + 1)), dtype=np.int64)
+    needed = tables.ps_needed_upto(i, most)
     block_workers = min(int(tables.fastest_workers[i]), remaining)
     slots = tables.instance.horizon - slot
     if block_workers >= 1:  # the deadline reads f at the end of the earliest block, which may pass the horizon
         slots = max(slots, block_length(remaining, block_workers, restart_cost))
-    utility = np.asarray(job.utility(slot - job.arrival + np.arange(max(slots, 0))), dtype=float)
+    utility = utility_from(job, slot, slots)
     return OfferedJob(slot, remaining, Demand(job.worker_demand, job.ps_demand, needed),
                       int(min(needed.max(initial=0), most)), block_workers, utility)
+
+
+def earliest_completion(remaining: int, most: int) -> int:
+    """The window slot of the earliest completion, at full speed (``most`` workers) from the offer's slot."""
+    return -(-remaining // most) - 1 if most >= 1 else 0
+
+
+def utility_from(job, slot: int, slots: int) -> np.ndarray:
+    """``f(slot + s - a)`` for ``s = 0..slots - 1``, by one numpy call (the job's own values, bit for bit: the
+    families' formulas are elementwise, :class:`primaldual.core.utility.UtilityTable`)."""
+    return np.asarray(job.utility(slot - job.arrival + np.arange(max(slots, 0))), dtype=float)
 
 
 def block_cost(tables: JobTables, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:

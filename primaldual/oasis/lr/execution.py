@@ -238,7 +238,9 @@ def growing_jobs(restart_cost: float, tables: JobTables, state: LrState, slot: i
     jobs = np.array(order, dtype=np.int64)
     left = state.work_left[jobs] / ((1.0 - restart_cost) if restart_cost > 0 else 1.0)
     most = np.minimum(tables.chunks[jobs], np.maximum(np.ceil(left - WORK_EPSILON), 0)).astype(np.int64)
-    cap = np.array([caps.get(i, 0) for i in order], dtype=np.int64) if caps is not None else np.full(len(order), -1)
+    # A cap below 0 grows nothing, as 0 does; -1 marks "no cap".
+    cap = np.array([max(caps.get(i, 0), 0) for i in order], dtype=np.int64) if caps is not None else \
+        np.full(len(order), -1, dtype=np.int64)
     servers = (tables.instance.cluster.n_worker_servers, tables.instance.cluster.n_ps_servers)
     kept, reserved = np.zeros(len(order), dtype=bool), np.zeros(len(order), dtype=bool)
     # A fresh plan reads no placement of its jobs' own (kept and reserved stay False): empty rows.
@@ -266,8 +268,9 @@ def tables_for(tables: JobTables, growing: Growing) -> RunJobs:
         return run
     needed = list(tables.ps_needed)
     for i, most in zip(growing.order[short].tolist(), growing.most[short].tolist()):
-        needed[i] = np.asarray(tables.instance.jobs[i].min_parameter_servers(np.arange(most + 1)), dtype=np.int64)
-    return run._replace(ps_needed=np.concatenate(needed), ps_start=np.cumsum([0] + [len(t) for t in needed]))
+        needed[i] = tables.ps_needed_upto(i, most)
+    return run._replace(ps_needed=np.concatenate(needed),
+                        ps_start=np.cumsum([0] + [len(t) for t in needed]).astype(np.int64))
 
 
 __all__ = ["PLANS", "account", "allocate_slot", "check_promises", "finish_blocks", "finish_slot", "growing_jobs",

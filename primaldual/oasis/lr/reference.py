@@ -1,9 +1,10 @@
-"""OASiS-LR's execution of a slot, the parts written as plain loops (the twin as data, begun).
+"""OASiS-LR's slot, the parts written as plain loops: a slot's plan and the offers up to their blocks (the twin as
+data, under way).
 
 :mod:`primaldual.dual.kernel` compiles these functions with numba, as it compiles the dual subroutine
 (:mod:`primaldual.dual.reference`); ``PRIMALDUAL_KERNEL=reference`` runs this very text as Python. Every function
-takes numpy arrays and numbers only. :mod:`primaldual.oasis.lr.execution` prepares them and calls
-:func:`primaldual.oasis.lr.kernel.functions`.
+takes numpy arrays, numbers and named tuples of them. :mod:`primaldual.oasis.lr.execution` and
+:mod:`primaldual.oasis.lr.admission` prepare them and call :func:`primaldual.oasis.lr.kernel.functions`.
 
 **First fit** (:func:`place_most`). A growing job gets the most workers ``D <= limit`` whose ``Z(D)`` PSs fit too
 (eq. (6)); both pools are filled first-fit: server by server in index order, each taking what is left of the
@@ -14,6 +15,12 @@ bit for bit those of the array programme this replaced (``units_that_fit``, ``_f
 ``FreeCapacity.take`` of :mod:`primaldual.simulation.placement`): the same IEEE operations on the same values,
 ``free - count * demand`` per cell in the same order; randomized tests compare the two
 (``tests/oasis/test_oasis_lr_speed.py``, as Python and compiled).
+
+**Plans** (:func:`grow_plan`). The jobs that grow into the capacity the blocks leave free, one after another in
+the policy's order (:func:`grow_job`): a running block grows in place; in a stable plan a job that ran in the slot
+before keeps its placement where it fits and grows only if that pays after the restart (:func:`keep`), and a job
+with a block runs early on the block's placement; every other job is placed first fit. The numpy programme this
+replaced is kept in ``tests/oasis/test_exact_shortcuts.py``, and runs are compared with it.
 
 **Blocks** are searched by :func:`block_search` (:mod:`primaldual.oasis.lr.blocks`, whose loops this module lists
 among its compiled functions) and **offers** made by :func:`offer`, up to the block (the rest is in
@@ -194,8 +201,8 @@ def grow_job(jobs: RunJobs, growing: Growing, plan: Plan, m: int, cap: int, rest
     """The job at position ``m`` grown into the plan's free capacity (:mod:`primaldual.oasis.lr.execution`: the
     stable and fresh plans). A profile that found no room is not searched again (``place_most`` finds nothing iff
     one worker with its ``Z(1)`` PSs does not fit, which only the profile decides); a job with a placement of its
-    own still tries it. Gain of ``no_room``: 1.06x on ``paper``, 1.03x on a Philly week
-    (``examples/cache_ablation.py``, "no-room profiles searched")."""
+    own still tries it. Gain of ``no_room``: 1.06x on ``paper``, 1.03x on a Philly week, measured on the Python plan
+    before it was compiled (``examples/cache_ablation.py``, "no-room profiles searched", switches it off here)."""
     i = growing.order[m]
     profile, own = jobs.profile[i], stable and (growing.kept[m] or growing.reserved[m])
     if plan.no_room[profile] and not plan.placed[m] and not own:
@@ -315,6 +322,8 @@ def offer(market: Market, reserved: Reserved, job: OfferedJob, rules: OfferRules
     if job.block_workers < 1:
         return UNPLACED, mu, -1, 0.0, -1, -1
     planned = max(job.start + best, job.start + block_length(job.work, job.block_workers, rules.restart_cost) - 1)
+    if planned - job.start >= utility.shape[0]:  # offered_job sizes the utility for this (compiled loops do not check)
+        raise IndexError("offer: the job's utility does not reach the end of its earliest block")
     deadline = latest_deadline(utility, job.start, planned, rules.horizon, rules.delta)
     target = mu
     if not rules.provable:  # the plan's payoff less what the block's unavoidable delay costs the job

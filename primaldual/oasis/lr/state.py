@@ -46,7 +46,8 @@ class JobTables:
     unit: np.ndarray
     #: Per job, ``Z(D)`` for ``D = 0..min(N_i, PS_TABLE_WORKERS)`` (eq. (6)) as int64: read many times per slot,
     #: computed once, capped (:func:`primaldual.simulation.placement.ps_needed_table`). Gain: 1.13x on a Philly
-    #: week, 1.09x on ``paper`` (``examples/cache_ablation.py``, "Z(D) computed per placement").
+    #: week, 1.09x on ``paper``, measured before the plan and the offers were compiled
+    #: (``examples/cache_ablation.py``, "Z(D) computed per placement").
     ps_needed: tuple[np.ndarray, ...]
     #: Per job, its demands, its demand profile (what decides whether one of its workers fits,
     #: :func:`primaldual.simulation.placement.demand_profiles`, as an index) and ``ps_needed`` as one flat array:
@@ -58,6 +59,14 @@ class JobTables:
     utilities: UtilityTable | None = None
     #: The text of the slot's loops this run executes (:func:`primaldual.oasis.lr.kernel.functions`).
     code: object = None
+
+    def ps_needed_upto(self, i: int, most: int) -> np.ndarray:
+        """``Z(D)`` of job ``i`` for ``D = 0..most``: its table, or past the table's cap the full vector call (the
+        values the table would hold)."""
+        table = self.ps_needed[i]
+        if most < table.shape[0]:
+            return table[:most + 1]
+        return np.asarray(self.instance.jobs[i].min_parameter_servers(np.arange(most + 1)), dtype=np.int64)
 
     @classmethod
     def of(cls, instance: Instance, constants: PriceConstants) -> "JobTables":
