@@ -122,5 +122,5 @@ def functions(cells: int | None = None) -> types.SimpleNamespace | types.ModuleT
     return reference if chosen == "reference" or (chosen == "auto" and small) else compiled()
 
 
-__all__ = ["AUTO_LIMIT", "MODES", "compiled", "functions", "kernel_sources", "loaded", "mode", "sources_stamp", "stamped",
-           "using"]
+__all__ = ["AUTO_LIMIT", "MODES", "compiled", "functions", "kernel_sources", "loaded", "mode", "sources_stamp",
+           "stamped", "using"]

@@ -65,7 +65,8 @@ def test_every_offer_is_the_subroutine_s_answer_and_a_block_that_fits(monkeypatc
         assert answer[1] == result.mu
         seen["offers"] += 1
         if answer[0] != NO_OFFER and answer[0] != UNPLACED:
-            planned = max(result.completion_slot, slot + block_length(remaining, job.block_workers, rules.restart_cost) - 1)
+            earliest_end = slot + block_length(remaining, job.block_workers, rules.restart_cost) - 1
+            planned = max(result.completion_slot, earliest_end)
             assert answer[2] == numpy_deadline(instance.jobs[i], planned, instance.horizon, rules.delta)
             seen["searched"] += 1
         if answer[0] == BLOCK:

@@ -109,9 +109,11 @@ def slot_code(compiled: bool):
 
 def place_most(code, free, job, limit: int, needed: np.ndarray) -> Allocation | None:
     """The loops' first fit of at most ``limit`` workers, taken from ``free``; None if not one worker fits."""
-    workers, parameter_servers = np.empty(free.worker.shape[0], dtype=np.int64), np.empty(free.ps.shape[0], dtype=np.int64)
-    if code.place_most(free.worker, free.ps, job.worker_demand, job.ps_demand, limit, np.asarray(needed, dtype=np.int64),
-                       workers, parameter_servers) == 0:
+    workers = np.empty(free.worker.shape[0], dtype=np.int64)
+    parameter_servers = np.empty(free.ps.shape[0], dtype=np.int64)
+    needed = np.asarray(needed, dtype=np.int64)
+    if code.place_most(free.worker, free.ps, job.worker_demand, job.ps_demand, limit, needed, workers,
+                       parameter_servers) == 0:
         return None
     return Allocation(workers, parameter_servers)
 

@@ -250,11 +250,13 @@ def growing_jobs(restart_cost: float, tables: JobTables, state: LrState, slot: i
         for i, (last, allocation) in state.previous.items():
             if last == slot - 1 and i in position:
                 kept[position[i]] = True
-                placements[0][position[i]], placements[1][position[i]] = allocation.workers, allocation.parameter_servers
+                placements[0][position[i]] = allocation.workers
+                placements[1][position[i]] = allocation.parameter_servers
         for i, r in state.ledger.reservations.items():
             if i in position:
                 reserved[position[i]] = True
-                placements[2][position[i]], placements[3][position[i]] = r.workers, r.parameter_servers
+                placements[2][position[i]] = r.workers
+                placements[3][position[i]] = r.parameter_servers
     return Growing(jobs, most, cap, state.work_left[jobs], kept, reserved, *placements)
 
 

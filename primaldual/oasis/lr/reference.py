@@ -38,11 +38,14 @@ from typing import NamedTuple
 import numpy as np
 
 # Names the compiled copy reads as its globals: the dual subroutine's per-server rules, its search and numpy's BLAS.
+# Every compiled copy runs in this one namespace, so a name means one function here (``fill`` is the blocks' fill,
+# not the dual subroutine's).
 from primaldual.dual.reference import FIT_TOLERANCE, cannot_pay, search, unit_price, units_that_fit  # noqa: F401
 from primaldual.oasis.lr import blas
 from primaldual.oasis.lr.blocks import (WORK_EPSILON, Demand, Reserved, block_length, block_search, fill,  # noqa: F401
                                         find_block, slot_units, window_minima, window_that_fits)
-from primaldual.oasis.lr.blas import NO_TRANSPOSE, ROW_MAJOR, block_sum, ddot, dgemv, matrix_vector, pairwise_sum  # noqa: F401
+from primaldual.oasis.lr.blas import (NO_TRANSPOSE, ROW_MAJOR, block_sum, ddot, dgemv, matrix_vector,  # noqa: F401
+                                      pairwise_sum)
 
 #: A server's units when the demand is zero in every resource (:data:`primaldual.simulation.placement.UNBOUNDED`).
 UNBOUNDED = 1 << 40
@@ -165,7 +168,8 @@ def grow(free: tuple, demand: tuple, needed: np.ndarray, most: int, held: tuple)
     the PSs ``Z`` needs, first fit, the largest count that fits; existing units stay where they are."""
     workers, parameter_servers = held
     held_workers, held_ps = workers.sum(), parameter_servers.sum()
-    worker_caps, ps_caps = np.empty(workers.shape[0], dtype=np.int64), np.empty(parameter_servers.shape[0], dtype=np.int64)
+    worker_caps = np.empty(workers.shape[0], dtype=np.int64)
+    ps_caps = np.empty(parameter_servers.shape[0], dtype=np.int64)
     server_caps(free[0], demand[0], worker_caps)
     server_caps(free[1], demand[1], ps_caps)
     added_workers, added_ps = np.empty_like(worker_caps), np.empty_like(ps_caps)
@@ -372,8 +376,8 @@ KERNEL_FUNCTIONS = ("units_that_fit", "unit_price", "cannot_pay", "server_caps",
                     "block_search", "latest_deadline", "offer", "matrix_vector", "block_sum", "pairwise_sum",
                     "pool_cost", "block_cost")
 
-__all__ = ["BLOCK", "KERNEL_FUNCTIONS", "NO_BLOCK", "NO_LIMIT", "NO_OFFER", "UNBOUNDED", "UNPLACED", "Demand", "Growing",
-           "Market", "Plan", "RunJobs", "fits", "grow", "grow_job", "grow_plan", "keep",
-           "OfferRules", "OfferedJob", "Reserved", "block_cost", "block_length", "block_search", "fill",
-           "find_block", "latest_deadline", "offer", "first_fit", "kernel_globals", "place_most", "pool_cost", "server_caps",
-           "slot_units", "take", "window_minima", "window_that_fits"]
+__all__ = ["BLOCK", "KERNEL_FUNCTIONS", "NO_BLOCK", "NO_LIMIT", "NO_OFFER", "UNBOUNDED", "UNPLACED", "Demand",
+           "Growing", "Market", "OfferRules", "OfferedJob", "Plan", "Reserved", "RunJobs", "block_cost", "block_length",
+           "block_search", "fill", "find_block", "first_fit", "fits", "grow", "grow_job", "grow_plan", "keep",
+           "kernel_globals", "latest_deadline", "offer", "place_most", "pool_cost", "server_caps", "slot_units", "take",
+           "window_minima", "window_that_fits"]

@@ -88,7 +88,8 @@ def run_jobs(instance: Instance, ps_needed: tuple[np.ndarray, ...]) -> RunJobs:
     """:attr:`JobTables.run_jobs`: per job its demands, its profile's index and its ``Z`` table, as arrays."""
     profiles = demand_profiles(instance)
     index = {profile: k for k, profile in enumerate(dict.fromkeys(profiles))}
-    demands = [np.array([getattr(job, name) for job in instance.jobs], dtype=float).reshape(instance.n_jobs, instance.cluster.n_resources)
+    shape = (instance.n_jobs, instance.cluster.n_resources)
+    demands = [np.array([getattr(job, name) for job in instance.jobs], dtype=float).reshape(shape)
                for name in ("worker_demand", "ps_demand")]
     return RunJobs(*demands, np.array([index[p] for p in profiles], dtype=np.int64),
                    np.concatenate(ps_needed) if ps_needed else np.zeros(0, dtype=np.int64),
