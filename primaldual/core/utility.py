@@ -148,17 +148,26 @@ class UtilityTable:
                                                              for u in utilities]) for f in fields(cls)}
 
     def at(self, jobs: np.ndarray, durations: np.ndarray) -> np.ndarray:
-        """``f_{jobs[m]}(durations[m])`` for every ``m``."""
+        """``f_{jobs[m]}(durations[m])`` for every ``m``. A table of one family (every generated or imported
+        instance) needs no masks: the same operands in one call."""
+        durations = np.asarray(durations, dtype=float)
+        if len(self.families) == 1:
+            (kind, arrays), = self.families.items()
+            return np.asarray(_family_at(kind, arrays, jobs, durations), dtype=float)
         out = np.empty(len(jobs))
         kinds = self.kind[jobs]
-        durations = np.asarray(durations, dtype=float)
         for kind, arrays in self.families.items():
             mask = kinds == kind
             if mask.any():
-                params = {name: array[jobs[mask]] for name, array in arrays.items()}
-                # Constant's own call keeps a scalar value; the others' formulas broadcast over arrays.
-                out[mask] = params["value"] if kind == Constant.kind else UTILITY_KINDS[kind](**params)(durations[mask])
+                out[mask] = _family_at(kind, arrays, jobs[mask], durations[mask])
         return out
+
+
+def _family_at(kind: str, arrays: dict, jobs: np.ndarray, durations: np.ndarray):
+    """One family's values for ``jobs`` at ``durations`` (:meth:`UtilityTable.at`)."""
+    params = {name: array[jobs] for name, array in arrays.items()}
+    # Constant's own call keeps a scalar value; the others' formulas broadcast over arrays.
+    return params["value"] if kind == Constant.kind else UTILITY_KINDS[kind](**params)(durations)
 
 
 def utilities_at(table: UtilityTable, jobs: np.ndarray, durations: np.ndarray) -> np.ndarray:

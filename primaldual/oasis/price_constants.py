@@ -9,6 +9,7 @@ initial dual ``D_0``, ``kappa = D_0 / opt_lower_bound``, the small-demand condit
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -45,6 +46,11 @@ def log_ratio(upper: np.ndarray, lower: np.ndarray) -> np.ndarray:
     out = np.log(np.divide(upper, lower, out=np.ones(upper.shape), where=~huge))
     out[huge] = np.log(upper[huge]) - np.log(lower[huge])
     return out
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
 
 
 def json_number(value: float | None) -> float | None:
@@ -99,14 +105,16 @@ class PriceConstants:
 
     # -- exponents ------------------------------------------------------------------------------------
 
-    @property
+    @functools.cached_property
     def worker_log_ratio(self) -> np.ndarray:
-        """``theta_w^r = ln(U_w^r / L_w^r)`` per resource, >= 0 and finite (:func:`log_ratio`)."""
-        return log_ratio(self.worker_upper, self.worker_lower)
+        """``theta_w^r = ln(U_w^r / L_w^r)`` per resource, >= 0 and finite (:func:`log_ratio`). Kept, read-only,
+        as the constants are frozen: OASiS-LR's price cache reads both pools' exponents at every refresh (about
+        2% of a Philly week's profile when they were recomputed)."""
+        return _read_only(log_ratio(self.worker_upper, self.worker_lower))
 
-    @property
+    @functools.cached_property
     def ps_log_ratio(self) -> np.ndarray:
-        return log_ratio(self.ps_upper, self.ps_lower)
+        return _read_only(log_ratio(self.ps_upper, self.ps_lower))
 
     @property
     def max_log_ratio(self) -> float:

@@ -82,17 +82,24 @@ class PriceCache:
         return self.prices, self.free
 
     def _refresh(self, rows: np.ndarray, exponential: bool) -> None:
+        """Recompute ``rows`` (ascending slots): a run of consecutive slots, as a block's change gives, is read
+        and written as a slice (the same elements and floats, without fancy indexing's copies)."""
         ledger, constants = self.ledger, self.constants
+        if rows.size and rows[-1] - rows[0] + 1 == rows.size:
+            rows = slice(int(rows[0]), int(rows[-1]) + 1)
         for pool, (used, capacity, lower, theta, floor) in enumerate((
             (ledger.worker_used, ledger.worker_capacity, constants.worker_lower, constants.worker_log_ratio,
              self.floor.worker),
             (ledger.ps_used, ledger.ps_capacity, constants.ps_lower, constants.ps_log_ratio, self.floor.ps),
         )):
             if exponential:
-                self.exponential[pool][rows] = exponential_price(lower, theta, used[rows], capacity[None])
-                self.free[pool][rows] = capacity[None] - used[rows]
-            self.prices[pool][rows] = self.exponential[pool][rows] + floor
-            self._slot_least[pool][rows] = self.prices[pool][rows].min(axis=1)
+                in_rows = used[rows]
+                self.exponential[pool][rows] = part = exponential_price(lower, theta, in_rows, capacity[None])
+                self.free[pool][rows] = capacity[None] - in_rows
+            else:
+                part = self.exponential[pool][rows]
+            self.prices[pool][rows] = prices = part + floor
+            self._slot_least[pool][rows] = prices.min(axis=1)
         self._least = None
         self.touched[rows] = True
 
