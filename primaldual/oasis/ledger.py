@@ -66,6 +66,11 @@ class Ledger:
         self.ps_used = np.zeros((instance.horizon,) + cluster.ps_capacity.shape)
         self.reservations: dict[int, Reservation] = {}
         self.changes: list[tuple[int, int]] = []  # the slot ranges changed, in order (for the price cache)
+        #: The amounts' *token*: two ledgers of one lineage (this one and its copies) with the same token hold
+        #: the same amounts, to the bit. Each change maps (token, change) to a token through ``tokens``, shared
+        #: by the lineage, so the same changes in the same order from the same amounts give the same token.
+        self.tokens: dict[tuple, int] = {}
+        self.token = 0
 
     def copy(self) -> "Ledger":
         other = object.__new__(Ledger)
@@ -82,6 +87,9 @@ class Ledger:
         job = self.instance.jobs[reservation.job]
         self.worker_used[first:last + 1] += sign * reservation.workers[:, None] * job.worker_demand[None, :]
         self.ps_used[first:last + 1] += sign * reservation.parameter_servers[:, None] * job.ps_demand[None, :]
+        change = (self.token, reservation.job, sign, first, last, reservation.workers.tobytes(),
+                  reservation.parameter_servers.tobytes())
+        self.token = self.tokens.setdefault(change, len(self.tokens) + 1)
 
     def add(self, reservation: Reservation) -> None:
         if reservation.job in self.reservations:

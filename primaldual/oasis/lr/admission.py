@@ -34,6 +34,17 @@ buys the job nothing in the present slot, where the density order would serve it
 enough, and it takes the slots a denser job arriving during the block needs. The rule only refuses
 admissions, so the promise invariant (G1) is untouched; ``oasis-p``'s bound (G3) is stated for the default.
 
+**Repeated offers.** An offer reads the run through few things: the job, its remaining work, the slot, the
+ledger's amounts and the learned floor (:func:`offer_key`; the prices, the free amounts, the cost floor and the
+utility window are functions of these). The twins of a batch start from one state and mostly change their
+ledgers alike (the same blocks run first under every policy), so they make the same offers again: on the
+busiest week of ee9e8c (seed 1), 45,857 of 70,007 offers. Each key's answer up to the block
+(:func:`offer_answer`) is kept for its slot in ``state.offers``, shared by the run and its twins, and taken
+instead of making the offer again; the re-pack and the payoff test, which read more of the state, run every
+time. The ledger's amounts enter the key by a token (:attr:`primaldual.oasis.ledger.Ledger.token`) that names
+them to the bit, so an answer is taken only where the offer would give it. **Gain**: see
+``docs/measurements.md``, "Offers answered once per key".
+
 **Cost** per offer: one cost floor and the job's utility up to its earliest completion, where most offers end
 (:func:`primaldual.dual.reference.cannot_pay`, the offer's own first test); otherwise one numpy call for the
 utility over the slots left and one call of the compiled offer (:func:`primaldual.oasis.lr.reference.offer`: the
@@ -88,40 +99,30 @@ def offer_pending(settings: LrSettings, tables: JobTables, state: LrState, slot:
 def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: Recorder, slot: int,
               i: int) -> bool:
     """One offer of job ``i`` in ``slot`` (module docstring): True if it was promised a block. The offer up to its
-    block is one call of :func:`primaldual.oasis.lr.reference.offer`; a re-pack and the block's payoff test follow
-    here."""
-    instance, constants = tables.instance, tables.constants
+    block (:func:`offer_answer`) is made once per key (:func:`offer_key`); a re-pack and the block's payoff test
+    follow here."""
     remaining = int(state.remaining[i])
-    prices = state.prices(constants, slot)
-    least = state.price_cache.least_prices()
-    floor = cost_floor_of(instance.jobs[i], remaining, least, slot) if slot < instance.horizon else 0.0
-    most = min(instance.jobs[i].chunks, remaining)
-    head = min(earliest_completion(remaining, most) + 1, instance.horizon - slot)
-    if cannot_pay(utility_from(instance.jobs[i], slot, head), remaining, most, floor):
-        # offer's first answer, read from the utility up to the earliest completion: the window's first values
-        record.see_offer(i, 0.0)
-        return False
-    job = offered_job(tables, i, slot, remaining, settings.restart_cost)
-    rules = OfferRules(instance.horizon, floor, settings.delta,
-                       settings.restart_cost, settings.provable, settings.late,
-                       first_block_slot(settings.immediate_blocks, slot))
-    placement = (np.empty(instance.cluster.n_worker_servers, dtype=np.int64),
-                 np.empty(instance.cluster.n_ps_servers, dtype=np.int64))
-    status, mu, deadline, target, first, last = tables.code.offer(
-        Market(*prices, *state.free(constants, slot)), state.ledger.reserved(), job, rules, placement)
-    mu = float(mu)  # a numpy float where the loops run as Python
+    # Every offer brings the prices up to date, as it always did: the record's touched rows depend on when.
+    prices = state.prices(tables.constants, slot)
+    answers = state.offers.setdefault(slot, {})
+    key = offer_key(state, i, remaining)
+    job = None
+    if key not in answers:
+        answers[key], job = offer_answer(settings, tables, state, slot, i, prices)
+    status, mu, deadline, target, first, last, placement = answers[key]
     record.see_offer(i, mu)
     if status == NO_OFFER:
         return False
-    block = Reservation(i, *placement, int(first), int(last)) if status == BLOCK else None
+    block = Reservation(i, *placement, first, last) if status == BLOCK else None
     if status == NO_BLOCK and settings.repack:
-        block = repack(state, settings.restart_cost, slot, i, job.work, int(deadline), rules.earliest)
+        block = repack(state, settings.restart_cost, slot, i, remaining, deadline,
+                       first_block_slot(settings.immediate_blocks, slot))
     if block is None:
         record.see_unplaced(i)
         return False
-    worker_prices, ps_prices = prices
+    job = job or offered_job(tables, i, slot, remaining, settings.restart_cost)
     value = float(job.utility[block.last - slot])
-    payoff = value - block_cost(tables, block, worker_prices, ps_prices)
+    payoff = value - block_cost(tables, block, *prices)
     if payoff <= 0 or payoff < (1.0 - settings.delta) * target:
         if i in state.ledger.reservations:  # placed by a re-pack: undo only this job's block
             state.ledger.remove(i)
@@ -129,10 +130,47 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
         return False
     if i not in state.ledger.reservations:  # a successful re-pack already placed it
         state.ledger.add(block)
-    state.deadlines[i] = int(deadline)
-    record.see_admission(i, mu, payoff, value, state.prices(constants, slot), state.floor, slot,
+    state.deadlines[i] = deadline
+    record.see_admission(i, mu, payoff, value, state.prices(tables.constants, slot), state.floor, slot,
                          rows=state.price_cache.take_touched(slot))
     return True
+
+
+def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int,
+                 prices: tuple[np.ndarray, np.ndarray]) -> tuple[tuple, OfferedJob | None]:
+    """The offer of job ``i`` in ``slot`` up to its block, at ``prices`` (the state's, current): ``(status, mu,
+    deadline, target, first, last, placement)`` as :func:`primaldual.oasis.lr.reference.offer` gives them, and the
+    job as the offer read it (None when the pre-test ended it)."""
+    instance = tables.instance
+    remaining = int(state.remaining[i])
+    least = state.price_cache.least_prices()
+    floor = cost_floor_of(instance.jobs[i], remaining, least, slot) if slot < instance.horizon else 0.0
+    most = min(instance.jobs[i].chunks, remaining)
+    head = min(earliest_completion(remaining, most) + 1, instance.horizon - slot)
+    if cannot_pay(utility_from(instance.jobs[i], slot, head), remaining, most, floor):
+        # offer's first answer, read from the utility up to the earliest completion: the window's first values
+        return (NO_OFFER, 0.0, -1, 0.0, -1, -1, None), None
+    job = offered_job(tables, i, slot, remaining, settings.restart_cost)
+    rules = OfferRules(instance.horizon, floor, settings.delta,
+                       settings.restart_cost, settings.provable, settings.late,
+                       first_block_slot(settings.immediate_blocks, slot))
+    placement = (np.empty(instance.cluster.n_worker_servers, dtype=np.int64),
+                 np.empty(instance.cluster.n_ps_servers, dtype=np.int64))
+    status, mu, deadline, target, first, last = tables.code.offer(
+        Market(*prices, *state.free(tables.constants, slot)), state.ledger.reserved(), job, rules, placement)
+    # Python numbers (numpy's where the loops run as Python), the same values.
+    return (int(status), float(mu), int(deadline), float(target), int(first), int(last), placement), job
+
+
+def offer_key(state: LrState, i: int, remaining: int) -> tuple:
+    """What an offer of job ``i`` in a slot reads of the run (module docstring, "Repeated offers")."""
+    return i, remaining, state.ledger.token, state.floor.worker.tobytes(), state.floor.ps.tobytes()
+
+
+def forget_offers(state: LrState, slot: int) -> None:
+    """Drop the answers of slots before ``slot``: no run or twin offers in them again."""
+    for old in [s for s in state.offers if s < slot]:
+        del state.offers[old]
 
 
 def offered_job(tables: JobTables, i: int, slot: int, remaining: int, restart_cost: float) -> OfferedJob:
@@ -199,4 +237,5 @@ def repack(state: LrState, restart_cost: float, slot: int, i: int, remaining: in
     return trial.reservations[i]
 
 
-__all__ = ["admit_job", "block_cost", "first_block_slot", "offer_pending", "offered_job", "repack"]
+__all__ = ["admit_job", "block_cost", "first_block_slot", "forget_offers", "offer_answer", "offer_key",
+           "offer_pending", "offered_job", "repack"]

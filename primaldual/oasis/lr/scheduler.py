@@ -48,7 +48,7 @@ from primaldual.oasis import parameter_specs
 from primaldual.oasis.constants import compute_constants
 from primaldual.oasis.learned_floor import FloorLearner
 from primaldual.oasis.ledger import PromiseBroken  # noqa: F401 - re-exported
-from primaldual.oasis.lr.admission import admit_job, offer_pending
+from primaldual.oasis.lr.admission import admit_job, forget_offers, offer_pending
 from primaldual.oasis.lr.dual_record import DualRecord, certificate_terms
 from primaldual.oasis.lr.execution import allocate_slot
 from primaldual.oasis.lr.rollout import CHOICES, LOOKAHEAD_BUDGET, ROLLOUT_SLOTS, choose_policy, lookahead_report
@@ -135,6 +135,7 @@ class OasisLrScheduler(OnlineScheduler):
         return admit_job(self.settings, self.tables, self.state, self.record, slot, i)
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
+        forget_offers(self.state, slot)
         return allocate_slot(self.settings, self.tables, self.state, slot, state.remaining_work, self._offer,
                              self.name)
 

@@ -11,7 +11,7 @@ and admissions are hypothetical, so a rollout runs with :class:`NoRecord`, whose
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -175,6 +175,9 @@ class LrState:
     present: PresentValues | None = None
     #: The re-plan's guide while its policy is set (:mod:`primaldual.oasis.lr.replan`; frozen, shared by twins).
     guide: object | None = None
+    #: Per slot, the answers of the offers made, by key (:func:`primaldual.oasis.lr.admission.offer_key`):
+    #: shared by the run and its twins, whose ledgers are one lineage (:attr:`Ledger.token`).
+    offers: dict[int, dict] = field(default_factory=dict)
 
     @classmethod
     def start(cls, instance: Instance, own: Policy) -> "LrState":
