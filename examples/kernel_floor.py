@@ -1,5 +1,5 @@
-"""What OASiS-LR's compiled parts cost by themselves, against RRH's whole run: the floor that no more compiling can
-lower while the schedules stay today's bit for bit.
+"""What OASiS-LR's compiled parts cost by themselves, against RRH's whole run: the part of a run that compiling
+the Python around them cannot remove.
 
 Usage (from a checkout, with the package installed)::
 
@@ -16,10 +16,10 @@ must earn the plain run's utility to the last bit (the script stops otherwise): 
 
 **Reading it.** A part's ``own`` time is its time less its dispatch: the offers' own arithmetic is the dual
 subroutine's search and the block search, already compiled. The *floor* adds the compiled parts' own times and
-the exponentials. Every offer, plan and price is one that today's schedules depend on (the rollouts choose a
-policy by their utilities), and the exponentials must stay numpy's (numba's ``exp`` differs from numpy's in the
-last bit on some inputs), so with the schedules kept no run can cost less than the floor, whatever becomes of
-the Python around these parts. Figures: ``docs/measurements.md``, "What the targets would need".
+the exponentials (which stay numpy's: numba's ``exp`` differs from numpy's in the last bit on some inputs). Making
+the rest of the slot compiled loops (the twin as arrays) removes the Python between these parts, not these parts;
+a run gets below the floor only by making fewer of these calls (as answering each offer once per key does) or
+making them faster. Figures: ``docs/measurements.md``, "What the targets would need".
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ exponential price (``floor``). They are the "learned" part of the prices: the a-
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,11 @@ class PriceFloor:
     ps: np.ndarray
     jobs: int = 0
     objective: float = 0.0
+
+    @functools.cached_property
+    def values(self) -> bytes:
+        """Both pools' floors as bytes, equal for equal values (:func:`primaldual.oasis.lr.admission.offer_key`)."""
+        return np.asarray(self.worker, dtype=float).tobytes() + np.asarray(self.ps, dtype=float).tobytes()
 
     def to_dict(self, resources) -> dict:
         return {

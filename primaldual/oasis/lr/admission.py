@@ -158,13 +158,14 @@ def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: 
                  np.empty(instance.cluster.n_ps_servers, dtype=np.int64))
     status, mu, deadline, target, first, last = tables.code.offer(
         Market(*prices, *state.free(tables.constants, slot)), state.ledger.reserved(), job, rules, placement)
-    # Python numbers (numpy's where the loops run as Python), the same values.
-    return (int(status), float(mu), int(deadline), float(target), int(first), int(last), placement), job
+    # Python numbers (numpy's where the loops run as Python), the same values; a placement only for a block.
+    return (int(status), float(mu), int(deadline), float(target), int(first), int(last),
+            placement if status == BLOCK else None), job
 
 
 def offer_key(state: LrState, i: int, remaining: int) -> tuple:
     """What an offer of job ``i`` in a slot reads of the run (module docstring, "Repeated offers")."""
-    return i, remaining, state.ledger.token, state.floor.worker.tobytes(), state.floor.ps.tobytes()
+    return i, remaining, state.ledger.token, state.floor.values
 
 
 def forget_offers(state: LrState, slot: int) -> None:
