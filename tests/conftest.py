@@ -14,7 +14,9 @@ check on fewer instances in the fast tier, on all of them in CI.
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -83,3 +85,15 @@ def pytest_collection_modifyitems(config, items):
             function._hypothesis_internal_use_settings = settings(
                 declared, max_examples=fast_examples(declared.max_examples))
             function._fast_tier = True  # once per function: its parametrized items share it
+
+
+@pytest.fixture
+def example():
+    """A loader of ``examples/NAME.py`` as a module (the scripts are not part of the package)."""
+    def load(name: str):
+        path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    return load

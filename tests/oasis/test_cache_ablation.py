@@ -3,7 +3,6 @@ each cache buys"): its edits still switch off what they name, and every variant 
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -16,15 +15,8 @@ from primaldual.core.generate import generate
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("cache_ablation", ROOT / "examples" / "cache_ablation.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_every_variant_edits_the_code_it_names_exactly_once():
-    script = _script()
+def test_every_variant_edits_the_code_it_names_exactly_once(example):
+    script = example("cache_ablation")
     for name, edits in script.VARIANTS.items():
         for file, text, replacement in edits:
             source = (ROOT / file).read_text()
@@ -32,13 +24,13 @@ def test_every_variant_edits_the_code_it_names_exactly_once():
             assert script.edited(source, name, file, text, replacement) != source
 
 
-def test_an_edit_that_no_longer_applies_stops_the_script():
+def test_an_edit_that_no_longer_applies_stops_the_script(example):
     with pytest.raises(SystemExit, match="matches 0 times"):
-        _script().edited("x = 1\n", "gone", "f.py", "y = 2\n", "")
+        example("cache_ablation").edited("x = 1\n", "gone", "f.py", "y = 2\n", "")
 
 
 @pytest.mark.slow
-def test_every_variant_runs_the_same_schedule_as_the_tree(tmp_path):
+def test_every_variant_runs_the_same_schedule_as_the_tree(tmp_path, example):
     """A cache switched off changes the time, never a float: each variant's OASiS-LR utility is the tree's,
     bit for bit, under restart costs too (the script itself stops on a difference)."""
     path = tmp_path / "small.json"
@@ -46,4 +38,4 @@ def test_every_variant_runs_the_same_schedule_as_the_tree(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "cache_ablation.py"), str(path), "--reps", "1",
                           "--restart-cost", "0.1"], capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
-    assert len(out.stdout.splitlines()) == len(_script().VARIANTS)
+    assert len(out.stdout.splitlines()) == len(example("cache_ablation").VARIANTS)
