@@ -165,11 +165,11 @@ def main(argv=None) -> None:
                         help="OASiS-LR's lookahead_budget (default: its own; 0: no batch rolled out)")
     args = parser.parse_args(argv)
     if args.reps < 1:
-        sys.exit("kernel_floor: --reps must be at least 1")
+        parser.error(f"--reps must be at least 1, got {args.reps}")
     try:
         measured = measure(load_instance(args.instance), args.restart_cost, args.reps, args.lookahead_budget)
     except InputError as error:
-        sys.exit(f"kernel_floor: {error}")
+        parser.error(str(error))
     print("\n".join(report(*measured)))
 
 

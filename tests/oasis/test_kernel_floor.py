@@ -37,6 +37,15 @@ def test_the_compiled_parts_are_timed_with_their_dispatch(tmp_path, capsys, monk
     assert _calls(rows, "offer") > 0 and _calls(rows, "price exponentials") > 0
 
 
-def test_reps_below_one_are_refused(tmp_path, example):
-    with pytest.raises(SystemExit, match="--reps must be at least 1"):
+def test_reps_below_one_are_refused(tmp_path, example, capsys):
+    with pytest.raises(SystemExit) as stopped:
         example("kernel_floor").main([str(tmp_path / "none.json"), "--reps", "0"])
+    assert stopped.value.code == 2 and "--reps must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_a_bad_lookahead_budget_is_refused_naming_it(tmp_path, example, capsys):
+    path = tmp_path / "small.json"
+    save_instance(generate("small", 5, jobs=10), path)
+    with pytest.raises(SystemExit) as stopped:
+        example("kernel_floor").main([str(path), "--reps", "1", "--lookahead-budget", "-1"])
+    assert stopped.value.code == 2 and "lookahead_budget" in capsys.readouterr().err

