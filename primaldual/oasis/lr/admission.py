@@ -40,11 +40,12 @@ utility window are functions of these). The twins of a batch start from one stat
 ledgers alike (the same blocks run first under every policy), so they make the same offers again: on the
 busiest week of ee9e8c (seed 1), 45,857 of 70,007 offers. Each key's answer up to the block
 (:func:`offer_answer`) is kept for its slot in ``state.offers``, shared by the run and its twins, and taken
-instead of making the offer again; the re-pack and the payoff test, which read more of the state, run every
-time. The ledger's amounts enter the key by a token (:attr:`primaldual.oasis.ledger.Ledger.token`) that names
+instead of making the offer again, with its block's utility and cost at the prices (functions of the key too);
+the re-pack, which reads more of the state, and the payoff test run every time. The ledger's amounts enter the key by a token (:attr:`primaldual.oasis.ledger.Ledger.token`) that names
 them to the bit, so an answer is taken only where the offer would give it. **Gain**: ee9e8c's busiest week
 (seed 1) 16.2 s to 11.6 s, the 11cb48 week 8.1 s to 6.6 s, with 4c6ee6b's smaller changes (best of three;
-``docs/measurements.md``, "Offers answered once per key").
+``docs/measurements.md``, "Offers answered once per key"); keeping the block's utility and cost, 12.0 s to
+10.9 s on ee9e8c's week (``examples/kernel_floor.py``: 68,893 block costs to 23,610).
 
 **Cost** per offer: one cost floor and the job's utility up to its earliest completion, where most offers end
 (:func:`primaldual.dual.reference.cannot_pay`, the offer's own first test); otherwise one numpy call for the
@@ -107,23 +108,22 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
     prices = state.prices(tables.constants, slot)
     answers = state.offers.setdefault(slot, {})
     key = offer_key(state, i, remaining)
-    job = None
     if key not in answers:
-        answers[key], job = offer_answer(settings, tables, state, slot, i, remaining, prices)
-    status, mu, deadline, target, first, last, placement = answers[key]
+        answers[key] = offer_answer(settings, tables, state, slot, i, remaining, prices)
+    status, mu, deadline, target, block, value, cost = answers[key]
     record.see_offer(i, mu)
     if status == NO_OFFER:
         return False
-    block = Reservation(i, *placement, first, last) if status == BLOCK else None
     if status == NO_BLOCK and settings.repack:
         block = repack(state, settings.restart_cost, slot, i, remaining, deadline,
                        first_block_slot(settings.immediate_blocks, slot))
+        if block is not None:
+            value = float(offered_job(tables, i, slot, remaining, settings.restart_cost).utility[block.last - slot])
+            cost = block_cost(tables, block, *prices)
     if block is None:
         record.see_unplaced(i)
         return False
-    job = job or offered_job(tables, i, slot, remaining, settings.restart_cost)
-    value = float(job.utility[block.last - slot])
-    payoff = value - block_cost(tables, block, *prices)
+    payoff = value - cost
     if payoff <= 0 or payoff < (1.0 - settings.delta) * target:
         if i in state.ledger.reservations:  # placed by a re-pack: undo only this job's block
             state.ledger.remove(i)
@@ -138,11 +138,12 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
 
 
 def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int, remaining: int,
-                 prices: tuple[np.ndarray, np.ndarray]) -> tuple[tuple, OfferedJob | None]:
+                 prices: tuple[np.ndarray, np.ndarray]) -> tuple:
     """The offer of job ``i`` with ``remaining`` worker-slots in ``slot`` up to its block, at ``prices`` (the
-    state's, current): ``(status, mu, deadline, target, first, last, placement)`` as
-    :func:`primaldual.oasis.lr.reference.offer` gives them, and the job as the offer read it (None when the
-    pre-test ended it)."""
+    state's, current): ``(status, mu, deadline, target)`` as :func:`primaldual.oasis.lr.reference.offer` gives
+    them, then the block, what the job earns if it ends with the block and what the block pays at ``prices``
+    (None, 0.0, 0.0 without a block). The last two are functions of the key as well (the prices are of the
+    ledger's amounts and the floor), so a kept answer spares the payoff test's utility and block cost."""
     instance = tables.instance
     least = state.price_cache.least_prices()
     floor = cost_floor_of(instance.jobs[i], remaining, least, slot) if slot < instance.horizon else 0.0
@@ -150,7 +151,7 @@ def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: 
     head = min(earliest_completion(remaining, most) + 1, instance.horizon - slot)
     if cannot_pay(utility_from(instance.jobs[i], slot, head), remaining, most, floor):
         # offer's first answer, read from the utility up to the earliest completion: the window's first values
-        return (NO_OFFER, 0.0, -1, 0.0, -1, -1, None), None
+        return NO_OFFER, 0.0, -1, 0.0, None, 0.0, 0.0
     job = offered_job(tables, i, slot, remaining, settings.restart_cost)
     rules = OfferRules(instance.horizon, floor, settings.delta,
                        settings.restart_cost, settings.provable, settings.late,
@@ -159,9 +160,12 @@ def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: 
                  np.empty(instance.cluster.n_ps_servers, dtype=np.int64))
     status, mu, deadline, target, first, last = tables.code.offer(
         Market(*prices, *state.free(tables.constants, slot)), state.ledger.reserved(), job, rules, placement)
-    # Python numbers (numpy's where the loops run as Python), the same values; a placement only for a block.
-    return (int(status), float(mu), int(deadline), float(target), int(first), int(last),
-            placement if status == BLOCK else None), job
+    # Python numbers (numpy's where the loops run as Python), the same values.
+    if status != BLOCK:
+        return int(status), float(mu), int(deadline), float(target), None, 0.0, 0.0
+    block = Reservation(i, *placement, int(first), int(last))
+    return (int(status), float(mu), int(deadline), float(target), block, float(job.utility[block.last - slot]),
+            block_cost(tables, block, *prices))
 
 
 def offer_key(state: LrState, i: int, remaining: int) -> tuple:
