@@ -41,7 +41,10 @@ ledgers alike (the same blocks run first under every policy), so they make the s
 busiest week of ee9e8c (seed 1), 45,857 of 70,007 offers. Each key's answer up to the block
 (:func:`offer_answer`) is kept for its slot in ``state.offers``, shared by the run and its twins, and taken
 instead of making the offer again, with its block's utility and cost at the prices (functions of the key too);
-the re-pack, which reads more of the state, and the payoff test run every time. The ledger's amounts enter the key by a token (:attr:`primaldual.oasis.ledger.Ledger.token`) that names
+the re-pack, which reads more of the state, and the payoff test run every time. A kept answer reads no price,
+so the prices are brought up to date only where they are read (a refresh recomputes every slot changed since
+the last, so the values, and the slots the dual record is told changed at an admission, are the same whenever
+it runs). The ledger's amounts enter the key by a token (:attr:`primaldual.oasis.ledger.Ledger.token`) that names
 them to the bit, so an answer is taken only where the offer would give it. **Gain**: ee9e8c's busiest week
 (seed 1) 16.2 s to 11.6 s, the 11cb48 week 8.1 s to 6.6 s, with 4c6ee6b's smaller changes (best of three;
 ``docs/measurements.md``, "Offers answered once per key"); keeping the block's utility and cost, 12.0 s to
@@ -104,17 +107,16 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
     block (:func:`offer_answer`) is made once per key (:func:`offer_key`); a re-pack and the block's payoff test
     follow here."""
     remaining = int(state.remaining[i])
-    # Every offer brings the prices up to date, as it always did: the record's touched rows depend on when.
-    prices = state.prices(tables.constants, slot)
     answers = state.offers.setdefault(slot, {})
     key = offer_key(state, i, remaining)
     if key not in answers:
-        answers[key] = offer_answer(settings, tables, state, slot, i, remaining, prices)
+        answers[key] = offer_answer(settings, tables, state, slot, i, remaining)
     status, mu, deadline, target, block, value, cost = answers[key]
     record.see_offer(i, mu)
     if status == NO_OFFER:
         return False
     if status == NO_BLOCK and settings.repack:
+        prices = state.prices(tables.constants, slot)  # the ledger's before the re-pack replaces it
         block = repack(state, settings.restart_cost, slot, i, remaining, deadline,
                        first_block_slot(settings.immediate_blocks, slot))
         if block is not None:
@@ -137,14 +139,14 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
     return True
 
 
-def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int, remaining: int,
-                 prices: tuple[np.ndarray, np.ndarray]) -> tuple:
-    """The offer of job ``i`` with ``remaining`` worker-slots in ``slot`` up to its block, at ``prices`` (the
-    state's, current): ``(status, mu, deadline, target)`` as :func:`primaldual.oasis.lr.reference.offer` gives
+def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int, remaining: int) -> tuple:
+    """The offer of job ``i`` with ``remaining`` worker-slots in ``slot`` up to its block, at the state's prices
+    (brought up to date here): ``(status, mu, deadline, target)`` as :func:`primaldual.oasis.lr.reference.offer` gives
     them, then the block, what the job earns if it ends with the block and what the block pays at ``prices``
     (None, 0.0, 0.0 without a block). The last two are functions of the key as well (the prices are of the
     ledger's amounts and the floor), so a kept answer spares the payoff test's utility and block cost."""
     instance = tables.instance
+    prices = state.prices(tables.constants, slot)
     least = state.price_cache.least_prices()
     floor = cost_floor_of(instance.jobs[i], remaining, least, slot) if slot < instance.horizon else 0.0
     most = min(instance.jobs[i].chunks, remaining)
