@@ -50,13 +50,12 @@ them to the bit, so an answer is taken only where the offer would give it. **Gai
 ``docs/measurements.md``, "Offers answered once per key"); keeping the block's utility and cost, 12.0 s to
 10.9 s on ee9e8c's week (``examples/kernel_floor.py``: 68,893 block costs to 23,610).
 
-**Cost** per offer: one cost floor and the job's utility up to its earliest completion, where most offers end
-(:func:`primaldual.dual.reference.cannot_pay`, the offer's own first test); otherwise one numpy call for the
-utility over the slots left and one call of the compiled offer (:func:`primaldual.oasis.lr.reference.offer`: the
-subroutine's search, usually cut short by the cost floor, the deadline and the block search over the slots up to
-it); on a failed block search, one block search per movable block for the re-pack. The utility over every slot
-left costs a whole VC's long pending tier more than its offers save (docs/measurements.md, "The offer and the
-plan compiled").
+**Cost** per offer: one cost floor and the job's utility at its earliest completion, where most offers end
+(:func:`primaldual.dual.reference.cannot_pay`, the offer's own first test); otherwise one call of the compiled
+offer (:func:`primaldual.oasis.lr.reference.offer`: the subroutine's search, usually cut short by the cost floor,
+the deadline and the block search over the slots up to it); on a failed block search, one block search per
+movable block for the re-pack. The utility is read from the job's values from its arrival on, one vector call
+per job (:meth:`primaldual.oasis.lr.state.JobTables.utility_window`).
 """
 
 from __future__ import annotations
@@ -151,7 +150,7 @@ def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: 
     floor = cost_floor_of(instance.jobs[i], remaining, least, slot) if slot < instance.horizon else 0.0
     most = min(instance.jobs[i].chunks, remaining)
     head = min(earliest_completion(remaining, most) + 1, instance.horizon - slot)
-    if cannot_pay(utility_from(instance.jobs[i], slot, head), remaining, most, floor):
+    if cannot_pay(tables.utility_window(i, slot, head), remaining, most, floor):
         # offer's first answer, read from the utility up to the earliest completion: the window's first values
         return NO_OFFER, 0.0, -1, 0.0, None, 0.0, 0.0
     job = offered_job(tables, i, slot, remaining, settings.restart_cost)
@@ -183,9 +182,8 @@ def forget_offers(state: LrState, slot: int) -> None:
 
 def offered_job(tables: JobTables, i: int, slot: int, remaining: int, restart_cost: float) -> OfferedJob:
     """Job ``i`` as :func:`primaldual.oasis.lr.reference.offer` reads it, offered in ``slot`` with ``remaining``
-    worker-slots left: its utility by one numpy call over the slots the offer may read (the values of the job's
-    own calls, bit for bit: the families' formulas are elementwise, :class:`primaldual.core.utility.UtilityTable`),
-    ``Z(D)`` from the run's table."""
+    worker-slots left: its utility over the slots the offer may read
+    (:meth:`primaldual.oasis.lr.state.JobTables.utility_window`), ``Z(D)`` from the run's table."""
     job = tables.instance.jobs[i]
     most = int(min(job.chunks, remaining))
     needed = tables.ps_needed_upto(i, most)
@@ -193,7 +191,7 @@ def offered_job(tables: JobTables, i: int, slot: int, remaining: int, restart_co
     slots = tables.instance.horizon - slot
     if block_workers >= 1:  # the deadline reads f at the end of the earliest block, which may pass the horizon
         slots = max(slots, block_length(remaining, block_workers, restart_cost))
-    utility = utility_from(job, slot, slots)
+    utility = tables.utility_window(i, slot, slots)
     return OfferedJob(slot, remaining, Demand(job.worker_demand, job.ps_demand, needed),
                       int(min(needed.max(initial=0), most)), block_workers, utility)
 
@@ -201,12 +199,6 @@ def offered_job(tables: JobTables, i: int, slot: int, remaining: int, restart_co
 def earliest_completion(remaining: int, most: int) -> int:
     """The window slot of the earliest completion, at full speed (``most`` workers) from the offer's slot."""
     return -(-remaining // most) - 1 if most >= 1 else 0
-
-
-def utility_from(job, slot: int, slots: int) -> np.ndarray:
-    """``f(slot + s - a)`` for ``s = 0..slots - 1``, by one numpy call (the job's own values, bit for bit: the
-    families' formulas are elementwise, :class:`primaldual.core.utility.UtilityTable`)."""
-    return np.asarray(job.utility(slot - job.arrival + np.arange(max(slots, 0))), dtype=float)
 
 
 def block_cost(tables: JobTables, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:

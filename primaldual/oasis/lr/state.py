@@ -59,6 +59,24 @@ class JobTables:
     utilities: UtilityTable | None = None
     #: The text of the slot's loops this run executes (:func:`primaldual.oasis.lr.kernel.functions`).
     code: object = None
+    #: Per job offered, its utility from its arrival to the horizon (:meth:`utility_window`).
+    windows: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def utility_window(self, i: int, slot: int, slots: int) -> np.ndarray:
+        """``f_i(slot + s - a_i)`` for ``s = 0..slots - 1``: a view of job ``i``'s values from its arrival to the
+        horizon, computed by one vector call when first read, or past the horizon a call of its own. The same
+        floats as a call over the window alone (the families' formulas are elementwise,
+        :class:`primaldual.core.utility.UtilityTable`). Gain: a whole VC's pending tier is offered again and
+        again, 0.47 million windows on the whole 11cb48 VC (seed 1); memory, at most one float per job-slot."""
+        job = self.instance.jobs[i]
+        start = slot - job.arrival
+        table = self.windows.get(i)
+        if table is None:
+            durations = np.arange(max(self.instance.horizon - job.arrival, 0))
+            table = self.windows[i] = np.asarray(job.utility(durations), dtype=float)
+        if start + slots <= table.shape[0]:
+            return table[start:start + max(slots, 0)]
+        return np.asarray(job.utility(start + np.arange(max(slots, 0))), dtype=float)
 
     def ps_needed_upto(self, i: int, most: int) -> np.ndarray:
         """``Z(D)`` of job ``i`` for ``D = 0..most``: its table, or past the table's cap the full vector call (the
