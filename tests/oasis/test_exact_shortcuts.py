@@ -67,16 +67,21 @@ def _one_present_value(tables, state, slot, i):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), rounds=st.lists(st.tuples(st.lists(st.integers(0, 19), max_size=12),
-                                                              st.lists(st.integers(0, 19), max_size=4)),
+                                                              st.lists(st.integers(0, 19), max_size=4),
+                                                              st.sampled_from(["own", "urgency", "steep"])),
                                                     min_size=1, max_size=4))
 def test_present_values_kept_for_the_slot_are_each_job_s_own(seed, rounds):
-    """Rankings of overlapping job sets in one slot, the work left of some jobs changing between them: every
-    figure is the job's own, computed alone, bit for bit (kept ones included)."""
+    """Rankings of overlapping job sets in one slot, the work left of some jobs changing and the policy switching
+    between them (the lookahead's policies share the discount; "steep" has another): every figure is the job's
+    own, computed alone under the policy set, bit for bit (kept ones included)."""
     instance = generate("small", seed, jobs=20)
     scheduler = make_scheduler("oasis-lr")
     scheduler.start(instance)
     tables, state = scheduler.tables, scheduler.state
-    for candidates, changed in rounds:
+    own = state.policy
+    policies = {"own": own, "urgency": own.changed({"order": "urgency"}), "steep": own.changed({"discount_rate": 0.5})}
+    for candidates, changed, name in rounds:
+        state.set_policy(name, policies[name])
         for i in changed:
             state.work_left[i] = max(state.work_left[i] - 1.5, 0.0)
         value, density = present_values(tables, state, 3, candidates)

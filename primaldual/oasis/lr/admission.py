@@ -141,7 +141,7 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
 def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int, remaining: int) -> tuple:
     """The offer of job ``i`` with ``remaining`` worker-slots in ``slot`` up to its block, at the state's prices
     (brought up to date here): ``(status, mu, deadline, target)`` as :func:`primaldual.oasis.lr.reference.offer` gives
-    them, then the block, what the job earns if it ends with the block and what the block pays at ``prices``
+    them, then the block, what the job earns if it ends with the block and what the block pays at these prices
     (None, 0.0, 0.0 without a block). The last two are functions of the key as well (the prices are of the
     ledger's amounts and the floor), so a kept answer spares the payoff test's utility and block cost."""
     instance = tables.instance
