@@ -223,8 +223,7 @@ class LrState:
                        present=None)
 
     def set_policy(self, name: str, policy: Policy) -> None:
-        if policy.discount_rate != self.policy.discount_rate:
-            self.present = None  # present values depend on the policy's discount, and on nothing else of it
+        self.present = None  # present values depend on the policy's discount
         self.policy_name, self.policy = name, policy
 
     # ------------------------------------------------------------------------------------------ prices
