@@ -49,3 +49,28 @@ def test_the_window_is_computed_once_per_job_and_read_as_a_view():
     assert tables.utility_window(0, 5, 2).base is tables.windows[0]
     beyond = tables.utility_window(0, 9, 8)  # past the horizon: a call of its own, the same values where they meet
     assert beyond.base is not tables.windows[0] and beyond[:3].tobytes() == tables.windows[0][7:].tobytes()
+
+
+def test_a_run_keeps_the_windows_of_its_pending_jobs_only_and_the_same_schedule(monkeypatch):
+    from primaldual.core.files import schedule_to_dict
+    from primaldual.core.generate import generate
+    from primaldual.oasis.lr.state import JobTables
+    from primaldual.simulation.simulator import simulate
+
+    instance = generate("small", 5, jobs=30)
+    held = []
+    scheduler = make_scheduler("oasis-lr")
+    offer = scheduler._offer
+
+    def checked(slot):
+        offer(slot)
+        assert set(scheduler.tables.windows) <= set(scheduler.state.pending)
+        held.append(len(scheduler.tables.windows))
+
+    scheduler._offer = checked
+    kept = simulate(instance, scheduler, restart_cost=0.1)
+    assert max(held) > 0 and held[-1] < max(held)
+    monkeypatch.setattr(JobTables, "keep_windows", lambda self, pending: None)  # every window kept, as before
+    every = simulate(instance, make_scheduler("oasis-lr"), restart_cost=0.1)
+    assert schedule_to_dict(kept.schedule) == schedule_to_dict(every.schedule)
+    assert kept.metrics.utility == every.metrics.utility

@@ -130,6 +130,7 @@ class OasisLrScheduler(OnlineScheduler):
     def _offer(self, slot: int) -> None:
         # Through the attribute at call time: a bench or a test may wrap ``_admit`` on this object.
         offer_pending(self.settings, self.tables, self.state, slot, self._admit)
+        self.tables.keep_windows(self.state.pending)
 
     def _admit(self, slot: int, i: int) -> bool:
         return admit_job(self.settings, self.tables, self.state, self.record, slot, i)
