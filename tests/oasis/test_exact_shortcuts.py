@@ -106,11 +106,11 @@ def test_fit_counts_are_the_least_over_resources_one_at_a_time(seed, shape, limi
     assert got.dtype == np.int64 and np.array_equal(got, expected.astype(np.int64))
 
 
-def _plan_every_job(restart_cost, tables, state, slot, order, free, blocks, stable):
+def _plan_every_job(settings, tables, state, slot, order, free, blocks, stable):
     """The plan as the numpy programme the compiled loops replaced (:mod:`primaldual.simulation.placement`'s
     first fit and ``grow``), every job of ``order`` visited (no profile skipped once it found no room): with the
     re-plan's caps, a capped pass, then the jobs still without workers."""
-    out = dict(blocks)
+    out, restart_cost = dict(blocks), settings.restart_cost
     guided = state.policy.order == execution.PLAN_ORDER and state.guide is not None
     caps = state.guide.caps(slot) if guided else None
 
@@ -218,7 +218,7 @@ def test_a_running_block_still_grows_after_every_profile_found_no_room():
         free = FreeCapacity(instance.cluster)
         block = Allocation(np.array([1]), np.array([1]))
         free.take(jobs[0], block)
-        plans.append(planner(0.0, scheduler.tables, scheduler.state, 0, [1, 0], free, {0: block}, False))
+        plans.append(planner(scheduler.settings, scheduler.tables, scheduler.state, 0, [1, 0], free, {0: block}, False))
     assert plans[0].keys() == plans[1].keys() == {0}
     assert int(plans[0][0].workers.sum()) == int(plans[1][0].workers.sum()) == 2  # Z(3) = 2 does not fit
 
@@ -251,9 +251,9 @@ def test_urgency_keys_are_each_job_s_own_utility_calls(monkeypatch, cost):
     checked = []
     vector = order.urgency_keys
 
-    def both(tables, state, restart_cost, slot, candidates):
-        keys = vector(tables, state, restart_cost, slot, candidates)
-        assert np.array_equal(keys, _urgency_by_each_job(tables, state, restart_cost, slot, candidates))
+    def both(settings, tables, state, slot, candidates):
+        keys = vector(settings, tables, state, slot, candidates)
+        assert np.array_equal(keys, _urgency_by_each_job(tables, state, settings.restart_cost, slot, candidates))
         checked.append(len(candidates))
         return keys
 

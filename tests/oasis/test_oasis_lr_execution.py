@@ -39,13 +39,13 @@ def test_a_block_runs_only_the_workers_that_finish_its_job_in_its_last_slot():
     blocks = {0: placement}
     free = FreeCapacity(instance.cluster)
     free.take(instance.jobs[0], placement)
-    finish_blocks(0.1, scheduler.tables, state, 3, blocks, free)
+    finish_blocks(scheduler.settings, scheduler.tables, state, 3, blocks, free)
     assert blocks[0].workers.tolist() == [2] and blocks[0].parameter_servers.tolist() == [1]
     assert free.worker[0, 0] == pytest.approx(2.0)
     # 3.7 worker-slots left: 4 kept workers are needed (a trim to 4 / 0.9 -> 5 would not be a trim).
     state.work_left = np.array([3.7])
     blocks = {0: placement}
-    finish_blocks(0.1, scheduler.tables, state, 3, blocks, FreeCapacity(instance.cluster))
+    finish_blocks(scheduler.settings, scheduler.tables, state, 3, blocks, FreeCapacity(instance.cluster))
     assert blocks[0] is placement
 
 

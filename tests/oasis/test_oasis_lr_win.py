@@ -146,14 +146,14 @@ def test_urgency_keys_by_hand_with_restarts_and_the_horizon():
     scheduler.start(instance)
     unit = scheduler.tables.unit
     assert unit[0] == unit[1] > 0
-    keys = urgency_keys(scheduler.tables, scheduler.state, scheduler.settings.restart_cost, 0, [0, 1])
+    keys = urgency_keys(scheduler.settings, scheduler.tables, scheduler.state, 0, [0, 1])
     assert keys[0] * unit[0] == pytest.approx(100.0 / 1.04 / 2)
     assert keys[1] * unit[1] == pytest.approx(40.0 / 1.02 + 20.0)
     scheduler.set_restart_cost(0.1)  # d: ceil(2 + 0.1) = 3 and ceil(1 + 0.1) = 2
-    keys = urgency_keys(scheduler.tables, scheduler.state, scheduler.settings.restart_cost, 0, [0, 1])
+    keys = urgency_keys(scheduler.settings, scheduler.tables, scheduler.state, 0, [0, 1])
     assert keys[0] * unit[0] == pytest.approx(100.0 / 1.06 / 2)
     assert keys[1] * unit[1] == pytest.approx(20.0 / 1.04 + 20.0)
-    keys = urgency_keys(scheduler.tables, scheduler.state, scheduler.settings.restart_cost, 3, [0])  # d = 3, completion 5 = T - 1: one more slot misses the horizon
+    keys = urgency_keys(scheduler.settings, scheduler.tables, scheduler.state, 3, [0])  # d = 3, completion 5 = T - 1: one more slot misses the horizon
     assert keys[0] * unit[0] == pytest.approx((100.0 / 1.06 + 100.0) / 2)
 
 

@@ -116,8 +116,7 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
         return False
     if status == NO_BLOCK and settings.repack:
         prices = state.prices(tables.constants, slot)  # the ledger's before the re-pack replaces it
-        block = repack(state, settings.restart_cost, slot, i, remaining, deadline,
-                       first_block_slot(settings.immediate_blocks, slot))
+        block = repack(settings, state, slot, i, remaining, deadline)
         if block is not None:
             value = float(offered_job(tables, i, slot, remaining, settings.restart_cost).utility[block.last - slot])
             cost = block_cost(tables, block, *prices)
@@ -213,11 +212,12 @@ def block_cost(tables: JobTables, block: Reservation, worker_prices: np.ndarray,
                  + (unit_prices(ps_prices[window], job.ps_demand) @ block.parameter_servers).sum())
 
 
-def repack(state: LrState, restart_cost: float, slot: int, i: int, remaining: int, deadline: int,
-           earliest: int) -> Reservation | None:
+def repack(settings: LrSettings, state: LrState, slot: int, i: int, remaining: int,
+           deadline: int) -> Reservation | None:
     """Re-place every block that has not started, and job ``i``'s, latest deadline first (module docstring);
     adopt the new ledger only if every one of them fits. Moves cost nothing: a block that has not started
     restarts anyway and its length includes that restart."""
+    earliest = first_block_slot(settings.immediate_blocks, slot)
     state.repacks.tried += 1
     trial = state.ledger.copy()
     movable = [j for j, r in trial.reservations.items() if r.first > slot]
@@ -228,7 +228,7 @@ def repack(state: LrState, restart_cost: float, slot: int, i: int, remaining: in
     limits = {j: state.deadlines[j] for j in movable}
     limits[i] = deadline
     for j in sorted(work, key=lambda j: (-limits[j], j)):
-        block = trial.find_block(j, work[j], earliest if j == i else slot, limits[j], restart_cost)
+        block = trial.find_block(j, work[j], earliest if j == i else slot, limits[j], settings.restart_cost)
         if block is None:
             return None
         trial.add(block)

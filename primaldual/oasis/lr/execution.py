@@ -68,20 +68,20 @@ def prepare_slot(settings: LrSettings, tables: JobTables, state: LrState, slot: 
     """The part of a slot no policy changes: the work left, the offers, the blocks trimmed and checked, and
     the blocks that run with the capacity they leave free. A policy reads none of it before its plan (the
     offers rank by present value, whose discount no policy changes), which the rollout relies on."""
-    instance, restart_cost = tables.instance, settings.restart_cost
+    instance = tables.instance
     state.work_left = np.minimum(state.work_left, np.asarray(ceiling, dtype=float))
     state.remaining = np.maximum(np.ceil(state.work_left - WORK_EPSILON), 0).astype(np.int64)
     if instance.arrivals.size and slot not in state.arrival_slots:
         offer(slot)  # the pending tier is re-offered every slot
-    trim_blocks(state, restart_cost, slot)
-    check_promises(state, restart_cost, slot, name)
+    trim_blocks(settings, state, slot)
+    check_promises(settings, state, slot, name)
     ledger = state.ledger
     blocks = {i: Allocation(r.workers.copy(), r.parameter_servers.copy())
               for i, r in ledger.reservations.items() if r.covers(slot)}
     free = FreeCapacity(instance.cluster)
     free.worker -= ledger.worker_used[slot]
     free.ps -= ledger.ps_used[slot]
-    finish_blocks(restart_cost, tables, state, slot, blocks, free)
+    finish_blocks(settings, tables, state, slot, blocks, free)
     return blocks, free
 
 
@@ -90,16 +90,16 @@ def policy_plan(settings: LrSettings, tables: JobTables, state: LrState, slot: i
     """The slot's allocations under ``state``'s policy (its order, and under restart costs its plan), from the
     prepared ``blocks`` and ``free`` (neither changed)."""
     restart_cost = settings.restart_cost
-    order, values = growth_order(tables, state, restart_cost, settings.pending_tier, slot, blocks)
+    order, values = growth_order(settings, tables, state, slot, blocks)
     plan = state.policy.plan
     if restart_cost > 0 and order and plan == "stable":
-        return plan_slot(restart_cost, tables, state, slot, order, free.copy(), blocks, stable=True)
-    out = plan_slot(restart_cost, tables, state, slot, order, free.copy(), blocks, stable=False)
+        return plan_slot(settings, tables, state, slot, order, free.copy(), blocks, stable=True)
+    out = plan_slot(settings, tables, state, slot, order, free.copy(), blocks, stable=False)
     if restart_cost > 0 and order and plan == "best":
-        stable = plan_slot(restart_cost, tables, state, slot, order, free.copy(), blocks, stable=True)
+        stable = plan_slot(settings, tables, state, slot, order, free.copy(), blocks, stable=True)
         # Ties go to the stable plan: the same value with fewer restarts.
-        if plan_value(restart_cost, state, slot, stable, values) >= \
-                plan_value(restart_cost, state, slot, out, values) - 1e-12:
+        if plan_value(settings, state, slot, stable, values) >= \
+                plan_value(settings, state, slot, out, values) - 1e-12:
             out = stable
     return out
 
@@ -107,10 +107,10 @@ def policy_plan(settings: LrSettings, tables: JobTables, state: LrState, slot: i
 def finish_slot(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
                 out: dict[int, Allocation]) -> None:
     """The slot's allocations ``out`` applied: the work they do, the placements kept, the blocks trimmed."""
-    account(settings.restart_cost, state, slot, out)
+    account(settings, state, slot, out)
     state.previous = {i: (slot, a) for i, a in out.items()}
     if slot + 1 < tables.instance.horizon:
-        trim_blocks(state, settings.restart_cost, slot + 1)  # the next slot's arrivals are offered before its allocate
+        trim_blocks(settings, state, slot + 1)  # the next slot's arrivals are offered before its allocate
 
 
 def same_plan(one: dict[int, Allocation], other: dict[int, Allocation]) -> bool:
@@ -126,9 +126,9 @@ def running(state: LrState, slot: int, i: int, r: Reservation) -> bool:
     return r.first < slot or (r.first == slot and state.kept(slot, i, Allocation(r.workers, r.parameter_servers)))
 
 
-def trim_blocks(state: LrState, restart_cost: float, slot: int) -> None:
+def trim_blocks(settings: LrSettings, state: LrState, slot: int) -> None:
     """Shrink every block to the remaining work: later start if not started, earlier end if running."""
-    ledger = state.ledger
+    ledger, restart_cost = state.ledger, settings.restart_cost
     for i, r in list(ledger.reservations.items()):
         if not running(state, slot, i, r):
             k = block_length(state.remaining[i], r.size, restart_cost)
@@ -137,7 +137,7 @@ def trim_blocks(state: LrState, restart_cost: float, slot: int) -> None:
             ledger.release_after(i, slot + block_length(state.remaining[i], r.size, 0.0) - 1)
 
 
-def check_promises(state: LrState, restart_cost: float, slot: int, name: str) -> None:
+def check_promises(settings: LrSettings, state: LrState, slot: int, name: str) -> None:
     """Raise :class:`PromiseBroken` if a promised job's block no longer covers its remaining work by its deadline."""
     for i, deadline in state.deadlines.items():
         if i in state.done:
@@ -147,7 +147,7 @@ def check_promises(state: LrState, restart_cost: float, slot: int, name: str) ->
         if need <= WORK_EPSILON:
             continue
         on = r is not None and running(state, slot, i, r)
-        if r is None or r.last > deadline or r.supply(slot, restart_cost, on) < need - WORK_EPSILON:
+        if r is None or r.last > deadline or r.supply(slot, settings.restart_cost, on) < need - WORK_EPSILON:
             raise PromiseBroken(f"{name}: slot {slot}, job {i}: the ledger no longer covers its "
                                 f"{need:g} worker-slots by its deadline {deadline}")
 
@@ -155,38 +155,40 @@ def check_promises(state: LrState, restart_cost: float, slot: int, name: str) ->
 # ------------------------------------------------------------------------------------------ accounts
 
 
-def supplied(restart_cost: float, state: LrState, slot: int, i: int, allocation: Allocation) -> float:
+def supplied(settings: LrSettings, state: LrState, slot: int, i: int, allocation: Allocation) -> float:
     """Worker-slots ``allocation`` supplies job ``i`` in ``slot`` (the simulator's restart rule)."""
+    restart_cost = settings.restart_cost
     workers = float(allocation.workers.sum())
     # Without restart costs both cases are the same float (x * 1.0 is x), so no placement is compared.
     return workers if restart_cost == 0 or state.kept(slot, i, allocation) else workers * (1.0 - restart_cost)
 
 
-def account(restart_cost: float, state: LrState, slot: int, out: dict[int, Allocation]) -> None:
+def account(settings: LrSettings, state: LrState, slot: int, out: dict[int, Allocation]) -> None:
     """Apply this slot's work to the remaining work the way the simulator will, so that arrivals in the next
     slot, which come before its ``allocate``, see current figures."""
     work_left = state.work_left
     for i, allocation in out.items():
-        work_left[i] = max(work_left[i] - supplied(restart_cost, state, slot, i, allocation), 0.0)
+        work_left[i] = max(work_left[i] - supplied(settings, state, slot, i, allocation), 0.0)
     state.remaining = np.maximum(np.ceil(work_left - WORK_EPSILON), 0).astype(np.int64)
 
 
-def plan_value(restart_cost: float, state: LrState, slot: int, plan: dict[int, Allocation],
+def plan_value(settings: LrSettings, state: LrState, slot: int, plan: dict[int, Allocation],
                values: dict[int, float]) -> float:
     """``sum_i PV_i min(s_i, W_i) / W_i`` (module docstring)."""
     total = 0.0
     for i, allocation in plan.items():
         if i in values and state.work_left[i] > WORK_EPSILON:
-            done = min(supplied(restart_cost, state, slot, i, allocation), float(state.work_left[i]))
+            done = min(supplied(settings, state, slot, i, allocation), float(state.work_left[i]))
             total += values[i] * done / float(state.work_left[i])
     return total
 
 
-def finish_blocks(restart_cost: float, tables: JobTables, state: LrState, slot: int,
+def finish_blocks(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
                   blocks: dict[int, Allocation], free: FreeCapacity) -> None:
     """A block that holds more workers than its job needs to finish in this slot runs only those (restart
     loss included: trimming changes the placement) and frees the rest for others in this slot. The job
     completes in this slot either way, so its promise is untouched."""
+    restart_cost = settings.restart_cost
     for i, allocation in blocks.items():
         left = float(state.work_left[i])
         size = int(allocation.workers.sum())
@@ -205,7 +207,7 @@ def finish_blocks(restart_cost: float, tables: JobTables, state: LrState, slot: 
 # ------------------------------------------------------------------------------------------- plans
 
 
-def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int, order: list[int],
+def plan_slot(settings: LrSettings, tables: JobTables, state: LrState, slot: int, order: list[int],
               free: FreeCapacity, blocks: dict[int, Allocation], stable: bool) -> dict[int, Allocation]:
     """The stable or the fresh plan (module docstring): ``order``'s jobs grown one after another into ``free``
     (taken from it) by the loops of :func:`primaldual.oasis.lr.reference.grow_plan`, added to a copy of
@@ -213,7 +215,7 @@ def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int,
     (:mod:`primaldual.oasis.lr.replan`) cap a first pass."""
     guide = state.guide if state.policy.order == PLAN_ORDER else None
     caps = guide.caps(slot) if guide is not None else None
-    growing = growing_jobs(restart_cost, tables, state, slot, order, caps, stable)
+    growing = growing_jobs(settings, tables, state, slot, order, caps, stable)
     m, servers = len(order), (free.worker.shape[0], free.ps.shape[0])
     plan = Plan(free.worker, free.ps, np.zeros((m, servers[0]), dtype=np.int64),
                 np.zeros((m, servers[1]), dtype=np.int64), np.zeros(m, dtype=bool), np.empty(m, dtype=np.int64),
@@ -222,7 +224,7 @@ def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int,
     for k in running:  # a running block without restart costs: it may grow
         plan.placed[k] = True
         plan.workers[k], plan.parameter_servers[k] = blocks[order[k]].workers, blocks[order[k]].parameter_servers
-    tables.code.grow_plan(tables_for(tables, growing), growing, plan, float(restart_cost), bool(stable),
+    tables.code.grow_plan(tables_for(tables, growing), growing, plan, float(settings.restart_cost), bool(stable),
                           caps is not None)
     out = dict(blocks)
     for k in running + plan.sequence[:plan.count[0]].tolist():
@@ -230,12 +232,13 @@ def plan_slot(restart_cost: float, tables: JobTables, state: LrState, slot: int,
     return out
 
 
-def growing_jobs(restart_cost: float, tables: JobTables, state: LrState, slot: int, order: list[int],
+def growing_jobs(settings: LrSettings, tables: JobTables, state: LrState, slot: int, order: list[int],
                  caps: dict[int, int] | None, stable: bool) -> Growing:
     """What :func:`primaldual.oasis.lr.reference.grow_plan` reads of ``order``'s jobs: the workers that finish each
     in the slot (more would idle; ``ceil(W_i / (1 - F))`` under restart costs), the caps, and in a stable plan
     the placements of the slot before and of the reservations."""
     jobs = np.array(order, dtype=np.int64)
+    restart_cost = settings.restart_cost
     left = state.work_left[jobs] / ((1.0 - restart_cost) if restart_cost > 0 else 1.0)
     most = np.minimum(tables.chunks[jobs], np.maximum(np.ceil(left - WORK_EPSILON), 0)).astype(np.int64)
     # A cap below 0 grows nothing, as 0 does; -1 marks "no cap".

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from primaldual.oasis.ledger import WORK_EPSILON
-from primaldual.oasis.lr.settings import ORDERS, PLAN_ORDER  # noqa: F401 - re-exported
+from primaldual.oasis.lr.settings import ORDERS, PLAN_ORDER, LrSettings  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LrState, PresentValues
 
 
@@ -75,14 +75,14 @@ def by_key(jobs: list[int], key: np.ndarray) -> list[int]:
     return array[np.lexsort((array, -np.asarray(key, dtype=float)))].tolist()
 
 
-def urgency_keys(tables: JobTables, state: LrState, restart_cost: float, slot: int,
+def urgency_keys(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
                  candidates: list[int]) -> np.ndarray:
     """``k_i`` of the module docstring for each of ``candidates``."""
     instance = tables.instance
     jobs = np.asarray(candidates, dtype=np.int64)
     remaining = np.maximum(state.work_left[jobs], 1e-9)
     running = np.array([state.previous.get(i, (-2,))[0] == slot - 1 for i in candidates], dtype=bool)
-    restart = np.where(running, 0.0, restart_cost)
+    restart = np.where(running, 0.0, settings.restart_cost)
     needed = np.maximum(np.ceil(remaining / tables.chunks[jobs] + restart - WORK_EPSILON), 1).astype(np.int64)
     completion = slot + needed - 1
     # One vector call per utility family: the values of the jobs' own calls, bit for bit (UtilityTable).
@@ -122,12 +122,12 @@ def guided(guide, slot: int, order: list[int]) -> list[int]:
     return [order[k] for k in ranked.tolist()]
 
 
-def growth_order(tables: JobTables, state: LrState, restart_cost: float, pending_tier: bool, slot: int,
+def growth_order(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
                  blocks: dict) -> tuple[list[int], dict[int, float]]:
     """The jobs that grow into the free capacity, in the policy's order: admitted jobs outside their block
     and pending jobs (and, without restart costs, running blocks); and each one's present value."""
-    candidates = [i for i in state.deadlines if i not in state.done and (i not in blocks or restart_cost == 0)]
-    if pending_tier:
+    candidates = [i for i in state.deadlines if i not in state.done and (i not in blocks or settings.restart_cost == 0)]
+    if settings.pending_tier:
         candidates += [i for i in state.pending if i not in blocks]
     if not candidates:
         return [], {}
@@ -137,7 +137,7 @@ def growth_order(tables: JobTables, state: LrState, restart_cost: float, pending
     rule = state.policy.order
     if rule == PLAN_ORDER:
         return guided(state.guide, slot, order), values
-    urgency = urgency_keys(tables, state, restart_cost, slot, order) if rule == "urgency" and len(order) > 1 \
+    urgency = urgency_keys(settings, tables, state, slot, order) if rule == "urgency" and len(order) > 1 \
         else None
     return rerank(rule, order, values, state.work_left, urgency), values
 
