@@ -104,3 +104,20 @@ def test_the_answers_of_past_slots_are_dropped():
     admission.forget_offers(state, 5)
     assert sorted(state.offers) == [5, 6]
     assert state.copy().offers is state.offers  # twins share the answers
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_an_arrival_that_changes_the_floor_drops_the_answers_keyed_by_the_old_one(changed):
+    from primaldual.oasis.learned_floor import PriceFloor
+
+    scheduler = make_scheduler("oasis-lr", lookahead=False)
+    scheduler.start(INSTANCE)
+    slot, n = int(INSTANCE.arrivals[0]), INSTANCE.cluster.n_resources
+    old = scheduler.state.floor.values
+    scheduler.state.offers[slot + 1] = {(0, 1, 0, old): "kept"}
+    new = PriceFloor(np.full(n, 0.5 if changed else 0.0), np.zeros(n))
+    scheduler.learner.update = lambda at: new
+    scheduler.on_arrival(slot, [int(i) for i in np.flatnonzero(INSTANCE.arrivals == slot)])
+    assert ((0, 1, 0, old) in scheduler.state.offers.get(slot + 1, {})) == (not changed)
+    if changed:  # the offers of the arrival are keyed by the new floor
+        assert all(key[3] == new.values for answers in scheduler.state.offers.values() for key in answers)

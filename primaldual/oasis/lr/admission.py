@@ -48,7 +48,9 @@ it runs). The ledger's amounts enter the key by a token (:attr:`primaldual.oasis
 them to the bit, so an answer is taken only where the offer would give it. **Gain**: ee9e8c's busiest week
 (seed 1) 16.2 s to 11.6 s, the 11cb48 week 8.1 s to 6.6 s, with 4c6ee6b's smaller changes (best of three;
 ``docs/measurements.md``, "Offers answered once per key"); keeping the block's utility and cost, 12.0 s to
-10.9 s on ee9e8c's week (``examples/kernel_floor.py``: 68,893 block costs to 23,610).
+10.9 s on ee9e8c's week (``examples/kernel_floor.py``: 68,893 block costs to 23,610). Answers are dropped with
+their slot (:func:`forget_offers`), and all of them when an arrival batch changes the floor, which every key
+holds: at most 32,203 answers kept at once on the whole 11cb48 VC (seed 1), not 61,637 (225 MiB, not 236).
 
 **Cost** per offer: one cost floor and the job's utility at its earliest completion, where most offers end
 (:func:`primaldual.dual.reference.cannot_pay`, the offer's own first test); otherwise one call of the compiled

@@ -121,7 +121,9 @@ class OasisLrScheduler(OnlineScheduler):
         state, settings = self.state, self.settings
         state.pending.extend(jobs)
         if settings.learned_floor:
-            state.floor = self.learner.update(slot)
+            before, state.floor = state.floor.values, self.learner.update(slot)
+            if state.floor.values != before:
+                state.offers.clear()  # every kept answer is keyed by the floor before: none is read again
             self.record.see_floor(state.floor)
         if settings.lookahead:  # before the offers: the twins make them under their own policy
             choose_policy(settings, self.tables, state, slot, self.lookahead_counts, self.name)
