@@ -50,7 +50,8 @@ them to the bit, so an answer is taken only where the offer would give it. **Gai
 ``docs/measurements.md``, "Offers answered once per key"); keeping the block's utility and cost, 12.0 s to
 10.9 s on ee9e8c's week (``examples/kernel_floor.py``: 68,893 block costs to 23,610). Answers are dropped with
 their slot (:func:`forget_offers`), and all of them when an arrival batch changes the floor, which every key
-holds: at most 32,203 answers kept at once on the whole 11cb48 VC (seed 1), not 61,637 (225 MiB, not 236).
+holds (:func:`set_floor`): at most 32,203 answers kept at once on the whole 11cb48 VC (seed 1), not 61,637
+(225 MiB, not 236).
 
 **Cost** per offer: one cost floor and the job's utility at its earliest completion, where most offers end
 (:func:`primaldual.dual.reference.cannot_pay`, the offer's own first test); otherwise one call of the compiled
@@ -175,6 +176,14 @@ def offer_key(state: LrState, i: int, remaining: int) -> tuple:
     return i, remaining, state.ledger.token, state.floor.values
 
 
+def set_floor(state: LrState, floor) -> None:
+    """The run's learned floor set to ``floor``; if its values changed, every kept answer goes: its key holds the
+    floor before (:func:`offer_key`), so none could be read again."""
+    if floor.values != state.floor.values:
+        state.offers.clear()
+    state.floor = floor
+
+
 def forget_offers(state: LrState, slot: int) -> None:
     """Drop the answers of slots before ``slot``: no run or twin offers in them again."""
     for old in [s for s in state.offers if s < slot]:
@@ -240,4 +249,4 @@ def repack(settings: LrSettings, state: LrState, slot: int, i: int, remaining: i
 
 
 __all__ = ["admit_job", "block_cost", "first_block_slot", "forget_offers", "offer_answer", "offer_key",
-           "offer_pending", "offered_job", "repack"]
+           "offer_pending", "offered_job", "repack", "set_floor"]

@@ -48,7 +48,7 @@ from primaldual.oasis import parameter_specs
 from primaldual.oasis.constants import compute_constants
 from primaldual.oasis.learned_floor import FloorLearner
 from primaldual.oasis.ledger import PromiseBroken  # noqa: F401 - re-exported
-from primaldual.oasis.lr.admission import admit_job, forget_offers, offer_pending
+from primaldual.oasis.lr.admission import admit_job, forget_offers, offer_pending, set_floor
 from primaldual.oasis.lr.dual_record import DualRecord, certificate_terms
 from primaldual.oasis.lr.execution import allocate_slot
 from primaldual.oasis.lr.rollout import CHOICES, LOOKAHEAD_BUDGET, ROLLOUT_SLOTS, choose_policy, lookahead_report
@@ -121,9 +121,7 @@ class OasisLrScheduler(OnlineScheduler):
         state, settings = self.state, self.settings
         state.pending.extend(jobs)
         if settings.learned_floor:
-            before, state.floor = state.floor.values, self.learner.update(slot)
-            if state.floor.values != before:
-                state.offers.clear()  # every kept answer is keyed by the floor before: none is read again
+            set_floor(state, self.learner.update(slot))
             self.record.see_floor(state.floor)
         if settings.lookahead:  # before the offers: the twins make them under their own policy
             choose_policy(settings, self.tables, state, slot, self.lookahead_counts, self.name)

@@ -84,10 +84,9 @@ class JobTables:
         """Free the windows of jobs not in ``pending``, the real run's pending tier after its offers: only a pending
         job is offered again, and a twin's pending tier is a part of the run's (rollouts bring no arrivals). On the
         whole 11cb48 VC (seed 1) the windows' peak falls from 14.0 to 6.6 MiB, the run's from 244 to 236 MiB."""
-        if len(self.windows) > len(pending):
-            kept = set(pending)
-            for i in [i for i in self.windows if i not in kept]:
-                del self.windows[i]
+        kept = set(pending)
+        for i in [i for i in self.windows if i not in kept]:
+            del self.windows[i]
 
     def ps_needed_upto(self, i: int, most: int) -> np.ndarray:
         """``Z(D)`` of job ``i`` for ``D = 0..most``: its table, or past the table's cap the full vector call (the
