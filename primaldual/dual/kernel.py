@@ -53,7 +53,7 @@ def compiled(module: types.ModuleType = reference) -> types.SimpleNamespace:
         import numba  # only here: the reference runs without numba's import cost
 
         namespace = dict(vars(module))
-        if hasattr(module, "kernel_globals"):  # Python objects the compiled copy replaces (oasis/lr/blas.py)
+        if hasattr(module, "kernel_globals"):  # Python objects the compiled copy replaces (its callees)
             namespace.update(module.kernel_globals())
         stamp = sources_stamp(module)
         for name in module.KERNEL_FUNCTIONS:
@@ -68,7 +68,7 @@ def compiled(module: types.ModuleType = reference) -> types.SimpleNamespace:
 
 def kernel_sources(module: types.ModuleType) -> list[str]:
     """The files ``module``'s compiled functions may draw code from: its own, and those of the functions and
-    modules its namespace names (for OASiS-LR's slot: the block search, numpy's sums, the dual subroutine)."""
+    modules its namespace names (for OASiS-LR's slot: the block search and the dual subroutine)."""
     files = {module.__file__}
     for value in vars(module).values():
         code = getattr(value, "__code__", None)

@@ -71,7 +71,7 @@ from primaldual.dual.cost_floor import cost_floor_of
 from primaldual.dual.reference import cannot_pay
 from primaldual.dual.subroutine import unit_prices
 from primaldual.oasis.ledger import Reservation, block_length
-from primaldual.oasis.lr import blas, reference
+from primaldual.oasis.lr import reference
 from primaldual.oasis.lr.reference import BLOCK, NO_BLOCK, NO_OFFER, Demand, Market, OfferedJob, OfferRules
 from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.oasis.lr.settings import LrSettings
@@ -212,15 +212,24 @@ def earliest_completion(remaining: int, most: int) -> int:
 
 
 def block_cost(tables: JobTables, block: Reservation, worker_prices: np.ndarray, ps_prices: np.ndarray) -> float:
-    """What ``block`` pays at the cell prices over its slots: by the compiled loops where the run is compiled and
-    they can call numpy's BLAS (:func:`primaldual.oasis.lr.reference.block_cost`, the same float), else by numpy."""
+    """What ``block`` pays at the cell prices over its slots, every sum in index order: by the compiled loops
+    where the run is compiled (:func:`primaldual.oasis.lr.reference.block_cost`), else by numpy's ``cumsum``,
+    which adds in the same order, so both kernels give the same float (tested). Not numpy's ``@``: its BLAS adds
+    in an order of its own, which plain loops cannot reproduce without calling into numpy's private modules."""
     job = tables.instance.jobs[block.job]
-    if tables.code is not reference and blas.available():
+    if tables.code is not reference:
         return tables.code.block_cost(worker_prices, ps_prices, block.first, block.last, job.worker_demand,
                                       job.ps_demand, block.workers, block.parameter_servers)
     window = slice(block.first, block.last + 1)
-    return float((unit_prices(worker_prices[window], job.worker_demand) @ block.workers).sum()
-                 + (unit_prices(ps_prices[window], job.ps_demand) @ block.parameter_servers).sum())
+    return (ordered_cost(unit_prices(worker_prices[window], job.worker_demand), block.workers)
+            + ordered_cost(unit_prices(ps_prices[window], job.ps_demand), block.parameter_servers))
+
+
+def ordered_cost(unit: np.ndarray, counts: np.ndarray) -> float:
+    """``sum_t sum_s unit[t, s] counts[s]``, added in index order (servers, then slots): the order of
+    :func:`primaldual.oasis.lr.reference.pool_cost`'s loops."""
+    per_slot = np.cumsum(unit * counts.astype(np.float64), axis=1)[:, -1]
+    return float(np.cumsum(per_slot)[-1])
 
 
 def repack(settings: LrSettings, state: LrState, slot: int, i: int, remaining: int,

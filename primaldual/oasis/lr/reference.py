@@ -37,15 +37,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-# Names the compiled copy reads as its globals: the dual subroutine's per-server rules, its search and numpy's BLAS.
+# Names the compiled copy reads as its globals: the dual subroutine's per-server rules and its search.
 # Every compiled copy runs in this one namespace, so a name means one function here (``fill`` is the blocks' fill,
 # not the dual subroutine's).
 from primaldual.dual.reference import FIT_TOLERANCE, cannot_pay, search, unit_price, units_that_fit  # noqa: F401
-from primaldual.oasis.lr import blas
 from primaldual.oasis.lr.blocks import (WORK_EPSILON, Demand, Reserved, block_length, block_search, fill,  # noqa: F401
                                         find_block, slot_units, window_minima, window_that_fits)
-from primaldual.oasis.lr.blas import (NO_TRANSPOSE, ROW_MAJOR, block_sum, ddot, dgemv, matrix_vector,  # noqa: F401
-                                      pairwise_sum)
 
 #: A server's units when the demand is zero in every resource (:data:`primaldual.simulation.placement.UNBOUNDED`).
 UNBOUNDED = 1 << 40
@@ -338,43 +335,41 @@ def offer(market: Market, reserved: Reserved, job: OfferedJob, rules: OfferRules
 
 
 def pool_cost(prices: np.ndarray, first: int, last: int, demand: np.ndarray, counts: np.ndarray) -> float:
-    """``(unit_prices(prices[first:last + 1], demand) @ counts).sum()``
-    (:func:`primaldual.dual.subroutine.unit_prices`): what ``counts`` units per server pay over the slots, with
-    numpy's operations in numpy's order (per cell the dual subroutine's :func:`unit_price`, the demanded
-    resources' products added in resource order from 0.0 as ``unit_prices`` adds them; the product by numpy's own
-    BLAS call; numpy's pairwise sum)."""
-    slots, servers = last + 1 - first, prices.shape[1]
-    unit = np.empty((slots, servers))
-    for t in range(slots):
-        for s in range(servers):
-            unit[t, s] = unit_price(prices[first + t], s, demand)
-    per_slot = np.empty(slots)
-    matrix_vector(unit, counts.astype(np.float64), per_slot)
-    return pairwise_sum(per_slot, 0, slots)
+    """What ``counts`` units per server pay over slots ``first..last``: per cell the dual subroutine's
+    :func:`unit_price` (the demanded resources' products added in resource order), times the count, added **in
+    index order**, servers within a slot and then the slots. Index order is the one order numpy also computes
+    (``np.cumsum``, :func:`primaldual.oasis.lr.admission.block_cost`), so this loop and the numpy expression give
+    the same float without calling into numpy's BLAS (whose order is its own, chosen per CPU)."""
+    total = 0.0
+    for t in range(last + 1 - first):
+        per_slot = 0.0
+        for s in range(prices.shape[1]):
+            per_slot += unit_price(prices[first + t], s, demand) * float(counts[s])
+        total += per_slot
+    return total
 
 
 def block_cost(worker_prices: np.ndarray, ps_prices: np.ndarray, first: int, last: int, worker_demand: np.ndarray,
                ps_demand: np.ndarray, workers: np.ndarray, parameter_servers: np.ndarray) -> float:
     """What a block of ``workers`` and ``parameter_servers`` over slots ``first..last`` pays at the cell prices
-    (:func:`primaldual.oasis.lr.admission.block_cost`, bit for bit where :func:`blas.available`)."""
+    (:func:`primaldual.oasis.lr.admission.block_cost`, the same float)."""
     return pool_cost(worker_prices, first, last, worker_demand, workers) + \
         pool_cost(ps_prices, first, last, ps_demand, parameter_servers)
 
 
 def kernel_globals() -> dict:
-    """What the compiled copy calls instead of this module's Python objects: the dual subroutine's compiled search
-    and numpy's BLAS by name."""
+    """What the compiled copy calls instead of this module's Python objects: the dual subroutine's compiled
+    search."""
     from primaldual.dual import kernel, reference
 
-    return {"search": kernel.compiled(reference).search, **(blas.externals() if blas.available() else {})}
+    return {"search": kernel.compiled(reference).search}
 
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
 KERNEL_FUNCTIONS = ("units_that_fit", "unit_price", "cannot_pay", "server_caps", "first_fit", "take", "place_most",
                     "fits", "grow", "keep", "grow_job", "grow_plan",
                     "block_length", "slot_units", "window_minima", "window_that_fits", "fill", "find_block",
-                    "block_search", "latest_deadline", "offer", "matrix_vector", "block_sum", "pairwise_sum",
-                    "pool_cost", "block_cost")
+                    "block_search", "latest_deadline", "offer", "pool_cost", "block_cost")
 
 __all__ = ["BLOCK", "KERNEL_FUNCTIONS", "NO_BLOCK", "NO_LIMIT", "NO_OFFER", "UNBOUNDED", "UNPLACED", "Demand",
            "Growing", "Market", "OfferRules", "OfferedJob", "Plan", "Reserved", "RunJobs", "block_cost", "block_length",
