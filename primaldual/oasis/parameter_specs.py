@@ -41,9 +41,10 @@ OASIS_LR = described("oasis-lr", {
     "plan": "which plan of the free capacity a slot runs under restart costs",
     "lookahead": "choose the execution policy at each arrival batch by a rollout of the known jobs (null: true for "
                  "oasis-lr, false for oasis-p)",
-    "lookahead_budget": "largest live jobs x slots left x policies (job-slots) for which a batch is rolled out",
-    "rollout_slots": "slots a rollout simulates past its arrival batch at most (a longer instance's rollouts stop "
-                     "there)",
+    "lookahead_budget": "largest live jobs x (slots replayed + 1) x policies (job-slots) for which a batch is "
+                        "rolled out",
+    "rollout_slots": "slots a rollout replays exactly past its arrival batch at most; past them a fluid forecast "
+                     "values the jobs still live (primaldual.oasis.lr.forecast)",
     "replan": "add the re-plan (the restart-cost model's LP over the next slots) to the policies the lookahead "
               "compares (primaldual.oasis.lr.replan)",
     "replan_horizon": "the re-plan's window, in slots",

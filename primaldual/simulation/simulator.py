@@ -158,7 +158,8 @@ class ReportedLookahead:
 
     def describe(self) -> str:
         """One line for a table's footer."""
-        reach = "" if self.rollout_slots is None else f", rollouts of at most {self.rollout_slots:,} slots"
+        reach = "" if self.rollout_slots is None else \
+            f", each a replay of at most {self.rollout_slots:,} slots and a fluid forecast past it"
         line = (f"looked ahead at {self.rolled_out} of {self.decisions} arrival batches "
                 f"({self.skipped} skipped over the budget of {self.budget:,} job-slots{reach})")
         if self.replanned is None:

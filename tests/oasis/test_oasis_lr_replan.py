@@ -112,7 +112,7 @@ def test_one_arrival_batch_earns_the_best_twin_with_the_replan(monkeypatch, seed
     instance = generate("small", seed, jobs=12)
     instance = dataclasses.replace(instance, jobs=tuple(dataclasses.replace(j, arrival=1) for j in instance.jobs))
     seen = _scores(monkeypatch)
-    result = simulate(instance, make_scheduler("oasis-lr", replan=True), restart_cost=cost)
+    result = simulate(instance, make_scheduler("oasis-lr", replan=True, rollout_slots=10 ** 6), restart_cost=cost)
     names = [name for name, _ in seen]
     assert REPLAN in names and set(names) <= {*POLICIES, REPLAN}
     others = max(score for name, score in seen if name != REPLAN)

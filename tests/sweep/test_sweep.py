@@ -368,7 +368,7 @@ def test_a_record_from_an_earlier_scheduler_revision_is_recomputed_and_a_current
         assert first.computed == 1
         record = first.records[0]
         assert record["scheduler_revisions"] == {"oasis-lr": scheduler_revision("oasis-lr"), "fifo": 1}
-        assert scheduler_revision("oasis-lr") == 6 and scheduler_revision("oasis-p") == 3
+        assert scheduler_revision("oasis-lr") == 7 and scheduler_revision("oasis-p") == 3
         assert sweep([spec], out, executor=executor, progress=False).computed == 0
 
         old = dict(record)

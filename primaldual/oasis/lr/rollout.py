@@ -29,15 +29,24 @@ the choice wrong; nothing more is claimed. Promises are untouched: a policy only
 the capacity the ledger's blocks leave free (blocks run first), and each twin runs the engine's promise
 check too.
 
-**Length and budget.** A rollout simulates at most ``rollout_slots`` slots past its batch
-(:data:`ROLLOUT_SLOTS`, two weeks of hourly slots): on an instance at most that long every rollout runs to the
-horizon, as Lemma L needs; on a longer one (a whole VC) the twin stops there and scores the jobs that
-completed by then. The cut is a forecast's honest reach: the scheduler knows no arrivals, so a policy's score
-months ahead is not worth what it costs. A rollout simulates each live job in each slot it runs, once per
-policy, so a batch is estimated at ``live jobs x slots rolled out x policies`` *job-slots* (:func:`rollout_work`;
-machine-independent, so a schedule does not depend on the machine's speed); a batch over ``lookahead_budget``
-job-slots (:data:`LOOKAHEAD_BUDGET`) keeps the current policy and is counted as ``skipped``. The measured coverage
-and cost are in ``docs/measurements.md`` ("The lookahead's budget", "Rollouts of a bounded length").
+**A replay, then a forecast** (issue 62). A twin replays the run exactly for at most ``rollout_slots`` slots
+past its batch (:data:`ROLLOUT_SLOTS`); where that reaches the horizon the twin *is* the run, re-offers of
+the pending tier included, and the guarantee above holds. Where it is cut short, the replay leaves the pending
+tier's re-offers to the run (a third to a half of a replayed slot's time) and each policy's score adds a
+**fluid forecast** of the jobs still live at the cut (:func:`primaldual.oasis.lr.forecast.tail_value`: blocks
+first, then the policy's growth order, jobs as rates sharing the pooled cluster, advanced from completion to
+completion). A replay of the first slots decides what a policy does now; the fluid values what it leaves
+behind, which is where the policies' scores part (without it a cut rollout scores only the jobs done by the
+cut, and a short one ranks the policies badly: ``docs/measurements.md``, "The forecast"). On the project's
+design weeks a replay of 8 slots and the fluid choose as the replay to the horizon did, for a fifth to a tenth
+of its work. Nothing is claimed past the replay: the fluid ignores the servers' fragmentation, re-ranking and
+later admissions.
+
+**Budget.** A batch is estimated at ``live jobs x (slots replayed + 1) x policies`` *job-slots*
+(:func:`rollout_work`; the ``+ 1`` is the fluid's at most one event per live job; machine-independent, so a
+schedule does not depend on the machine's speed); a batch over ``lookahead_budget`` job-slots
+(:data:`LOOKAHEAD_BUDGET`) keeps the current policy and is counted as ``skipped``. The measured coverage and
+cost are in ``docs/measurements.md`` ("The forecast").
 """
 
 from __future__ import annotations
@@ -50,6 +59,7 @@ import numpy as np
 
 from primaldual.oasis.ledger import WORK_EPSILON
 from primaldual.oasis.lr.admission import admit_job, offer_pending
+from primaldual.oasis.lr.forecast import tail_value
 from primaldual.oasis.lr.execution import finish_slot, policy_plan, prepare_slot, same_plan
 from primaldual.oasis.lr.replan import REPLAN_CELLS, REPLAN_MARGIN, Guide, replan_cells, replan_guide
 from primaldual.oasis.lr.settings import PLAN_ORDER, SETTINGS, LrSettings, Policy  # noqa: F401 - re-exported
@@ -95,9 +105,10 @@ def candidate_policies(own: Policy, restart_cost: float) -> list[str]:
 
 #: The default ``lookahead_budget``, in job-slots (:func:`rollout_work`).
 LOOKAHEAD_BUDGET = 150_000
-#: The default ``rollout_slots``: two weeks of hourly slots, so that every instance the lookahead covered
-#: before revision 6 (horizon at most 336, as week-long trace windows and ``paper``) is rolled out as before.
-ROLLOUT_SLOTS = 336
+#: The default ``rollout_slots``: the slots a twin replays exactly before the fluid forecast takes over. On the
+#: design weeks (three Philly VCs' busiest, seed 1, F = 0 and 0.1) 8 chose as the replay to the horizon in every
+#: case and 4 did not (``docs/measurements.md``, "The forecast").
+ROLLOUT_SLOTS = 8
 
 
 def rollout_end(settings: LrSettings, horizon: int, slot: int) -> int:
@@ -106,8 +117,8 @@ def rollout_end(settings: LrSettings, horizon: int, slot: int) -> int:
 
 
 def rollout_work(live: int, slots: int, policies: int) -> int:
-    """The job-slots a batch's rollouts simulate at most: each live job in each slot rolled out, per policy."""
-    return live * slots * policies
+    """``live x (slots + 1) x policies``: each live job per slot replayed and per fluid event, per policy."""
+    return live * (slots + 1) * policies
 
 
 def choose_policy(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
@@ -177,18 +188,25 @@ def rollouts(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
     differ. Each twin's run is the run it would have alone, step for step, so its score is the same float.
     On a Philly week 45% of the other policies' rolled-out slots are shared this way (``docs/measurements.md``,
     "OASiS-LR's slot compiled")."""
-    run = _Rollouts(settings, tables, members, slot, name, NoRecord(), [0.0] * len(members))
+    end = rollout_end(settings, tables.instance.horizon, slot)
+    # To the horizon the twin is the run, re-offers included (Lemma L); cut short it is a forecast, and the
+    # pending tier's re-offers (a third to a half of a rollout's time) are left to the run.
+    reoffer = end == tables.instance.horizon
+    run = _Rollouts(settings, tables, members, slot, name, NoRecord(), [0.0] * len(members), reoffer)
     _offer(run, state, slot)
     # Later slots re-offer the pending tier, as the real run does outside arrival slots.
     state.arrival_slots = frozenset(a for a in state.arrival_slots if a <= slot)
     groups = [(state, list(range(len(members))), 0.0)]
-    for s in range(slot, rollout_end(settings, tables.instance.horizon, slot)):
+    for s in range(slot, end):
         groups = [split for group in groups for split in _step(run, group, s)]
         if not groups:
             break
-    for _, group, score in groups:
+    for shared, group, score in groups:
         for m in group:
             run.scores[m] = score
+            shared.set_policy(members[m].name, members[m].policy)
+            shared.guide = members[m].guide
+            run.scores[m] += tail_value(settings, tables, shared, end)
     return run.scores
 
 
@@ -203,11 +221,18 @@ class _Rollouts:
     name: str
     record: NoRecord
     scores: list[float]
+    #: Whether later slots re-offer the pending tier, as the run does (only for a rollout to the horizon).
+    reoffer: bool
 
 
 def _offer(run: _Rollouts, state: LrState, slot: int) -> None:
     offer_pending(run.settings, run.tables, state, slot,
                   lambda s, i: admit_job(run.settings, run.tables, state, run.record, s, i))
+
+
+def _reoffer(run: _Rollouts, state: LrState):
+    """What a rolled-out slot outside the batch's offers: the pending tier as the run does, or nothing."""
+    return (lambda s: _offer(run, state, s)) if run.reoffer else (lambda s: None)
 
 
 def _step(run: _Rollouts, group: tuple[LrState, list[int], float], slot: int) -> list[tuple]:
@@ -221,7 +246,7 @@ def _step(run: _Rollouts, group: tuple[LrState, list[int], float], slot: int) ->
         return []
     # What the simulator would report as remaining work: the ceiling of the exact figure.
     blocks, free = prepare_slot(settings, tables, shared, slot, np.ceil(shared.work_left - WORK_EPSILON),
-                                lambda s: _offer(run, shared, s), run.name)
+                                _reoffer(run, shared), run.name)
     plans: list[tuple[dict, list[int], list[int]]] = []
     for m in members:
         shared.set_policy(run.members[m].name, run.members[m].policy)

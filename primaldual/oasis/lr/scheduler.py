@@ -67,7 +67,7 @@ class OasisLrScheduler(OnlineScheduler):
     name = "oasis-lr"
     provable = False
     PARAMETER_SPECS = parameter_specs.OASIS_LR
-    revision = 6  # what each revision changed: proofs/oasis-lr.md, "Revisions"
+    revision = 7  # what each revision changed: proofs/oasis-lr.md, "Revisions"
 
     def __init__(self, delta: float = 0.2, window: int = 30, eta: float = 0.05, rule: str = "density",
                  learned_floor: bool = True, pending: bool = True, repack: bool | None = None,
