@@ -55,8 +55,10 @@ def run(args) -> int:
     from primaldual.sweep import dask_executor
 
     from primaldual.commands._config import apply_config
+    from primaldual.commands._flags import check_parsed
 
     args = apply_config(args, args.parser)
+    check_parsed("reproduce", args.parser, args)  # the experiment file's values have the flags' ranges and paths
     if not args.out:
         raise InputError("--out: required (the output directory), on the command line or as out = \"DIR\" in "
                          "--config")
