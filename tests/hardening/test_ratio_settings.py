@@ -56,3 +56,13 @@ def test_a_rerun_with_other_settings_is_refused_and_the_settings_file_kept(tmp_p
     assert _files(tmp_path)["r.jsonl"] == before["r.jsonl"]
     assert main(["ratio", "--config", "r.jsonl.config.toml"]) == 0  # the settings file repeats the run
 
+
+@pytest.mark.parametrize("value, words", [("2031-02-03", "the TOML date 2031-02-03"),
+                                          ("2031-02-03T04:05:06Z", "the TOML datetime 2031-02-03T04:05:06+00:00"),
+                                          ("[1, 04:05:06]", "the TOML time 04:05:06")])
+def test_a_toml_date_as_a_parameter_value_is_one_line(tmp_path, monkeypatch, capsys, value, words):
+    """Issue 65, item 4: a traceback (json.dumps) before."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exp.toml").write_text(f'preset = "tiny"\n[param.fifo]\nworkers = {value}\n')
+    _refused(capsys, ["ratio", "--config", "exp.toml"], "param.fifo.workers: must be a number", words)
+    assert [p.name for p in tmp_path.iterdir()] == ["exp.toml"]
