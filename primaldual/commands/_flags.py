@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 
+from primaldual.commands._lists import comma_list
 from primaldual.core.domains import MAX_HORIZON, MAX_JOBS, MAX_SERVERS
 from primaldual.core.errors import InputError
 from primaldual.core.output import refuse_writing_an_input
@@ -164,6 +165,8 @@ def check_parsed(path: str, command: argparse.ArgumentParser, args) -> None:
             found = problem(name, kind, item)
             if found:
                 raise InputError(found)
+            if kind == NAMES:
+                comma_list(item, name)
             if kind in PATH_RULES:
                 write, expect = PATH_RULES[kind]
                 check_path(item, name, write=write, expect=expect)

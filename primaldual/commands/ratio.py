@@ -67,15 +67,12 @@ def register(subparsers) -> None:
 
 
 def parse_schedulers(text: str | None):
-    from primaldual.simulation.scheduler import available_schedulers
+    from primaldual.commands._lists import comma_list
     from primaldual.sweep import DEFAULT_SCHEDULERS
 
     if text is None:
         return tuple(DEFAULT_SCHEDULERS)
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    if not names:
-        raise InputError(f"--schedulers: give at least one name; available: {', '.join(available_schedulers())}")
-    return names
+    return tuple(comma_list(text, "--schedulers"))
 
 
 def run_sweep(specs, out, args):

@@ -96,8 +96,11 @@ def parse_sections(text: str) -> tuple[str, ...]:
     named in one line with the allowed names, before anything runs or is written."""
     from primaldual.core.errors import InputError
 
-    names = [name.strip() for name in text.split(",")]
-    if not text.strip() or any(name not in SECTIONS for name in names):
+    from primaldual.commands._lists import comma_list
+    from primaldual.core.numerals import echo
+
+    names = comma_list(text, "--sections")
+    if any(name not in SECTIONS for name in names):
         raise InputError(f"--sections: must list sections among {', '.join(SECTIONS)} (comma-separated), "
-                         f"got {text!r}")
-    return tuple(dict.fromkeys(names))
+                         f"got {echo(text)}")
+    return tuple(names)
