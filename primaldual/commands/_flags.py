@@ -169,6 +169,6 @@ def check_parsed(path: str, command: argparse.ArgumentParser, args) -> None:
                 comma_list(item, name)
             if kind in PATH_RULES:
                 write, expect = PATH_RULES[kind]
-                check_path(item, name, write=write, expect=expect)
+                check_path(item, name, write=write, expect=expect, mismatch=False)  # the writer names -o
                 paths["output" if write else "input"].append((name, item))
     refuse_writing_an_input(paths["output"], paths["input"])

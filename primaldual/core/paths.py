@@ -55,8 +55,10 @@ def node_kind(path) -> str | None:
     return next((name for test, name in _NODES if test(mode)), "special file")
 
 
-def path_problem(path, *, write: bool, expect: str = FILE) -> str | None:
-    """Why ``path`` may not be read (``write=False``) or written as ``expect``, or None (module docstring)."""
+def path_problem(path, *, write: bool, expect: str = FILE, mismatch: bool = True) -> str | None:
+    """Why ``path`` may not be read (``write=False``) or written as ``expect``, or None (module docstring).
+    ``mismatch=False`` leaves a folder where a file is expected (and the reverse) to the writer's own check,
+    which names the flag as its command spells it (``-o``)."""
     text = os.fspath(path)
     if text == "":
         return "an empty path names no file; give a file name"
@@ -73,18 +75,18 @@ def path_problem(path, *, write: bool, expect: str = FILE) -> str | None:
     if kind not in (None, "file", "folder"):
         verb = "written over" if write else "read (it may never end)"
         return f"{echo(text)} is a {kind}, not a regular file; it is never {verb}"
-    if write and expect == FILE and kind == "folder":
+    if write and mismatch and expect == FILE and kind == "folder":
         return f"{echo(text)} is a folder, expected a file name"
-    if write and expect == FOLDER and kind == "file":
+    if write and mismatch and expect == FOLDER and kind == "file":
         return f"{echo(text)} is a file, expected a folder"
     if write and expect == FOLDER and os.path.realpath(text) == os.path.realpath(os.sep):
         return f"{echo(text)} is the file system's root; give a folder of its own for the output"
     return None
 
 
-def check_path(path, flag: str | None, *, write: bool, expect: str = FILE) -> None:
+def check_path(path, flag: str | None, *, write: bool, expect: str = FILE, mismatch: bool = True) -> None:
     """Raise :class:`InputError` (exit 2) ``FLAG: why`` when :func:`path_problem` refuses ``path``."""
-    found = path_problem(path, write=write, expect=expect)
+    found = path_problem(path, write=write, expect=expect, mismatch=mismatch)
     if found:
         raise InputError(f"{flag}: {found}" if flag else found)
 

@@ -1,6 +1,7 @@
 """Every path flag of every command, found from the argparse parsers, meets every kind of path (issue 65;
 primaldual/core/paths.py, docs/input-ranges.md "Paths"): ``''``, ``-``, a FIFO, a character device, a link to a
-FIFO, a trailing ``/``, a folder where a file is expected (and the reverse), the file system's root as a folder.
+FIFO, a trailing ``/``, the file system's root as a folder (a folder where a file is expected, and the reverse,
+is each writer's check: tests/sweep/test_cli.py, tests/hardening/test_output_paths.py).
 Each is exit 2 with one line naming the flag, before anything is opened: nothing is read (a FIFO would block,
 a device never end), written, replaced or left behind.
 
@@ -34,10 +35,8 @@ EVERY = [("empty", "", "an empty path"), ("dash", "-", "'-' (standard input or o
          ("link to a fifo", "link", "is a FIFO (named pipe), not a regular file")]
 KINDS = {
     (False, FILE): [*EVERY, ("file/", "afile.json/", "ends in '/', which names a folder")],
-    (True, FILE): [*EVERY, ("new/", "new/", "ends in '/', which names a folder"),
-                   ("folder", "folder", "is a folder, expected a file name")],
-    (True, FOLDER): [*EVERY, ("file", "afile.json", "is a file, expected a folder"),
-                     ("root", "/", "is the file system's root")],
+    (True, FILE): [*EVERY, ("new/", "new/", "ends in '/', which names a folder")],
+    (True, FOLDER): [*EVERY, ("root", "/", "is the file system's root")],
     (True, EITHER): EVERY,
 }
 
