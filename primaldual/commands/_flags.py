@@ -141,8 +141,7 @@ def check_command_flags(parser: argparse.ArgumentParser, args) -> None:
 
 
 def kind_of(entry):
-    """The kind a table entry checks: the LB-BSP table's words (``"trace"``, ``"path"``) read as this table's
-    text kinds; every other entry as it is."""
+    """The kind an entry checks (the LB-BSP table's words, ``"trace"``, as this table's text kinds)."""
     return _LBBSP_TEXT.get(entry, entry) if isinstance(entry, str) else entry
 
 

@@ -53,6 +53,5 @@ def refuse_unused(args, applies: dict[str, tuple[str, ...]], mode: str) -> None:
 
 
 def names(text: str | None, flag: str) -> list[str] | None:
-    """A comma-separated list flag as its names (None when the flag was not given), read by the one rule of
-    lists (an empty list would have meant the long default run, issue 53)."""
+    """A list flag's names by the one rule of lists (:mod:`primaldual.commands._lists`); None when not given."""
     return None if text is None else comma_list(text, flag)
