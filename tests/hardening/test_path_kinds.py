@@ -159,3 +159,13 @@ def test_a_path_from_an_experiment_file_meets_the_same_rule(nodes, capsys, comma
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "error: --out: 'fifo' is a FIFO" in err, err
     assert _listing(nodes) == before
+
+
+def test_an_output_through_a_link_to_a_file_writes_the_file_and_keeps_the_link(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "real.json").write_text("old\n")
+    (tmp_path / "link.json").symlink_to("real.json")
+    assert main(["generate", "--preset", "tiny", "-o", "link.json"]) == 0
+    assert (tmp_path / "link.json").is_symlink()
+    assert '"format": "primaldual.instance"' in (tmp_path / "real.json").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]  # no temporary left
