@@ -94,9 +94,8 @@ def run(args) -> int:
 def parse_sections(text: str) -> tuple[str, ...]:
     """``--sections``'s comma-separated names as a tuple; an empty list or an unknown name is bad input (exit 2),
     named in one line with the allowed names, before anything runs or is written."""
-    from primaldual.core.errors import InputError
-
     from primaldual.commands._lists import comma_list
+    from primaldual.core.errors import InputError
     from primaldual.core.numerals import echo
 
     names = comma_list(text, "--sections")

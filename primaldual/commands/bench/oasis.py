@@ -53,7 +53,7 @@ def _quality(args):
     from primaldual.simulation.simulator import check_restart_cost
 
     sets = comma_list(args.sets, "--sets")
-    if not sets or any(s not in SETS for s in sets):
+    if any(s not in SETS for s in sets):
         raise InputError(f"--sets: must list sets among {', '.join(SETS)}, got {args.sets!r}")
     costs = []
     for n, text in enumerate(comma_list(args.restart_costs, "--restart-costs")):
