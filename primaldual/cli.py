@@ -51,9 +51,22 @@ class Parser(argparse.ArgumentParser):
     (argparse's own error prints the usage block first)."""
 
     def error(self, message: str):
-        if len(message) > 300:  # an int of 5000 digits is quoted in argparse's message
-            message = message[:280] + "... (cut)"
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        # an int of 5000 digits is quoted in argparse's message
+        self.exit(2, f"{self.prog}: error: {cut_line(message, 300)} (see {self.prog} --help)\n")
+
+
+#: Longest line of an error message. Every refused value passes through one message; one echoed whole (a
+#: PRIMALDUAL_KERNEL of 100,000 characters) made a 100 kB line.
+MAX_ERROR_LINE = 1000
+
+
+def cut_line(line: str, limit: int = MAX_ERROR_LINE) -> str:
+    """``line`` when at most ``limit`` characters; else its start (the flag or field named first) and its end
+    (what to do instead), the middle counted."""
+    if len(line) <= limit:
+        return line
+    head, tail = limit * 3 // 5, limit // 5
+    return f"{line[:head]}... ({len(line) - head - tail:,} characters cut) ...{line[-tail:]}"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -135,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
             warnings.showwarning = _one_line_warning(name, warnings.showwarning)
             return int(args.handler(args) or 0)
     except InputError as error:
-        print(f"{name}: error: {error}", file=sys.stderr)
+        text = "\n".join(cut_line(line) for line in str(error).splitlines())
+        print(f"{name}: error: {text}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (`primaldual ... | head`): not an error of ours, and no traceback.

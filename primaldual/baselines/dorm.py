@@ -59,6 +59,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from primaldual.simulation.parameter_ranges import check_parameters
 from primaldual.baselines.drf import progressive_filling
 from primaldual.baselines import parameter_specs
 from primaldual.simulation.placement import FreeCapacity, check_placement, dominant_share_unit, grow, trim
@@ -117,10 +118,8 @@ class DormScheduler(OnlineScheduler):
             and fairness_threshold >= 0
         ):
             raise ValueError(f"fairness_threshold must be None or a number >= 0, got {fairness_threshold!r}")
-        if max_adjustments is not None and (
-            isinstance(max_adjustments, bool) or not isinstance(max_adjustments, int) or max_adjustments < 0
-        ):
-            raise ValueError(f"max_adjustments must be None or an integer >= 0, got {max_adjustments!r}")
+        # The range table's check and message, also for a Python caller (an integral float is its int).
+        max_adjustments = check_parameters("dorm", {"max_adjustments": max_adjustments})["max_adjustments"]
         if not (isinstance(time_limit, (int, float)) and time_limit > 0):
             raise ValueError(f"time_limit must be a number of seconds > 0, got {time_limit!r}")
         self.fairness_threshold = None if fairness_threshold is None else float(fairness_threshold)

@@ -25,6 +25,7 @@ Parameters: ``workers`` (None or a positive integer), ``placement`` (``first_fit
 
 from __future__ import annotations
 
+from primaldual.simulation.parameter_ranges import check_parameters
 from primaldual.baselines import parameter_specs
 from collections import deque
 
@@ -37,9 +38,8 @@ class FifoScheduler(OnlineScheduler):
     PARAMETER_SPECS = parameter_specs.FIFO
 
     def __init__(self, workers: int | None = None, placement: str = "first_fit", skip_unfinishable: bool = True):
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise ValueError(f"workers must be None or an integer >= 1, got {workers!r}")
-        self.workers = workers
+        # The range table's check and message, also for a Python caller (an integral float is its int).
+        self.workers = check_parameters("fifo", {"workers": workers})["workers"]
         self.placement = check_placement(placement)
         self.skip_unfinishable = bool(skip_unfinishable)
 

@@ -44,6 +44,7 @@ import math
 
 import numpy as np
 
+from primaldual.simulation.parameter_ranges import check_parameters
 from primaldual.baselines import parameter_specs
 from primaldual.baselines.ordered import job_tables, serve_in_order
 from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, trim
@@ -89,12 +90,10 @@ class ThemisScheduler(OnlineScheduler):
 
     def __init__(self, fairness: float = 0.8, lease: int | None = None, placement: str = "first_fit",
                  skip_unfinishable: bool = True):
-        if isinstance(fairness, bool) or not isinstance(fairness, (int, float)) or not 0 <= fairness < 1:
-            raise ValueError(f"fairness must be a number in [0, 1), got {fairness!r}")
-        if lease is not None and (isinstance(lease, bool) or not isinstance(lease, int) or lease < 1):
-            raise ValueError(f"lease must be null or an integer >= 1 (slots), got {lease!r}")
-        self.fairness = float(fairness)
-        self.lease = lease
+        # The range table's check and message, also for a Python caller (an integral float is its int).
+        given = check_parameters("themis", {"fairness": fairness, "lease": lease})
+        self.fairness = float(given["fairness"])
+        self.lease = given["lease"]
         self.placement = check_placement(placement)
         self.skip_unfinishable = bool(skip_unfinishable)
 

@@ -45,10 +45,10 @@ Cost per slot: a sort of the active jobs and one placement search per job tried.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
+from primaldual.simulation.parameter_ranges import check_parameters
 from primaldual.baselines import parameter_specs
 from primaldual.baselines.ordered import gang_in_order, job_tables
 from primaldual.simulation.placement import FreeCapacity, check_placement
@@ -73,14 +73,10 @@ class TiresiasScheduler(OnlineScheduler):
     PARAMETER_SPECS = parameter_specs.TIRESIAS
 
     def __init__(self, threshold: float = 1.0, starvation_limit: int | None = None, placement: str = "first_fit"):
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold) \
-                or threshold <= 0:
-            raise ValueError(f"threshold must be a number > 0 (worker-hours), got {threshold!r}")
-        if starvation_limit is not None and (isinstance(starvation_limit, bool) or not isinstance(starvation_limit, int)
-                                             or starvation_limit < 1):
-            raise ValueError(f"starvation_limit must be null or an integer >= 1 (slots), got {starvation_limit!r}")
-        self.threshold = float(threshold)
-        self.starvation_limit = starvation_limit
+        # The range table's check and message, also for a Python caller (an integral float is its int).
+        given = check_parameters("tiresias", {"threshold": threshold, "starvation_limit": starvation_limit})
+        self.threshold = float(given["threshold"])
+        self.starvation_limit = given["starvation_limit"]
         self.placement = check_placement(placement)
 
     def start(self, instance) -> None:

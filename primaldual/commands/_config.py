@@ -67,7 +67,22 @@ def _parameters(table: Any) -> list[str]:
 
     if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
         raise InputError("param: must be tables [param.SCHEDULER] of KEY = VALUE")
+    for name, values in table.items():
+        for key, value in values.items():
+            _refuse_dates(f"param.{name}.{key}", value)
     return [f"{name}.{key}={json.dumps(value)}" for name, values in table.items() for key, value in values.items()]
+
+
+def _refuse_dates(where: str, value: Any) -> None:
+    """A TOML date, time or datetime (anywhere in a list or table) is no parameter value: refused in one line,
+    like the same value of a flag (json.dumps raised a traceback on it)."""
+    import datetime
+
+    if isinstance(value, (datetime.date, datetime.time)):  # a datetime is a date
+        raise InputError(f"{where}: must be a number, true or false, a string or a list, got the TOML "
+                         f"{type(value).__name__} {value.isoformat()}")
+    for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+        _refuse_dates(where, item)
 
 
 def load_config(path: str | Path, parser: argparse.ArgumentParser) -> dict[str, Any]:

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import argparse
 
+from primaldual.commands._lists import comma_list
 from primaldual.core.domains import MAX_HORIZON, MAX_JOBS, MAX_SERVERS
 from primaldual.core.errors import InputError
 from primaldual.core.output import refuse_writing_an_input
+from primaldual.core.paths import EITHER, FILE, FOLDER, check_path
 from primaldual.core.ranges import MAX_PATH, SEED, Choice, PathText, Text, integer, number, problem
 from primaldual.lbbsp import flags as lbbsp_flags
 from primaldual.offline.options import METHODS
@@ -28,6 +30,10 @@ from primaldual.offline.options import METHODS
 SWITCH = "switch"
 INPUT = PathText("a file path", MAX_PATH)
 OUTPUT = PathText("an output path", MAX_PATH)
+#: ``reproduce --out``: the folder of its reports.
+OUTPUT_FOLDER = PathText("an output folder", MAX_PATH)
+#: ``plot --out``: the folder of a results file's figures, or the one figure of ``plot schedule``.
+FIGURES = PathText("an output folder or figure file", MAX_PATH)
 #: The LB-BSP commands' trace argument: a file (an input, never to be written over) or a packaged name.
 TRACE_INPUT = PathText("a trace file or packaged name", MAX_PATH)
 #: ``--param``: each ``KEY=VALUE`` at most this long (a JSON value is also depth-limited before parsing).
@@ -74,8 +80,8 @@ FLAGS: dict[str, dict[str, object]] = {
               "--restart-cost": RESTART_COST, "--no-opt": SWITCH, "--executor": Choice(("local", "dask")),
               "--address": NAME, "--workers": PROCESSES, "--out": OUTPUT, "--no-progress": SWITCH,
               "--json": SWITCH},
-    "plot": {"--no-progress": SWITCH, "--from-csv": INPUT, "PATHS": INPUT, "--out": OUTPUT, "--max-rows": integer(1, 10_000), "--json": SWITCH},
-    "reproduce": {"--config": INPUT, "--quick": SWITCH, "--out": OUTPUT, "--restart-cost": RESTART_COST,
+    "plot": {"--no-progress": SWITCH, "--from-csv": INPUT, "PATHS": INPUT, "--out": FIGURES, "--max-rows": integer(1, 10_000), "--json": SWITCH},
+    "reproduce": {"--config": INPUT, "--quick": SWITCH, "--out": OUTPUT_FOLDER, "--restart-cost": RESTART_COST,
                   "--sections": NAMES,
                   "--executor": Choice(("local", "dask")), "--address": NAME, "--workers": PROCESSES,
                   "--no-progress": SWITCH, "--json": SWITCH},
@@ -100,6 +106,10 @@ FLAGS: dict[str, dict[str, object]] = {
     "bench lbbsp": lbbsp_flags.FLAGS["bench lbbsp"],
 }
 
+
+#: What each path kind may name (primaldual.core.paths): read or written, a file, a folder or either.
+PATH_RULES = {INPUT: (False, FILE), TRACE_INPUT: (False, FILE), OUTPUT: (True, FILE),
+              OUTPUT_FOLDER: (True, FOLDER), FIGURES: (True, EITHER)}
 
 #: The LB-BSP table's text kinds (their meaning checked by its handlers), bounded in length here.
 _LBBSP_TEXT = {lbbsp_flags.TRACE: TRACE_INPUT, lbbsp_flags.PATH: OUTPUT,
@@ -130,6 +140,11 @@ def check_command_flags(parser: argparse.ArgumentParser, args) -> None:
     check_parsed(*command_path(parser, args), args)
 
 
+def kind_of(entry):
+    """The kind an entry checks (the LB-BSP table's words, ``"trace"``, as this table's text kinds)."""
+    return _LBBSP_TEXT.get(entry, entry) if isinstance(entry, str) else entry
+
+
 def check_parsed(path: str, command: argparse.ArgumentParser, args) -> None:
     """The check of :func:`check_command_flags` on command ``path`` (also after an experiment file has set
     flags: ``ratio --config``)."""
@@ -141,15 +156,18 @@ def check_parsed(path: str, command: argparse.ArgumentParser, args) -> None:
         if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
             continue
         name = flag_name(action)
-        kind = table.get(name)
+        kind = kind_of(table.get(name))
         value = getattr(args, action.dest, None)
-        kind = _LBBSP_TEXT.get(kind, kind) if isinstance(kind, str) else kind
         if value is None or kind is None or isinstance(kind, str):
             continue  # switches, and choices argparse has checked
         for item in value if isinstance(value, list) else [value]:
             found = problem(name, kind, item)
             if found:
                 raise InputError(found)
-            if kind in (INPUT, TRACE_INPUT, OUTPUT):
-                paths["output" if kind is OUTPUT else "input"].append((name, item))
+            if kind == NAMES:
+                comma_list(item, name)
+            if kind in PATH_RULES:
+                write, expect = PATH_RULES[kind]
+                check_path(item, name, write=write, expect=expect, mismatch=False)  # the writer names -o
+                paths["output" if write else "input"].append((name, item))
     refuse_writing_an_input(paths["output"], paths["input"])

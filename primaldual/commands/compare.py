@@ -20,7 +20,8 @@ import math
 import sys
 
 from primaldual.commands._common import add_json_flag, print_json
-from primaldual.commands._replan import check_replan, replan_note
+from primaldual.commands._lists import comma_list
+from primaldual.commands._replan import replan_note
 from primaldual.commands.run import add_instance_arguments, instance_from_args, parse_parameter
 from primaldual.evaluation.compare import compare
 from primaldual.core.errors import InputError
@@ -62,12 +63,7 @@ def register(subparsers) -> None:
 def _scheduler_names(text: str | None) -> list[str]:
     if text is None:
         return available_schedulers()
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    if not names:
-        raise InputError("--schedulers: give at least one scheduler name")
-    duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        raise InputError(f"--schedulers: listed twice: {', '.join(duplicates)}")
+    names = comma_list(text, "--schedulers")
     for name in names:
         scheduler_class(name)  # raises InputError naming the available schedulers
     return names
@@ -97,7 +93,7 @@ def check_schedulers(parameters: dict[str, dict], flag: str = "--schedulers") ->
 
     for name, values in parameters.items():
         scheduler_class(name, flag)
-        check_replan(name, make_scheduler(name, **values), f"{name}.")
+        make_scheduler(name, **values)  # every range, and a parameter that cannot act, refused here
 
 
 def replan_notes(parameters: dict[str, dict], instance) -> list[str]:

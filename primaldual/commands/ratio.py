@@ -67,15 +67,12 @@ def register(subparsers) -> None:
 
 
 def parse_schedulers(text: str | None):
-    from primaldual.simulation.scheduler import available_schedulers
+    from primaldual.commands._lists import comma_list
     from primaldual.sweep import DEFAULT_SCHEDULERS
 
     if text is None:
         return tuple(DEFAULT_SCHEDULERS)
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    if not names:
-        raise InputError(f"--schedulers: give at least one name; available: {', '.join(available_schedulers())}")
-    return names
+    return tuple(comma_list(text, "--schedulers"))
 
 
 def run_sweep(specs, out, args):
@@ -117,6 +114,38 @@ def specs_from_args(args):
     )
 
 
+#: Settings that say how a sweep runs, not what its records hold: a rerun may change them.
+RUN_ONLY = ("address", "executor", "no-progress", "workers")
+
+
+def check_settings_file(out: Path, config: Path, settings: str) -> None:
+    """Refuse (exit 2, nothing written) a results file ``out`` that cannot be read, or one holding records
+    of other settings than ``settings``: rewriting ``config`` would leave those records undescribed."""
+    import tomllib
+
+    from primaldual.core.domains import show
+    from primaldual.core.numerals import echo
+    from primaldual.core.paths import check_path
+    from primaldual.sweep import read_records
+
+    check_path(config, "--out", write=True)  # a device or FIFO there is neither read nor replaced
+    if not read_records(out) or not config.is_file():
+        return  # no records yet, or none described: nothing to contradict
+    try:
+        before = tomllib.loads(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise InputError(f"--out: {echo(str(config))} cannot be read ({error}); move it away to rerun into "
+                         f"{echo(str(out))}") from None
+    now = tomllib.loads(settings)
+    changed = sorted(key for key in before.keys() | now.keys()
+                     if key not in RUN_ONLY and before.get(key) != now.get(key))
+    if changed:
+        key = changed[0]
+        raise InputError(f"--out: {echo(str(out))} holds records of other settings ({key}: {show(before.get(key))} "
+                         f"there, {show(now.get(key))} now); give another --out, or repeat them with --config "
+                         f"{echo(str(config))}")
+
+
 def run(args) -> int:
     from primaldual.backends.processes import terminate_like_interrupt
     from primaldual.sweep import format_summary, summarize
@@ -130,7 +159,9 @@ def run(args) -> int:
     specs = specs_from_args(args)
     out = check_output_path(args.out or f"ratio-{args.preset}-seed{args.seed}-n{args.instances}.jsonl", "--out")
     config = Path(f"{out}.config.toml")
-    write_text(config, dump_config(args, args.parser), "--out")
+    settings = dump_config(args, args.parser)
+    check_settings_file(out, config, settings)  # every input accepted before the settings file is written
+    write_text(config, settings, "--out")
     result = run_sweep(specs, out, args)
     summary = summarize(result.records)
     if args.json:

@@ -55,8 +55,10 @@ def run(args) -> int:
     from primaldual.sweep import dask_executor
 
     from primaldual.commands._config import apply_config
+    from primaldual.commands._flags import check_parsed
 
     args = apply_config(args, args.parser)
+    check_parsed("reproduce", args.parser, args)  # the experiment file's values have the flags' ranges and paths
     if not args.out:
         raise InputError("--out: required (the output directory), on the command line or as out = \"DIR\" in "
                          "--config")
@@ -92,10 +94,12 @@ def run(args) -> int:
 def parse_sections(text: str) -> tuple[str, ...]:
     """``--sections``'s comma-separated names as a tuple; an empty list or an unknown name is bad input (exit 2),
     named in one line with the allowed names, before anything runs or is written."""
+    from primaldual.commands._lists import comma_list
     from primaldual.core.errors import InputError
+    from primaldual.core.numerals import echo
 
-    names = [name.strip() for name in text.split(",")]
-    if not text.strip() or any(name not in SECTIONS for name in names):
+    names = comma_list(text, "--sections")
+    if any(name not in SECTIONS for name in names):
         raise InputError(f"--sections: must list sections among {', '.join(SECTIONS)} (comma-separated), "
-                         f"got {text!r}")
-    return tuple(dict.fromkeys(names))
+                         f"got {echo(text)}")
+    return tuple(names)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
-from primaldual.commands._replan import check_replan, replan_note
+from primaldual.commands._replan import replan_note
 from primaldual.commands._progress import activity, add_progress_flag, progress_enabled
 from primaldual.evaluation.compare import describe
 from primaldual.core.errors import InputError
+from primaldual.core.numerals import echo
 from primaldual.core.files import load_instance, save_schedule
 from primaldual.core.generate import PRESETS, generate
 from primaldual.evaluation.restart_bound import applies
@@ -52,10 +53,16 @@ def instance_from_args(args):
 
 
 def parse_parameter(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` as the key and its value; spaces around the key or the value are refused, as in a list
+    flag (``' threshold=1'`` was taken as ``threshold``)."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise InputError(f"--param: must look like key=value, got {text!r}")
-    return key.strip(), parse_value(value.strip())
+        raise InputError(f"--param: must look like key=value, got {echo(text)}")
+    for part in (key, value):
+        if part != part.strip():
+            raise InputError(f"--param: {echo(part)} has spaces around it in {echo(text)}; write KEY=VALUE "
+                             "without spaces")
+    return key, parse_value(value)
 
 
 def parse_parameters(texts: list[str]) -> dict[str, object]:
@@ -110,8 +117,7 @@ def run(args) -> int:
     restart_cost = check_restart_cost(args.restart_cost, "--restart-cost")
     instance, source = instance_from_args(args)
     parameters = parse_parameters(args.param)
-    scheduler = make_scheduler(args.scheduler, **parameters)
-    check_replan(args.scheduler, scheduler)
+    scheduler = make_scheduler(args.scheduler, **parameters)  # replan without the lookahead refused there
     if args.output:  # after every other input: a refused run creates no folder either
         check_output_path(args.output, "-o")
     note = replan_note(args.scheduler, scheduler, instance)

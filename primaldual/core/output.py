@@ -2,13 +2,15 @@
 figures, reports; docs/input-ranges.md, "Output paths").
 
 1. **Missing parent folders are created** (``mkdir -p``), by every writer alike.
-2. A destination that cannot be written is refused before any work, naming the flag and the path: a folder
-   where a file is expected (or a file where a folder is), a parent that is a file, a read-only folder
-   (:func:`check_output`).
+2. A destination that cannot be written is refused before any work, naming the flag and the path: what
+   :mod:`primaldual.core.paths` refuses (``''``, ``-``, ``dir/`` for a file, a device or FIFO, a folder where a
+   file is expected or the reverse), a parent that is a file, a read-only folder (:func:`check_output`).
 3. A file is never left half written: :func:`replacing` writes to a temporary file beside the target and
    renames it over the target only once it is complete (a rename within one folder is atomic on POSIX); on
    any error the temporary file is removed and the target is untouched. A write that fails midway (disk
    full, a folder made read-only meanwhile) is an :class:`InputError` naming the path, never a traceback.
+   A device or FIFO is never replaced (refused again at the write, for paths no flag named); a link to a
+   regular file is written through, so the link stays a link.
 
 Cost: one ``stat`` and ``mkdir`` per destination, one rename per file.
 """
@@ -23,6 +25,7 @@ from typing import Iterator
 
 from primaldual.core.errors import InputError
 from primaldual.core.numerals import echo
+from primaldual.core.paths import FILE, FOLDER, check_path
 
 #: The process's umask, read once: a temporary file is made 0600, the target gets what a plain open() gives.
 _UMASK = os.umask(0o022)
@@ -32,15 +35,9 @@ os.umask(_UMASK)
 def check_output(path, flag: str, *, directory: bool = False) -> Path:
     """Refuse an output destination before any work is done (exit 2 via :class:`InputError`); create the
     missing parent folders (or the folder itself, ``directory=True``). Returns the path."""
+    check_path(path, flag, write=True, expect=FOLDER if directory else FILE)
     target = Path(path)
-    if directory:
-        if target.exists() and not target.is_dir():
-            raise InputError(f"{flag}: {target} is a file, expected a folder")
-        folder = target
-    else:
-        if target.is_dir():
-            raise InputError(f"{flag}: {target} is a folder, expected a file name")
-        folder = target.parent if str(target.parent) else Path(".")
+    folder = target if directory else target.parent if str(target.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -84,7 +81,8 @@ def replacing(path, flag: str | None = None) -> Iterator[Path]:
     """A temporary path beside ``path`` (same suffix, so a writer that reads the format from the name still
     can) to write to; renamed onto ``path`` when the block ends without error, removed otherwise. An
     :class:`OSError` of the write or the rename is an :class:`InputError` naming ``flag`` and ``path``."""
-    target = Path(path)
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    check_path(target, flag, write=True)
     prefix = f"{flag}: " if flag else ""
     folder = target.parent if str(target.parent) else Path(".")
     try:

@@ -20,7 +20,8 @@ import json
 
 from primaldual.core.domains import MAX_JOBS, MAX_SERVERS
 from primaldual.core.errors import InputError
-from primaldual.core.ranges import BOOLEAN, Boolean, Choice, PythonOnly, Text, integer, number, problem
+from primaldual.core.numerals import read_integer, read_number
+from primaldual.core.ranges import BOOLEAN, Boolean, Choice, FlagRange, PythonOnly, Text, integer, number, problem
 
 MAX_VALUE_TEXT = 1000
 MAX_VALUE_DEPTH = 4
@@ -67,15 +68,49 @@ PARAMETERS: dict[str, dict[str, object]] = {
 }
 
 
-def check_parameters(name: str, parameters: dict) -> None:
-    """Refuse the first parameter of scheduler ``name`` outside its range: ``scheduler NAME: KEY: must be
-    RANGE, got VALUE``. Unknown keys are the caller's check (they list the keys the scheduler takes)."""
+#: Parameters that act only through a switch (issue 65): ``KEY: SWITCH`` where KEY does something only while
+#: SWITCH is true. OASiS-LR's lookahead compares the rollouts (``rollout_slots``, within ``lookahead_budget``)
+#: and the re-plan (``replan``, itself run over ``replan_horizon`` slots in ``replan_iterations``).
+_LR_NEEDS = {"lookahead_budget": "lookahead", "rollout_slots": "lookahead", "replan": "lookahead",
+             "replan_horizon": "replan", "replan_iterations": "replan"}
+NEEDS: dict[str, dict[str, str]] = {"oasis-lr": _LR_NEEDS, "oasis-p": _LR_NEEDS}
+#: A switch's value when not given (``lookahead=None`` is the scheduler's own: on for OASiS-LR, off for the
+#: provable OASiS-P; ``tests/hardening/test_idle_parameters.py`` compares these with the classes).
+SWITCH_DEFAULTS: dict[str, dict[str, bool]] = {"oasis-lr": {"lookahead": True, "replan": False},
+                                               "oasis-p": {"lookahead": False, "replan": False}}
+
+
+def check_parameters(name: str, parameters: dict) -> dict:
+    """Refuse the first parameter of scheduler ``name`` outside its range (``scheduler NAME: KEY: must be
+    RANGE, got VALUE``) or unable to act (:data:`NEEDS`). Returns the parameters with an integral float of an
+    integer parameter (``2.0``, ``1e6``, which the range takes) as its int, so that every scheduler class gets
+    the same value whatever its own check. Unknown keys are the caller's check (they list the keys the
+    scheduler takes)."""
     table = PARAMETERS.get(name, {})
+    out = dict(parameters)
     for key, value in parameters.items():
         kind = table.get(key)
         found = problem(key, kind, value) if kind is not None else None
         if found:
             raise InputError(f"scheduler {name}: {found}")
+        if isinstance(kind, FlagRange) and kind.domain.integer and isinstance(value, float):
+            out[key] = int(value)
+    _refuse_idle(name, out)
+    return out
+
+
+def _refuse_idle(name: str, parameters: dict) -> None:
+    """Refuse a parameter of :data:`NEEDS` given while its switch is off: it would be echoed as set and do
+    nothing. A switch given as false (``replan=false``) says nothing and passes."""
+    for key, switch in NEEDS.get(name, {}).items():
+        if key not in parameters or parameters[key] is False:
+            continue
+        given = parameters.get(switch)
+        on = SWITCH_DEFAULTS[name][switch] if given is None else given
+        if not on:
+            how = "given false" if given is not None else "off by default"
+            raise InputError(f"scheduler {name}: {key}: acts only with {switch}=true, and {switch} is {how} for "
+                             f"{name}; set {switch}=true or drop {key}")
 
 
 def _depth(text: str) -> int:
@@ -92,7 +127,8 @@ def _depth(text: str) -> int:
 
 def parse_value(text: str, where: str = "--param"):
     """A scheduler parameter written as text (``--param``, experiment files): JSON where it parses (``2``,
-    ``0.5``, ``true``, ``null``), else the string; refused when longer than :data:`MAX_VALUE_TEXT` characters or
+    ``0.5``, ``true``, ``null``), else a number as every flag reads one (``+1``, ``.5``: JSON has no ``+``;
+    :mod:`primaldual.core.numerals`), else the string; refused when longer than :data:`MAX_VALUE_TEXT` characters or
     nested deeper than :data:`MAX_VALUE_DEPTH` (no parameter is a structure that deep)."""
     if len(text) > MAX_VALUE_TEXT:
         raise InputError(f"{where}: a value of at most {MAX_VALUE_TEXT} characters, got {len(text):,}")
@@ -101,4 +137,7 @@ def parse_value(text: str, where: str = "--param"):
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        return text
+        pass
+    number = read_integer(text)
+    number = read_number(text) if number is None else number
+    return text if number is None else number

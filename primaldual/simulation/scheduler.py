@@ -250,7 +250,7 @@ def make_scheduler(name: str, **parameters) -> OnlineScheduler:
             takes = f"it takes {', '.join(names)}" if names else "it takes no parameters"
             raise InputError(f"scheduler {name}: unknown parameter{'s' if len(unknown) > 1 else ''} "
                              f"{', '.join(unknown)}; {takes} (see 'primaldual schedulers')")
-    check_parameters(name, parameters)
+    parameters = check_parameters(name, parameters)  # integral floats of integer parameters become ints
     try:
         return cls(**parameters)
     except (TypeError, ValueError) as error:

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from primaldual.core.errors import InputError
+from primaldual.core.paths import check_path
 from primaldual.core.numerals import echo, read_integer
 
 PREFIX = "philly:"
@@ -76,9 +77,7 @@ def _read_file(path: Path) -> str:
             raise InputError(f"SOURCE: {echo(str(path))}: no such file (or a packaged name like philly:0/6214e9)")
         if path.is_dir():
             raise InputError(f"SOURCE: {echo(str(path))}: is a folder, expected a trace file")
-        if not path.is_file():
-            raise InputError(f"SOURCE: {echo(str(path))}: not a regular file (a device or a pipe), expected a trace "
-                             f"file")
+        check_path(path, "SOURCE", write=False)  # a device or pipe: refused before it is opened
         if path.stat().st_size > MAX_SOURCE_BYTES:
             raise InputError(f"SOURCE: {echo(str(path))}: larger than {MAX_SOURCE_BYTES // 2**20} MB")
         return path.read_text(encoding="utf-8")

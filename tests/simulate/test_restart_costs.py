@@ -164,7 +164,7 @@ def test_every_command_refuses_a_restart_cost_outside_0_1_naming_the_flag(comman
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("value, entry", [("0,2", 2), ("abc", 1), ("0,,0.1", 2), ("0.1,nan", 2), ("-0.1", 1)])
+@pytest.mark.parametrize("value, entry", [("0,2", 2), ("abc", 1), ("0.1,nan", 2), ("-0.1", 1)])
 def test_bench_quality_names_the_bad_entry_of_restart_costs(value, entry, capsys):
     from primaldual.cli import main
 

@@ -162,8 +162,8 @@ def test_ratio_leaks_no_semaphores(ratio_run):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["ratio", "--preset", "tiny", "--instances", "1", "--out", "{dir}"], "--out: {dir} is a folder, expected a file name"),
-    (["reproduce", "--quick", "--out", "{file}"], "--out: {file} is a file, expected a folder"),
+    (["ratio", "--preset", "tiny", "--instances", "1", "--out", "{dir}"], "--out: '{dir}' is a folder, expected a file name"),
+    (["reproduce", "--quick", "--out", "{file}"], "--out: '{file}' is a file, expected a folder"),
 ])
 def test_output_paths_are_checked_before_any_work(tmp_path, capsys, argv, message):
     folder, file = tmp_path / "folder", tmp_path / "file"

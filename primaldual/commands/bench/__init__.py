@@ -10,6 +10,7 @@ measured in the same run, never as absolute pass/fail thresholds.
 from __future__ import annotations
 
 from primaldual.commands._progress import add_progress_flag, with_activity
+from primaldual.commands._lists import comma_list
 from primaldual.core.errors import InputError
 
 ORDER = 90
@@ -52,11 +53,5 @@ def refuse_unused(args, applies: dict[str, tuple[str, ...]], mode: str) -> None:
 
 
 def names(text: str | None, flag: str) -> list[str] | None:
-    """A comma-separated list flag as its names (None when the flag was not given); an empty list is refused
-    (it would have meant the long default run, issue 53)."""
-    if text is None:
-        return None
-    out = [part.strip() for part in text.split(",") if part.strip()]
-    if not out:
-        raise InputError(f"{flag}: give at least one name, got {text!r}")
-    return out
+    """A list flag's names by the one rule of lists (:mod:`primaldual.commands._lists`); None when not given."""
+    return None if text is None else comma_list(text, flag)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from primaldual.commands._common import add_json_flag, print_json
 from primaldual.commands.bench import refuse_unused
+from primaldual.commands._lists import comma_list
 from primaldual.core.errors import InputError
 
 NAME = "oasis"
@@ -51,11 +52,11 @@ def _quality(args):
     from primaldual.evaluation.bench.oasis_quality import SETS, format_quality, run_quality
     from primaldual.simulation.simulator import check_restart_cost
 
-    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
-    if not sets or any(s not in SETS for s in sets):
+    sets = comma_list(args.sets, "--sets")
+    if any(s not in SETS for s in sets):
         raise InputError(f"--sets: must list sets among {', '.join(SETS)}, got {args.sets!r}")
     costs = []
-    for n, text in enumerate(args.restart_costs.split(",")):
+    for n, text in enumerate(comma_list(args.restart_costs, "--restart-costs")):
         # Parse first, then the simulator's own rule (InputError is a ValueError: one try would swallow it).
         try:
             value = float(text)
@@ -73,7 +74,7 @@ def _compare_lr(args):
     from primaldual.simulation.simulator import check_restart_cost
 
     try:
-        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+        seeds = [int(s) for s in comma_list(args.seeds, "--seeds")]
     except ValueError:
         seeds = []
     if not seeds or min(seeds) < 0:

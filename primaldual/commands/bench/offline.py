@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from primaldual.commands._common import print_json
 from primaldual.commands.bench import names, refuse_unused
+from primaldual.commands._lists import comma_list
 from primaldual.core.errors import InputError
 
 NAME = "offline"
@@ -34,11 +35,9 @@ def _seeds(text: str | None) -> list[int]:
     if text is None:
         return [1, 2, 3, 4, 5]
     try:
-        seeds = [int(part) for part in text.split(",") if part.strip()]
+        seeds = [int(part) for part in comma_list(text, "--seeds")]
     except ValueError:
         raise InputError(f"--seeds: must be comma-separated integers, got {text!r}") from None
-    if not seeds:
-        raise InputError("--seeds: give at least one seed")
     return seeds
 
 
@@ -56,7 +55,7 @@ def _against_raw(args):
     budget = _budget(args, 30.0)
     text = args.sizes or "J30-T24-S8"
     size_labels(text)  # refuses an unknown label; the run keeps the order given
-    labels, seeds = [label.strip() for label in text.split(",") if label.strip()], _seeds(args.seeds)
+    labels, seeds = comma_list(text, "--sizes"), _seeds(args.seeds)
     # The instance `generate --preset P --jobs J --horizon T --worker-servers S --ps-servers S --seed s`.
     instances = ((f"{label}/s{seed}", size_instance(label, seed, load=False)) for label in labels for seed in seeds)
     return against_raw(instances, budget, None if args.json else lambda row: print(

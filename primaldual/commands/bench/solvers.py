@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from primaldual.commands._common import add_json_flag, print_json
+from primaldual.commands._lists import comma_list
 from primaldual.core.errors import InputError
 
 NAME = "solvers"
@@ -27,10 +28,10 @@ def run(args) -> int:
     from primaldual.evaluation.bench.solvers import SIZES, format_solvers_bench, run_solvers_bench
 
     try:
-        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+        seeds = [int(s) for s in comma_list(args.seeds, "--seeds")]
     except ValueError:
         raise InputError(f"--seeds: must be comma-separated integers, got {args.seeds!r}") from None
-    labels = [s.strip() for s in args.sizes.split(",") if s.strip()]
+    labels = comma_list(args.sizes, "--sizes")
     unknown = [s for s in labels if s not in {name for name, *_ in SIZES}]
     if unknown or not seeds or not args.budget > 0:
         raise InputError(f"--sizes: unknown {unknown}" if unknown else "--seeds/--budget: need seeds and a budget > 0")

@@ -40,6 +40,22 @@ def _progress(instance, row) -> None:
               f"{row.peak_mib:.0f} MiB", file=sys.stderr, flush=True)
 
 
+#: Fewest distinct sizes (above 0) a growth exponent is fitted on without a warning: two points always lie on
+#: a line, so their slope measures nothing of how the run grows.
+MIN_GROWTH_SIZES = 3
+
+
+def _warn_few_sizes(growth: dict, vc: str) -> None:
+    """One stderr line per dimension of the growth table fitted on too few sizes (a VC of 3 jobs gave the
+    job sizes 0, 1, 2 and printed its exponents like any other)."""
+    for dimension, table in growth.items():
+        sizes = sorted({size for size in table.sizes if size > 0})
+        if len(sizes) < MIN_GROWTH_SIZES:
+            print(f"bench trace: warning: the {dimension} exponents are fitted on {len(sizes)} distinct sizes "
+                  f"above 0 ({table.sizes}) of VC {vc}; they say little about growth (choose a larger --growth-vc)",
+                  file=sys.stderr)
+
+
 def run(args) -> int:
     from primaldual.evaluation.bench.trace import format_trace_bench, run_trace_bench
     from primaldual.simulation.scheduler import available_schedulers
@@ -65,7 +81,8 @@ def run(args) -> int:
     if args.weeks and args.quick:
         raise InputError(f"--weeks: not with --quick, which runs one window of {QUICK_VC} instead of the VCs")
     result = run_trace_bench(args.seed, vcs, args.growth_vc, schedulers, growing, args.cluster, args.timeout,
-                             args.quick, _progress, weeks=args.weeks)
+                             args.quick, None if args.no_progress else _progress, weeks=args.weeks)
+    _warn_few_sizes(result.growth, args.growth_vc)
     if args.json:
         print_json(result.to_dict())
     else:
