@@ -38,8 +38,8 @@ first, then the policy's growth order, jobs as rates sharing the pooled cluster,
 completion). A replay of the first slots decides what a policy does now; the fluid values what it leaves
 behind, which is where the policies' scores part (without it a cut rollout scores only the jobs done by the
 cut, and a short one ranks the policies badly: ``docs/measurements.md``, "The forecast"). On the project's
-design weeks a replay of 8 slots and the fluid choose as the replay to the horizon did, for a fifth to a tenth
-of its work. Nothing is claimed past the replay: the fluid ignores the servers' fragmentation, re-ranking and
+design inputs a replay of 32 slots and the fluid earned what the replay to the horizon did, for a third to a
+tenth of its time. Nothing is claimed past the replay: the fluid ignores the servers' fragmentation, re-ranking and
 later admissions.
 
 **Budget.** A batch is estimated at ``live jobs x (slots replayed + 1) x policies`` *job-slots*
@@ -106,9 +106,10 @@ def candidate_policies(own: Policy, restart_cost: float) -> list[str]:
 #: The default ``lookahead_budget``, in job-slots (:func:`rollout_work`).
 LOOKAHEAD_BUDGET = 150_000
 #: The default ``rollout_slots``: the slots a twin replays exactly before the fluid forecast takes over. On the
-#: design weeks (three Philly VCs' busiest, seed 1, F = 0 and 0.1) 8 chose as the replay to the horizon in every
-#: case and 4 did not (``docs/measurements.md``, "The forecast").
-ROLLOUT_SLOTS = 8
+#: design inputs (three Philly VCs of seed 1, their busiest weeks and whole) 32 earned what the replay to the
+#: horizon (or, on whole VCs, the 336-slot replay at a budget of 10^6) earned on all six, 8 and 16 lost 1-3% on
+#: whole VCs (``docs/measurements.md``, "The forecast").
+ROLLOUT_SLOTS = 32
 
 
 def rollout_end(settings: LrSettings, horizon: int, slot: int) -> int:
