@@ -281,4 +281,8 @@ def test_the_library_entries_refuse_too():
         simulate(instance, "greedy")
     with pytest.raises(InputError, match="not yet supported by the offline solve"):
         solve_offline(instance)
+    from primaldual.evaluation.pipeline import evaluate  # what compare and every sweep record run
+
+    with pytest.raises(InputError, match="not yet supported by rrh"):
+        evaluate(instance, ["rrh"])
     simulate(generate("tiny", seed=2), "greedy")  # the homogeneous instance still runs
