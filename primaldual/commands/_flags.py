@@ -40,6 +40,8 @@ TRACE_INPUT = PathText("a trace file or packaged name", MAX_PATH)
 PARAM = Text("KEY=VALUE", 10_000)
 NAMES = Text("comma-separated names")
 NAME = Text("a name", 200)
+#: ``--gpu-types``: read by primaldual/commands/_gpu_types.py.
+GPU_TYPES = Text("TYPE:SERVERS,...", 1000)
 
 #: Seconds of a time limit: up to ~11.6 days (a finite wait on any run this package makes).
 SECONDS = number(0, 1e6, low_open=True)
@@ -56,14 +58,15 @@ FLAGS: dict[str, dict[str, object]] = {
     "generate": {"--preset": NAME, "--jobs": integer(1, MAX_JOBS), "--seed": SEED,
                  "--horizon": integer(1, MAX_HORIZON), "--load": number(0, 1e5, low_open=True),
                  "--worker-servers": integer(1, MAX_SERVERS), "--ps-servers": integer(1, MAX_SERVERS),
-                 "--capacity-scale": number(0, 1e6, low_open=True), "--output": OUTPUT, "--json": SWITCH},
+                 "--capacity-scale": number(0, 1e6, low_open=True), "--output": OUTPUT, "--json": SWITCH,
+                 "--gpu-types": GPU_TYPES},
     "trace import": {"--no-progress": SWITCH, "SOURCE": INPUT, "--format": Choice(("gavel", "csv")),
                      "--slot-hours": number(0.001, 10_000), "--window": Text("START_HOUR:HOURS", 100),
                      "--tail-hours": number(0, 1e6), "--gpus": integer(1, MAX_SERVERS * 8),
                      "--ps-servers": integer(1, MAX_SERVERS), "--target-load": number(0.01, 100),
                      "--utility": Text("RULE[:key=value,...]", 1000), "--scaling-efficiency": number(0.01, 1),
                      "--outlasting": Choice(("drop", "keep")), "--oversize": Choice(("cap", "drop")),
-                     "--seed": SEED, "--output": OUTPUT, "--json": SWITCH},
+                     "--seed": SEED, "--output": OUTPUT, "--json": SWITCH, "--gpu-types": GPU_TYPES},
     "trace list": {"--json": SWITCH},
     "verify": {"INSTANCE": INPUT, "SCHEDULE": INPUT, "--json": SWITCH},
     "solve": {"--no-progress": SWITCH, "--restart-cost": RESTART_COST, "INSTANCE": INPUT, **SOLVE_FLAGS, "--builder": Choice(("auto", "pyomo", "matrix")),

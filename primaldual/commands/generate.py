@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import sys
 
+from primaldual.commands._gpu_types import HELP, gpu_types
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.core.files import save_instance
 from primaldual.core.generate import PRESETS, generate
@@ -30,6 +31,7 @@ def register(subparsers) -> None:
     parser.add_argument("--capacity-scale", type=float, default=1.0,
                         help="multiply every server capacity; below 1, demands are drawn within what fits (said on "
                              "stderr and in the file's meta), or refused if nothing fits")
+    parser.add_argument("--gpu-types", help=HELP)
     parser.add_argument("-o", "--output", required=True, help="instance file to write")
     add_json_flag(parser)
     parser.set_defaults(handler=run)
@@ -38,7 +40,8 @@ def register(subparsers) -> None:
 def run(args) -> int:
     # Every parameter of generate() is a flag of the same name: the call takes them from the namespace.
     # Generated first (it checks every flag, and takes well under a second): a refused run creates no folder.
-    instance = generate(**{name: getattr(args, name) for name in inspect.signature(generate).parameters})
+    flags = {**vars(args), "gpu_types": gpu_types(args.gpu_types)}
+    instance = generate(**{name: flags[name] for name in inspect.signature(generate).parameters})
     check_output_path(args.output, "-o/--output")
     save_instance(instance, args.output)
     summary = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
+from primaldual.commands._gpu_types import HELP, gpu_types
 from primaldual.commands._progress import add_progress_flag, with_activity
 from primaldual.core.errors import InputError
 from primaldual.core.plural import counted
@@ -60,6 +61,7 @@ def register(subparsers) -> None:
     convert.add_argument("--oversize", choices=("cap", "drop"), default="cap",
                          help="jobs wider than the cluster: cap their workers, or drop them (default cap)")
     convert.add_argument("--seed", type=int, help="Gavel's preparation seed for philly:VC (default 0)")
+    convert.add_argument("--gpu-types", help=HELP.replace("worker servers", "8-GPU worker servers") + "; instead of --gpus")
     convert.add_argument("-o", "--output", required=True, help="instance file to write")
     add_json_flag(convert)
     add_progress_flag(convert)
@@ -91,7 +93,7 @@ def run_import(args) -> int:
                            tail_hours=args.tail_hours, gpus=args.gpus, ps_servers=args.ps_servers,
                            target_load=args.target_load, utility=parse_rule(args.utility),
                            scaling_efficiency=args.scaling_efficiency, outlasting=args.outlasting,
-                           oversize=args.oversize, seed=args.seed)
+                           oversize=args.oversize, seed=args.seed, gpu_types=gpu_types(args.gpu_types))
     check_output_path(args.output, "-o/--output")  # after the options are checked: a refused run makes no folder
     instance = import_trace(args.source, options)
     save_instance(instance, args.output)

@@ -88,6 +88,11 @@ def instance_to_dict(instance: Instance) -> dict:
     def per_resource(row) -> dict:
         return {r: float(v) for r, v in zip(resources, row)}
 
+    cluster = instance.cluster
+    # GPU types (issue 64) only where the cluster has them: a homogeneous instance's file, and so its
+    # fingerprint, is what it always was.
+    types = {} if cluster.gpu_types is None else {"gpu_types": list(cluster.gpu_types),
+                                                  "worker_types": list(cluster.worker_types)}
     return {
         "format": INSTANCE_FORMAT,
         "version": VERSION,
@@ -96,8 +101,9 @@ def instance_to_dict(instance: Instance) -> dict:
         "meta": dict(instance.meta),
         "cluster": {
             "resources": list(resources),
-            "worker_servers": [per_resource(row) for row in instance.cluster.worker_capacity],
-            "ps_servers": [per_resource(row) for row in instance.cluster.ps_capacity],
+            "worker_servers": [per_resource(row) for row in cluster.worker_capacity],
+            "ps_servers": [per_resource(row) for row in cluster.ps_capacity],
+            **types,
         },
         "jobs": [
             {
@@ -113,6 +119,8 @@ def instance_to_dict(instance: Instance) -> dict:
                 "worker_demand": per_resource(job.worker_demand),
                 "ps_demand": per_resource(job.ps_demand),
                 "utility": utility_to_dict(job.utility),
+                **({} if job.compute_seconds_by_type is None else
+                   {"compute_seconds_by_type": {g: float(v) for g, v in job.compute_seconds_by_type}}),
             }
             for job in instance.jobs
         ],
@@ -138,9 +146,36 @@ def _resource_vector(data: Any, where: str, resources: tuple[str, ...], domain, 
     return vector
 
 
+def _names(data: dict, key: str, where: str, problems: list[str]) -> tuple | None:
+    """An optional list of names (``cluster.gpu_types``, ``cluster.worker_types``): None when absent. Which
+    names are valid is :mod:`primaldual.core.gpu_types`'s check."""
+    if key not in data:
+        return None
+    value = data[key]
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        problems.append(f"{where}.{key}: must be a list of type names, got {show(value)}")
+        return None
+    return tuple(value)
+
+
+def _type_seconds(job_data: dict, where: str, problems: list[str]) -> dict | None:
+    """A job's optional ``compute_seconds_by_type``: an object of type -> seconds in the domain of
+    ``compute_seconds`` (a 0, negative or missing time is named here or by the type check)."""
+    if "compute_seconds_by_type" not in job_data:
+        return None
+    value, field = job_data["compute_seconds_by_type"], f"{where}.compute_seconds_by_type"
+    if not isinstance(value, dict):
+        problems.append(f"{field}: must be an object mapping each gpu type to seconds, got {show(value)}")
+        return None
+    for name, seconds in value.items():
+        problems += JOB_FIELDS["compute_seconds"].problem(f"{field}.{name}", seconds)
+    return {name: float(seconds) for name, seconds in value.items() if _is_number(seconds)}
+
+
 def _parse_cluster(data: dict, problems: list[str]) -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
     cluster_data = data.get("cluster")
-    pools = {"worker_servers": np.zeros((0, 0)), "ps_servers": np.zeros((0, 0))}
+    pools = {"worker_servers": np.zeros((0, 0)), "ps_servers": np.zeros((0, 0)), "gpu_types": None,
+             "worker_types": None}
     if not isinstance(cluster_data, dict):
         problems.append("cluster: missing or not an object (needs resources, worker_servers, ps_servers)")
         return (), pools
@@ -156,7 +191,7 @@ def _parse_cluster(data: dict, problems: list[str]) -> tuple[tuple[str, ...], di
         problems.append(f"cluster.resources: names must be unique, got {show(raw)}")
         return (), pools
     resources = tuple(raw)
-    for pool in pools:
+    for pool in ("worker_servers", "ps_servers"):
         servers = cluster_data.get(pool)
         if not isinstance(servers, list) or not servers or len(servers) > MAX_SERVERS:
             problems.append(f"cluster.{pool}: must be a list of 1..{MAX_SERVERS} servers, got {show(servers)}")
@@ -165,6 +200,11 @@ def _parse_cluster(data: dict, problems: list[str]) -> tuple[tuple[str, ...], di
             _resource_vector(server, f"cluster.{pool}[{n}]", resources, INSTANCE_FIELDS["capacity"], problems)
             for n, server in enumerate(servers)
         ]).reshape(len(servers), len(resources))
+    for key in ("gpu_types", "worker_types"):
+        pools[key] = _names(cluster_data, key, "cluster", problems)
+    if ("gpu_types" in cluster_data) != ("worker_types" in cluster_data):
+        missing = "worker_types" if "gpu_types" in cluster_data else "gpu_types"
+        problems.append(f"cluster.{missing}: missing (a heterogeneous cluster gives gpu_types and worker_types)")
     return resources, pools
 
 
@@ -190,6 +230,7 @@ def _parse_job(job_data: Any, where: str, resources: tuple[str, ...], problems: 
         elif resources:
             demands[field_name] = _resource_vector(job_data[field_name], f"{where}.{field_name}", resources,
                                                    DEMAND, problems)
+    by_type = _type_seconds(job_data, where, problems)
     utility = None
     if "utility" not in job_data:
         problems.append(f"{where}.utility: missing")
@@ -203,6 +244,7 @@ def _parse_job(job_data: Any, where: str, resources: tuple[str, ...], problems: 
     return Job(
         **{name: (int if domain.integer else float)(job_data[name]) for name, domain in JOB_FIELDS.items()},
         worker_demand=demands["worker_demand"], ps_demand=demands["ps_demand"], utility=utility, name=name_value,
+        compute_seconds_by_type=by_type,
     )
 
 
@@ -229,7 +271,8 @@ def instance_from_dict(data: Any) -> Instance:
     if problems:
         raise InputError(problems)
     instance = Instance(
-        cluster=Cluster(resources, pools["worker_servers"], pools["ps_servers"]),
+        cluster=Cluster(resources, pools["worker_servers"], pools["ps_servers"], pools["worker_types"],
+                        pools["gpu_types"]),
         jobs=tuple(jobs),
         horizon=int(data["horizon"]),
         slot_seconds=float(data["slot_seconds"]),

@@ -33,6 +33,7 @@ import numpy as np
 
 from primaldual.core.domains import MAX_HORIZON, MAX_JOBS, MAX_SCHEDULE_CELLS, MAX_SERVERS, fmt_number, show
 from primaldual.core.errors import InputError
+from primaldual.core.gpu_types import GAVEL_TIME_RATIO, check_type_counts
 from primaldual.core.instance import Cluster, Instance, Job, ceil_tolerant
 from primaldual.core.plural import by_count, counted
 from primaldual.core.utility import Sigmoid
@@ -251,6 +252,14 @@ def _draw_job(rng: np.random.Generator, spec: Preset, ranges: dict, arrival: int
                worker_demand=worker_demand, ps_demand=ps_demand, utility=utility, name=f"job{n}")
 
 
+def _with_type_times(job: Job, types: list[str]) -> Job:
+    """``job`` with ``tau_i^g = round(tau_i x ratio_g / ratio_fastest, 4)`` per type: its drawn ``tau_i`` is the
+    fastest type's (ratio 1 exactly, so ``compute_seconds`` stays the least, as the format requires)."""
+    fastest = min(GAVEL_TIME_RATIO[name] for name in types)
+    times = {name: round(job.compute_seconds * (GAVEL_TIME_RATIO[name] / fastest), 4) for name in types}
+    return replace(job, compute_seconds_by_type=times)
+
+
 def _sizes(rng: np.random.Generator, spec: Preset, jobs, horizon, load, worker_servers, ps_servers) -> tuple:
     """Jobs, slots, servers (the knobs, else drawn), the arrival rate and window; refuses what does not fit."""
     n_jobs = jobs if jobs is not None else _int(rng, spec.jobs)
@@ -288,8 +297,15 @@ def generate(
     worker_servers: int | None = None,
     ps_servers: int | None = None,
     capacity_scale: float = 1.0,
+    gpu_types=None,
 ) -> Instance:
     """Draw an instance from ``preset``; the knobs override the preset's defaults.
+
+    ``gpu_types``: ``[(type, servers), ...]`` (``--gpu-types v100:2,p100:1``) makes a heterogeneous cluster
+    (:mod:`primaldual.core.gpu_types`): that many worker servers of each type in the order given, each drawn as
+    the preset draws a worker server, so the instance is the one of ``--worker-servers`` (their sum) plus the
+    types: each job's drawn ``tau_i`` is its time on the fastest type listed and ``tau_i^g`` scales it by
+    :data:`~primaldual.core.gpu_types.GAVEL_TIME_RATIO` (no random number is drawn for the types).
 
     ``capacity_scale`` multiplies every server capacity (for sweeps over cluster size without changing the
     server count). Below 1, demands that would no longer fit the smallest server are drawn from the part of
@@ -302,6 +318,13 @@ def generate(
     problems = _check_knobs(jobs, horizon, load, worker_servers, ps_servers, capacity_scale, seed)
     if problems:
         raise InputError(problems)
+    if gpu_types is not None:
+        if worker_servers is not None:
+            raise InputError("--gpu-types: gives the worker servers per type; leave out --worker-servers")
+        gpu_types = check_type_counts(gpu_types, "--gpu-types")
+        worker_servers = sum(count for _, count in gpu_types)
+        if worker_servers > MAX_SERVERS:
+            raise InputError(f"--gpu-types: {worker_servers} worker servers in all, more than {MAX_SERVERS}")
     ranges, notes, problems = _fitting_ranges(spec, float(capacity_scale))
     if problems:
         raise InputError(problems)
@@ -323,6 +346,10 @@ def generate(
     arrivals = np.minimum(arrivals, n_slots - 1)  # only a float edge: uniform() < window <= n_slots
 
     job_list = [_draw_job(rng, spec, ranges, int(arrival), n) for n, arrival in enumerate(arrivals)]
+    worker_types = None
+    if gpu_types is not None:
+        worker_types = [name for name, count in gpu_types for _ in range(count)]
+        job_list = [_with_type_times(job, [name for name, _ in gpu_types]) for job in job_list]
     meta = {
         "generator": "primaldual.generate",
         "preset": preset,
@@ -330,11 +357,14 @@ def generate(
         "load": float(rate),
         "capacity_scale": float(capacity_scale),
     }
+    if gpu_types is not None:
+        meta["gpu_types"] = {name: count for name, count in gpu_types}
+        meta["gpu_time_ratio"] = {name: GAVEL_TIME_RATIO[name] for name, _ in gpu_types}
     if notes:
         meta["fitted_to_capacity"] = notes
     # The loader's own check (Instance.validate): a generated instance is one every file loader accepts.
     return Instance(
-        cluster=Cluster(resources, worker_capacity, ps_capacity),
+        cluster=Cluster(resources, worker_capacity, ps_capacity, worker_types),
         jobs=tuple(job_list),
         horizon=int(n_slots),
         slot_seconds=spec.slot_seconds,

@@ -37,15 +37,26 @@ def _readonly(array, dtype=float) -> np.ndarray:
 class Cluster:
     """Worker servers ``[H]`` and PS servers ``[K]``, two separate pools as in eqs. (4)-(5).
 
-    ``worker_capacity[h, r]`` is ``c_h^r`` and ``ps_capacity[k, r]`` is ``c_k^r``.
+    ``worker_capacity[h, r]`` is ``c_h^r`` and ``ps_capacity[k, r]`` is ``c_k^r``. A heterogeneous cluster
+    (:mod:`primaldual.core.gpu_types`) declares its ``gpu_types`` and gives each worker server its type
+    (``worker_types[h]``); ``None`` for both (the default) is the homogeneous cluster. Given only
+    ``worker_types``, ``gpu_types`` is their distinct names in order of first appearance.
     """
 
     resources: tuple[str, ...]
     worker_capacity: np.ndarray
     ps_capacity: np.ndarray
+    worker_types: tuple[str, ...] | None = None
+    gpu_types: tuple[str, ...] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "resources", tuple(self.resources))
+        if self.worker_types is not None:
+            object.__setattr__(self, "worker_types", tuple(self.worker_types))
+            if self.gpu_types is None:
+                object.__setattr__(self, "gpu_types", tuple(dict.fromkeys(self.worker_types)))
+        if self.gpu_types is not None:
+            object.__setattr__(self, "gpu_types", tuple(self.gpu_types))
         object.__setattr__(self, "worker_capacity", _readonly(self.worker_capacity).reshape(-1, len(self.resources)))
         object.__setattr__(self, "ps_capacity", _readonly(self.ps_capacity).reshape(-1, len(self.resources)))
 
@@ -61,6 +72,15 @@ class Cluster:
     def n_resources(self) -> int:
         return len(self.resources)
 
+    @property
+    def heterogeneous(self) -> bool:
+        return self.worker_types is not None
+
+    @cached_property
+    def worker_type_index(self) -> np.ndarray:
+        """``g(h)`` as an index into ``gpu_types``, shape (H,) (heterogeneous clusters only)."""
+        return _readonly([self.gpu_types.index(g) for g in self.worker_types], dtype=np.int64)
+
 
 @dataclass(frozen=True, eq=False)
 class Job:
@@ -70,6 +90,8 @@ class Job:
     mini-batches per chunk ``M_i``, compute time per mini-batch ``tau_i`` (seconds), gradient size ``e_i`` (MB),
     worker and PS bandwidth ``b_i``, ``B_i`` (Gbps), per-worker demand ``w_i^r`` and per-PS demand ``s_i^r``
     (arrays over the cluster's resources), and the utility ``f_i`` of completion duration.
+    On a heterogeneous cluster, ``compute_seconds_by_type`` holds ``(type, tau_i^g)`` per GPU type and
+    ``compute_seconds`` is the least of them (:mod:`primaldual.core.gpu_types`); ``None`` otherwise.
     """
 
     arrival: int
@@ -84,10 +106,15 @@ class Job:
     ps_demand: np.ndarray
     utility: Utility
     name: str = ""
+    compute_seconds_by_type: tuple[tuple[str, float], ...] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "worker_demand", _readonly(self.worker_demand))
         object.__setattr__(self, "ps_demand", _readonly(self.ps_demand))
+        if self.compute_seconds_by_type is not None:  # a mapping or pairs; kept as pairs (immutable, picklable)
+            given = self.compute_seconds_by_type
+            pairs = given.items() if isinstance(given, dict) else given
+            object.__setattr__(self, "compute_seconds_by_type", tuple((g, seconds) for g, seconds in pairs))
 
     @property
     def communication_seconds(self) -> float:
@@ -131,8 +158,10 @@ class Instance:
         # also check consistency (see validate()).
         from primaldual.core.domains import instance_problems
         from primaldual.core.errors import InputError
+        from primaldual.core.gpu_types import type_problems
 
-        problems = instance_problems(self, domain=True, consistency=False)
+        # GPU types (issue 64) once every field is in its range.
+        problems = instance_problems(self, domain=True, consistency=False) or type_problems(self)
         if problems:
             raise InputError(problems)
 
@@ -160,6 +189,18 @@ class Instance:
         return _readonly(
             [j.epochs * j.chunks * j.minibatches_per_chunk * j.minibatch_seconds / self.slot_seconds for j in self.jobs]
         )
+
+    @cached_property
+    def work_by_type(self) -> np.ndarray:
+        """``W_i^g`` (:mod:`primaldual.core.gpu_types`), shape (I, G) over ``cluster.gpu_types``: job i's work in
+        worker-slots of type g, the denominators of the heterogeneous eq. (2). Heterogeneous instances only."""
+        types = self.cluster.gpu_types
+        rows = []
+        for j in self.jobs:
+            seconds = dict(j.compute_seconds_by_type)
+            rows.append([j.epochs * j.chunks * j.minibatches_per_chunk * (seconds[g] + j.communication_seconds)
+                         / self.slot_seconds for g in types])
+        return _readonly(rows).reshape(self.n_jobs, len(types))
 
     @cached_property
     def work_units(self) -> np.ndarray:

@@ -26,8 +26,8 @@ from primaldual.core.errors import InputError
 
 FILE_KEYS: dict[str, tuple[str, ...]] = {
     "instance": ("format", "version", "horizon", "slot_seconds", "meta", "cluster", "jobs"),
-    "instance.cluster": ("resources", "worker_servers", "ps_servers"),
-    "instance.jobs[]": (*JOB_FIELDS, "name", "worker_demand", "ps_demand", "utility"),
+    "instance.cluster": ("resources", "worker_servers", "ps_servers", "gpu_types", "worker_types"),
+    "instance.jobs[]": (*JOB_FIELDS, "name", "worker_demand", "ps_demand", "utility", "compute_seconds_by_type"),
     "schedule": ("format", "version", "meta", "jobs", "instance", "provenance"),
     "schedule.jobs[]": ("job", "workers", "parameter_servers"),
 }

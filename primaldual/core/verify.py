@@ -6,7 +6,9 @@ so that every component's output is judged by the same, separate check. Each vio
 
 Checked: work (2), worker cap (3), worker- and PS-server capacities (4)-(5), PS bandwidth (6), PSs <= workers
 (7), nothing before arrival (9)-(10), integral non-negative counts (12)-(13), array shapes. Recomputed:
-completion slots (8) and the total utility (1).
+completion slots (8) and the total utility (1). On a heterogeneous cluster (:mod:`primaldual.core.gpu_types`),
+(2) is ``sum_t sum_h y_iht / W_i^{g(h)} >= 1``, each worker-slot supplying work at its server's type's speed,
+and a job's workers in one slot must be of one type (Gavel's rule, kind ``one_type``).
 """
 
 from __future__ import annotations
@@ -168,8 +170,10 @@ def _job_violations(instance: Instance, i: int, start: int, y: np.ndarray, z: np
                                   f"{job.arrival}")
     workers_per_slot = y.sum(axis=1)
     ps_per_slot = z.sum(axis=1)
+    if instance.cluster.heterogeneous:
+        violations += _type_violations(instance, i, start, y)
     # (2): work.
-    if workers_per_slot.sum() < instance.work_units[i]:
+    elif workers_per_slot.sum() < instance.work_units[i]:
         violations.append(Violation(
             "(2)", "work",
             f"job {i}: {workers_per_slot.sum():g} worker-slots cover less than its work "
@@ -200,6 +204,30 @@ def _job_violations(instance: Instance, i: int, start: int, y: np.ndarray, z: np
             f"job {i}: slot {t + start}: {ps_per_slot[t]:g} PSs, more than its {workers_per_slot[t]:g} workers",
             job=i, slot=int(t) + start,
         ))
+    return violations
+
+
+def _type_violations(instance: Instance, i: int, start: int, y: np.ndarray) -> list[Violation]:
+    """Heterogeneous clusters: one type per slot (Gavel's rule), then (2) at each type's speed,
+    ``sum_t sum_h y_iht / W_i^{g(h)} >= 1`` up to a relative 1e-9 (floating noise in ``W``). O(L H)."""
+    types, index = instance.cluster.gpu_types, instance.cluster.worker_type_index
+    # Per slot and type, the job's workers on servers of that type: shape (L, G).
+    per_type = np.stack([y[:, index == g].sum(axis=1) for g in range(len(types))], axis=1)
+    violations = []
+    for t in np.flatnonzero((per_type > 0).sum(axis=1) > 1):
+        used = ", ".join(f"{per_type[t, g]:g} {types[g]}" for g in np.flatnonzero(per_type[t] > 0))
+        violations.append(Violation(
+            "(2)", "one_type",
+            f"job {i}: workers of more than one gpu type in slot {t + start} ({used}); a job's workers in one "
+            "slot are of one type", job=i, slot=int(t) + start))
+    work = instance.work_by_type[i]
+    done = float((per_type.sum(axis=0) / work).sum())  # the fraction of the job the schedule does
+    if done < 1.0 - 1e-9:
+        given = ", ".join(f"{per_type[:, g].sum():g} on {types[g]} (W = {work[g]:.6g})" for g in range(len(types))
+                          if per_type[:, g].sum() > 0) or "none"
+        violations.append(Violation(
+            "(2)", "work",
+            f"job {i}: worker-slots {given} do {done:.6g} of its work at each type's speed (needs 1)", job=i))
     return violations
 
 

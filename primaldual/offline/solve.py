@@ -41,6 +41,7 @@ from typing import Sequence
 
 from primaldual.backends.solvers import check_solver
 from primaldual.core.errors import InputError
+from primaldual.core.gpu_types import refuse_heterogeneous
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 from primaldual.models.sparsity import schedulable_jobs
@@ -84,6 +85,7 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
     options = EXACT if options is None else options
     if not isinstance(options, SolveOptions):
         raise InputError(f"options: must be SolveOptions, got {type(options).__name__}")
+    refuse_heterogeneous(instance, f"the offline solve (method {options.method})")
     solver, auto_note = resolve_solver(instance, options)  # --solver auto: by size, from measured data
     options = options.replace(solver=solver) if auto_note else options
     check_solver(options.solver)

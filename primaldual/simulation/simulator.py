@@ -56,6 +56,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from primaldual.core.errors import InputError
+from primaldual.core.gpu_types import refuse_heterogeneous
 from primaldual.core.instance import Instance
 from primaldual.core.metrics import RunMetrics, compute_metrics
 from primaldual.core.jsonable import jsonable
@@ -272,6 +273,7 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
     if isinstance(scheduler, str):
         scheduler = make_scheduler(scheduler)
     name = str(getattr(scheduler, "name", type(scheduler).__name__))
+    refuse_heterogeneous(instance, name)  # until the schedulers learn GPU types (issue 64's later steps)
     horizon, n_jobs = instance.horizon, instance.n_jobs
     checker = SlotRules(instance, name)
     remaining = np.array(instance.work_units, dtype=float)

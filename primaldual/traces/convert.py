@@ -24,6 +24,12 @@
    exceeds the package's finite ranges (docs/input-ranges.md) are dropped. Every drop and cap is counted in
    ``meta["trace"]["counts"]`` and said in ``meta["trace"]["notes"]`` (the command prints the notes on stderr).
 
+**GPU types** (``gpu_types``, ``--gpu-types v100:5,p100:5,k80:5``; :mod:`primaldual.core.gpu_types`): that many
+8-GPU worker servers of each type (instead of ``gpus``); each job's running time ``R_i^g`` on each type from that
+type's measured throughput (same extrapolation), ``tau_i^g = R_i^g g_i / (N_i M_i)``, and ``R_i`` in steps 2-7 is
+its fastest type's (``min_g R_i^g``, so ``tau_i = min_g tau_i^g`` as the format requires). A job with no
+throughput on a listed type, or a CSV job given only by ``duration_seconds``, is refused naming its line.
+
 The conversion draws no random numbers: the same trace and options give the same instance.
 """
 
@@ -36,12 +42,13 @@ import numpy as np
 
 from primaldual.core.domains import JOB_FIELDS, MAX_HORIZON, MAX_SERVERS, MAX_WORK_CELLS, UTILITY_FIELDS
 from primaldual.core.errors import InputError
+from primaldual.core.gpu_types import check_type_counts
 from primaldual.core.numerals import echo
 from primaldual.core.instance import Cluster, Instance, Job, ceil_tolerant
 from primaldual.core.plural import by_count
 from primaldual.traces import profiles
 from primaldual.traces.records import TraceJob
-from primaldual.traces.throughput import DEFAULT_SCALING_EFFICIENCY, ThroughputTable, family
+from primaldual.traces.throughput import DEFAULT_SCALING_EFFICIENCY, ThroughputTable, family, packaged_tables
 from primaldual.traces.utility_rules import UtilityRule
 
 
@@ -61,9 +68,16 @@ class TraceOptions:
     outlasting: str = "drop"
     oversize: str = "cap"
     seed: int | None = None
+    gpu_types: tuple[tuple[str, int], ...] | None = None
 
     def check(self) -> None:
         problems = []
+        if self.gpu_types is not None:
+            check_type_counts(self.gpu_types, "--gpu-types")
+            if self.gpus is not None:
+                problems.append("--gpu-types: gives the 8-GPU servers per type; leave out --gpus")
+            elif sum(count for _, count in self.gpu_types) > MAX_SERVERS:
+                problems.append(f"--gpu-types: more than {MAX_SERVERS} worker servers in all")
         if not (math.isfinite(self.slot_hours) and 1e-3 <= self.slot_hours <= 1e4):
             problems.append(f"--slot-hours: must be a number in [0.001, 10000], got {self.slot_hours}")
         if self.window is not None:
@@ -95,6 +109,8 @@ class Timed:
     record: TraceJob
     running_seconds: float
     extrapolated: bool
+    #: ``(type, R_i^g)`` per GPU type under ``--gpu-types`` (``running_seconds`` is then the least), else None.
+    running_by_type: tuple[tuple[str, float], ...] | None = None
 
 
 def running_times(records, table: ThroughputTable, efficiency: float, source: str) -> list[Timed]:
@@ -109,6 +125,28 @@ def running_times(records, table: ThroughputTable, efficiency: float, source: st
                              f"({table.gpu_type}); give duration_seconds in a CSV instead")
         rate, extrapolated = table.throughput(record.model, record.gpus, efficiency)
         out.append(Timed(record, record.steps / rate, extrapolated))
+    return out
+
+
+def typed_running_times(records, tables: dict[str, ThroughputTable], options: TraceOptions,
+                        source: str) -> list[Timed]:
+    """Step 2 on every type of ``--gpu-types``: ``R_i^g`` per type, ``R_i`` the least; one line naming the first
+    record with no throughput on a listed type (or with a duration only, which gives one type's time)."""
+    out = []
+    for record in records:
+        if record.duration_seconds is not None:
+            raise InputError(f"{source}:{record.line}: duration_seconds: one running time, not one per GPU type; "
+                             "--gpu-types needs a job_type of Gavel's throughput table")
+        times, extrapolated = [], False
+        for gpu_type, _ in options.gpu_types:
+            table = tables[gpu_type]
+            if not table.measured(record.model):
+                raise InputError(f"{source}:{record.line}: job_type: {echo(record.model)} has no throughput on "
+                                 f"{gpu_type} in Gavel's table; leave {gpu_type} out of --gpu-types")
+            rate, guessed = table.throughput(record.model, record.gpus, options.scaling_efficiency)
+            times.append((gpu_type, record.steps / rate))
+            extrapolated |= guessed
+        out.append(Timed(record, min(seconds for _, seconds in times), extrapolated, tuple(times)))
     return out
 
 
@@ -135,7 +173,9 @@ def cluster_for(timed: list[Timed], window: tuple[float, float], options: TraceO
     """Step 3: the servers and how their number was chosen."""
     mean_load = mean_gpu_load(timed, *window)
     per_server = profiles.GPUS_PER_SERVER
-    if options.gpus is not None:
+    if options.gpu_types is not None:
+        gpus, rule = sum(count for _, count in options.gpu_types) * per_server, "--gpu-types"
+    elif options.gpus is not None:
         gpus, rule = int(options.gpus), "--gpus"
     else:
         servers = max(1, math.ceil(mean_load / (options.target_load * per_server) - 1e-9))
@@ -156,7 +196,11 @@ def cluster_for(timed: list[Timed], window: tuple[float, float], options: TraceO
     ps = np.tile([profiles.PS_SERVER[r] for r in profiles.RESOURCES], (n_ps, 1))
     facts = {"gpus": gpus, "worker_servers": n_servers, "ps_servers": n_ps, "rule": rule,
              "mean_gpu_load": round(mean_load, 6), "load_fraction": round(mean_load / gpus, 6)}
-    return Cluster(profiles.RESOURCES, workers, ps), facts
+    if options.gpu_types is None:
+        return Cluster(profiles.RESOURCES, workers, ps), facts
+    facts["gpu_types"] = dict(options.gpu_types)
+    worker_types = [gpu_type for gpu_type, count in options.gpu_types for _ in range(count)]
+    return Cluster(profiles.RESOURCES, workers, ps, worker_types), facts
 
 
 def _job(t: Timed, arrival: int, chunks: int, slot_seconds: float, rule: UtilityRule, where: str) -> tuple[Job, int]:
@@ -164,6 +208,9 @@ def _job(t: Timed, arrival: int, chunks: int, slot_seconds: float, rule: Utility
     record = t.record
     minibatches = record.steps if record.steps is not None and record.duration_seconds is None else 1
     compute = t.running_seconds * record.gpus / (chunks * minibatches)
+    # Per type the same expression, monotone in R: the least is ``compute`` exactly.
+    by_type = None if t.running_by_type is None else \
+        {gpu_type: seconds * record.gpus / (chunks * minibatches) for gpu_type, seconds in t.running_by_type}
     units = max(ceil_tolerant(chunks * minibatches * compute / slot_seconds), 1)
     shortest = -(-units // chunks)
     deadline = None
@@ -180,7 +227,7 @@ def _job(t: Timed, arrival: int, chunks: int, slot_seconds: float, rule: Utility
               compute_seconds=compute, gradient_mb=0.0, worker_bandwidth_gbps=profile.bandwidth,
               ps_bandwidth_gbps=profiles.PS_BANDWIDTH_GBPS, worker_demand=profile.worker_demand(),
               ps_demand=profile.ps_demand(), utility=rule.build(weight, shortest, deadline),
-              name=f"{record.name}:{record.model}" if record.model else record.name)
+              name=f"{record.name}:{record.model}" if record.model else record.name, compute_seconds_by_type=by_type)
     return job, units
 
 
@@ -234,8 +281,12 @@ def _slot_jobs(timed, start_seconds, slot_seconds, horizon, cluster_gpus, option
                 counts["dropped_outlasting"] += 1
                 continue
             counts["kept_outlasting"] += 1
+        slowest = job.compute_seconds
+        if job.compute_seconds_by_type is not None:  # the ranges must hold on the slowest type too
+            slowest = max(seconds for _, seconds in job.compute_seconds_by_type)
+            units = max(units, math.ceil(units * slowest / job.compute_seconds))
         if (horizon - arrival) * units > MAX_WORK_CELLS or units * min(units, chunks) > MAX_WORK_CELLS or \
-                not JOB_FIELDS["compute_seconds"].contains(job.compute_seconds):  # a capped long job's step
+                not JOB_FIELDS["compute_seconds"].contains(slowest):  # a capped long job's step
             counts["dropped_too_large"] += 1
             continue
         counts["extrapolated"] += int(t.extrapolated)
@@ -260,7 +311,8 @@ def _horizon(records, options: TraceOptions, hours: float, source: str) -> int:
 
 
 def build_instance(records, options: TraceOptions, table: ThroughputTable, *, source: str,
-                   format: str, seed: int | None = None, vc: str | None = None) -> Instance:
+                   format: str, seed: int | None = None, vc: str | None = None,
+                   tables: dict[str, ThroughputTable] | None = None) -> Instance:
     """The instance of ``records`` under ``options`` (module docstring), its meta naming every parameter."""
     options.check()
     start_hour, hours = window_of(records, options)
@@ -269,7 +321,10 @@ def build_instance(records, options: TraceOptions, table: ThroughputTable, *, so
     inside = [r for r in ordered if start <= r.arrival_seconds < end]
     slot_seconds = options.slot_hours * 3600.0
     horizon = _horizon(records, options, hours, source)
-    timed = running_times(inside, table, options.scaling_efficiency, source)
+    if options.gpu_types is None:
+        timed = running_times(inside, table, options.scaling_efficiency, source)
+    else:
+        timed = typed_running_times(inside, tables or packaged_tables(), options, source)
     cluster, facts = cluster_for(timed, (start_hour, hours), options, source)
     jobs, counts = _slot_jobs(timed, start, slot_seconds, horizon, facts["gpus"], options, source)
     counts = {"read": len(records), "in_window": len(inside), "outside_window": len(records) - len(inside),
@@ -280,7 +335,7 @@ def build_instance(records, options: TraceOptions, table: ThroughputTable, *, so
         "window_hours": [start_hour, hours], "slot_hours": options.slot_hours, "tail_hours": options.tail_hours,
         "horizon": horizon, "cluster": facts, "target_load": options.target_load,
         "utility": options.utility.to_meta(), "scaling_efficiency": options.scaling_efficiency,
-        "gpu_type": table.gpu_type, "outlasting": options.outlasting, "oversize": options.oversize,
+        "gpu_type": table.gpu_type if options.gpu_types is None else None, "outlasting": options.outlasting, "oversize": options.oversize,
         "counts": counts, "notes": notes, "profiles": profiles.profiles_meta(),
     }}
     return Instance(cluster=cluster, jobs=tuple(jobs), horizon=horizon, slot_seconds=slot_seconds,

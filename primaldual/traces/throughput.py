@@ -1,8 +1,9 @@
 """Measured training throughput (steps per second) of a job type at a GPU count, and its extrapolation.
 
 Gavel measured each job type alone (co-located job ``"null"``) on V100s at 1, 2, 4 and 8 GPUs (a few types at
-1 GPU only); a step is one synchronous data-parallel iteration of the whole job, so the running time of a job
-of ``S`` steps at ``g`` GPUs is ``S / throughput(g)``.
+1 GPU only), and on P100s and K80s the same way (:func:`packaged_tables`, for ``--gpu-types``); a step is one
+synchronous data-parallel iteration of the whole job, so the running time of a job of ``S`` steps at ``g`` GPUs
+is ``S / throughput(g)``.
 
 **Extrapolation** (a stated assumption, the table has no other data): for a GPU count ``g`` that was not
 measured, take the largest measured count ``m <= g`` and assume the per-GPU throughput of ``m`` carries over at
@@ -62,11 +63,24 @@ def parse_table(data: dict, gpu_type: str = GPU_TYPE) -> ThroughputTable:
 
 
 @lru_cache(maxsize=1)
-def packaged_table() -> ThroughputTable:
-    """The shipped table (``primaldual/traces/data/philly/simulation_throughputs.json``), read once."""
+def _packaged_data() -> dict:
     text = resources.files("primaldual.traces").joinpath("data", "philly", "simulation_throughputs.json").read_text(
         encoding="utf-8")
-    return parse_table(json.loads(text))
+    return json.loads(text)
+
+
+@lru_cache(maxsize=1)
+def packaged_table() -> ThroughputTable:
+    """The shipped table (``primaldual/traces/data/philly/simulation_throughputs.json``) for V100s, read once."""
+    return parse_table(_packaged_data())
+
+
+@lru_cache(maxsize=1)
+def packaged_tables() -> dict[str, ThroughputTable]:
+    """The shipped table for each GPU type Gavel measured (``v100``, ``p100``, ``k80``): ``--gpu-types``."""
+    from primaldual.core.gpu_types import GAVEL_TYPES
+
+    return {gpu_type: parse_table(_packaged_data(), gpu_type) for gpu_type in GAVEL_TYPES}
 
 
 def family(job_type: str) -> str:
