@@ -17,7 +17,7 @@ BEGIN = "<!-- headline table: rendered by docs/reproduce-quick/headline.py from 
 END = "<!-- end of headline table -->"
 #: The column order of reproduce's own table (primaldual/reproduce/experiments.py, SCHEDULERS).
 SCHEDULERS = ["oasis", "oasis-lr", "oasis-p", "greedy", "fifo", "drf", "rrh", "rrh-full-reward",
-              "rrh-nonpreemptive", "dorm"]
+              "rrh-nonpreemptive", "dorm", "tiresias", "srtf", "optimus", "themis"]
 SETS = {"ratio-tiny": "`tiny`", "ratio-small": "`small`", "ratio-small-20": "20-job `small`"}
 
 
