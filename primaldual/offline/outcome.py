@@ -153,6 +153,8 @@ class ColumnGenerationRun:
     cg_seconds: float
     mip_seconds: float
     mip_status: str
+    bound_source: str = "none"
+    round_bounds: tuple[float, ...] = ()
 
     @property
     def converged(self) -> bool:
@@ -163,7 +165,8 @@ class ColumnGenerationRun:
         return {"rounds": self.rounds, "columns": self.columns, "rows": self.rows, "converged": self.converged,
                 "lp_value": self.lp_value, "seeds": self.seeds, "seed_seconds": self.seed_seconds,
                 "pooled_seconds": self.pooled_seconds, "cg_seconds": self.cg_seconds,
-                "mip_seconds": self.mip_seconds, "mip_status": self.mip_status}
+                "mip_seconds": self.mip_seconds, "mip_status": self.mip_status, "bound_source": self.bound_source,
+                "round_bounds": list(self.round_bounds)}
 
     def to_raw(self) -> RawSolve:
         """The run as the record every method hands the certificate: the master's columns and rows as the

@@ -124,7 +124,26 @@ def _branching_is_pointless(lp_value, best_utility: float, bound: float) -> bool
     return lp_value - best_utility <= max(LP_TOLERANCE * max(1.0, best_utility), BRANCH_GAIN_SHARE * gap)
 
 
-def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> tuple:
+@dataclass(frozen=True)
+class BestBound:
+    """The best certified bound so far and where it comes from (the name a report prints beside it)."""
+
+    value: float
+    source: str
+
+    def improved(self, value: float, source: str, notify: Notify) -> "BestBound":
+        """This bound, or ``value`` (announced through ``notify``) when it is smaller."""
+        if value < self.value:
+            notify(BoundImproved(value, source))
+            return BestBound(float(value), source)
+        return self
+
+
+#: The bound before any is known: the certificate falls back to the trivial bound.
+NO_BOUND = BestBound(float("inf"), "none")
+
+
+def _pooled_start(instance, cells, master, bound: BestBound, deadline, threads, notify) -> tuple:
     """The pooled LP relaxation's value (an upper bound on OPT) and its duals as the first prices: their
     columns enter the master and, priced, they give a Lagrangian bound and the first stability centre.
     Returns (best bound, centre or None, best Lagrangian bound); skipped when the LP does not finish within
@@ -138,17 +157,13 @@ def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> 
     if pooled is None:
         return bound, None, float("inf")
     pooled_bound, worker_prices, ps_prices = pooled
-    if pooled_bound < bound:
-        bound = pooled_bound
-        notify(BoundImproved(bound, "pooled LP relaxation"))
+    bound = bound.improved(pooled_bound, "pooled LP relaxation", notify)
     point = np.concatenate([worker_prices.ravel(), ps_prices.ravel()])
     priced = price_all(cells, master.jobs, point, deadline)
     if not priced.complete:
         return bound, None, float("inf")
     master.add(priced.columns)
-    if priced.bound < bound:
-        bound = priced.bound
-        notify(BoundImproved(bound, "pricing at the pooled LP's duals"))
+    bound = bound.improved(priced.bound, "Lagrangian bound at the pooled LP's duals", notify)
     return bound, point, priced.bound
 
 
@@ -185,14 +200,20 @@ class _Generation:
     the columns that price out, or (once) moves the end of the column-generation share to the deadline when
     price-and-branch could not gain anything anyway."""
 
-    def __init__(self, cells: Cells, master: RestrictedMaster, *, bound: float, centre, best_lagrangian: float,
+    def __init__(self, cells: Cells, master: RestrictedMaster, *, bound: BestBound, centre, best_lagrangian: float,
                  best_utility: float, until: float | None, deadline: float | None, notify: Notify, started: float,
                  dual_pricing: bool = False):
         self.cells, self.master, self.notify, self.started = cells, master, notify, started
         self.dual_pricing = dual_pricing
-        self.bound, self.centre, self.best_lagrangian, self.best_utility = bound, centre, best_lagrangian, best_utility
+        self.best, self.centre, self.best_lagrangian, self.best_utility = bound, centre, best_lagrangian, best_utility
         self.until, self.deadline = until, deadline
         self.rounds, self.lp_value, self.alpha, self.extended = 0, None, SMOOTHING, False
+        self.round_bounds: list[float] = []  # every complete pricing round's Lagrangian bound, in order
+
+    @property
+    def bound(self) -> float:
+        """The best certified bound so far."""
+        return self.best.value
 
     def run(self) -> Stop:
         stop = None
@@ -236,11 +257,10 @@ class _Generation:
                 rounds.append(at_duals)
         self.rounds += 1
         for where, priced in zip((point, duals), rounds):
+            self.round_bounds.append(priced.bound)
             if priced.bound < self.best_lagrangian:
                 self.best_lagrangian, self.centre = priced.bound, where
-            if priced.bound < self.bound:
-                self.bound = priced.bound
-                self.notify(BoundImproved(self.bound, f"round {self.rounds}"))
+            self.best = self.best.improved(priced.bound, f"Lagrangian bound of round {self.rounds}", self.notify)
         added = self.master.add(c for priced in rounds for c in priced.columns
                                 if reduced_cost(c, duals, mu) > REDUCED_COST_TOLERANCE)
         self.notify(ProgressLine(
@@ -300,9 +320,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True, simplex_strategy=levers.simplex_strategy)
     best, best_utility, seed_utilities, bound = _seed(cells, master, seeds, notify)
     seed_seconds = time.time() - started
-    bound = float("inf") if bound is None else bound
-    if bound < float("inf"):
-        notify(BoundImproved(bound, "oasis certificate"))
+    bound = NO_BOUND if bound is None else NO_BOUND.improved(bound, "OASiS's dual certificate", notify)
     notify(Phase("solving the pooled LP relaxation"))
     pooled_started = time.time()
     # The first stability centre is the pooled LP's duals, not OASiS's prices: those give a valid but loose
@@ -324,7 +342,8 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
         best, best_utility, mip_status, mip_seconds = _price_and_branch(
             instance, master, generation, best, deadline, notify, levers.mip_presolve)
     return ColumnGenerationRun(
-        bound=generation.bound, lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
+        bound=generation.bound, bound_source=generation.best.source, round_bounds=tuple(generation.round_bounds),
+        lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
         rounds=generation.rounds, columns=len(master.columns), rows=master.n_rows, stop=stop, seeds=seed_utilities,
         seed_seconds=seed_seconds, pooled_seconds=pooled_seconds, cg_seconds=cg_seconds, mip_seconds=mip_seconds,
         mip_status=mip_status)

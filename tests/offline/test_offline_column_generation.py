@@ -126,3 +126,40 @@ def test_memory_limit_has_its_own_status():
     result = solve_offline(generate("tiny", 0), EXACT.replace(memory_limit=2**26))
     assert result.status == "memory_limit" and not result.success
     assert "memory limit" in result.message
+
+
+def _rounds_of(instance):
+    """Column generation run to convergence (smoothed, from the pooled LP's prices), with its optimum OPT."""
+    optimum = solve_offline(instance).objective
+    run = column_generation_solve(instance, schedulable_jobs(instance), seeds=online_seeds(instance))
+    return optimum, run
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_every_round_bounds_the_lp_optimum_and_the_last_meets_it(seed):
+    # Issue 63, item 1: before convergence the master's value bounds nothing, but every round's Lagrangian bound
+    # does. The LP optimum of (14)-(18) is computed independently, by the plain loop of _lp_value (master duals,
+    # no smoothing, no pooled start), and OPT by the exact ILP.
+    instance = generate("small", seed)
+    optimum, run = _rounds_of(instance)
+    lp_optimum, _ = _lp_value(instance, aggregate=True)
+    assert run.converged and run.round_bounds
+    for bound in run.round_bounds:
+        assert bound >= lp_optimum - 1e-6 * max(1.0, lp_optimum)
+        assert bound >= optimum - TOLERANCE * max(1.0, optimum)
+    assert run.bound == pytest.approx(lp_optimum, rel=1e-5)
+    assert run.bound == pytest.approx(min(run.round_bounds + (run.bound,)))
+    assert run.bound_source != "none"
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=10_000), jobs=st.integers(min_value=1, max_value=6))
+def test_every_round_bound_covers_the_optimum_on_tiny(seed, jobs):
+    instance = generate("tiny", seed, jobs=jobs)
+    if not schedulable_jobs(instance):
+        return
+    optimum, run = _rounds_of(instance)
+    for bound in run.round_bounds:
+        assert bound >= optimum - TOLERANCE * max(1.0, optimum)
+    assert run.bound >= optimum - TOLERANCE * max(1.0, optimum)
+    assert run.objective <= optimum + TOLERANCE * max(1.0, optimum)
