@@ -34,6 +34,7 @@ relaxation's interval.
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -169,6 +170,9 @@ def offline_entry(instance: Instance, offline: "OfflineResult | None", verificat
 #: Solver statuses that mean the clock stopped the search.
 TIME_LIMITED_STATUSES = ("time_limit_no_incumbent", "killed")
 
+#: The least time handed to a solve under :func:`evaluate`'s ``time_limit`` (a floor on a computed remainder).
+MIN_LEFT_SECONDS = 0.1
+
 Step = Callable[[str], ContextManager]
 
 
@@ -192,21 +196,65 @@ def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -
                             certificate=certificate, seconds=seconds, _verified_utility=not restart_cost)
 
 
+#: Under :func:`evaluate`'s ``time_limit``, the share of it the schedulers may take (their schedules are the
+#: interval's lower end under a restart cost); the offline solves get the rest.
+SCHEDULER_SHARE = 0.3
+
+
+def _stream_outcomes(sender, instance, names, parameters, restart_cost) -> None:  # runs in a spawned child
+    for name in names:
+        sender.send((name, _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)))
+
+
+def _run_schedulers(instance, names: tuple[str, ...], parameters, restart_cost: float, step: Step,
+                    budget: float | None) -> tuple[dict[str, SchedulerOutcome], tuple[str, ...]]:
+    """Every scheduler's outcome, in order; with a ``budget`` (seconds) only those that finish within it (in a
+    spawned child killed at the budget, :func:`primaldual.evaluation.bounded.stream_in_child`; here, between
+    schedulers, on small instances and in daemonic processes), and the names left out."""
+    from primaldual.evaluation.bounded import IN_PROCESS_CELLS, stream_in_child
+
+    cells = instance.n_jobs * instance.horizon * instance.cluster.n_worker_servers
+    if budget is not None and cells > IN_PROCESS_CELLS and not multiprocessing.current_process().daemon:
+        with step(f"running {len(names)} schedulers (within {budget:.0f} s)"):
+            got = stream_in_child(_stream_outcomes, (instance, names, parameters, restart_cost), len(names), budget)
+        outcomes = {name: got[name][0] for name in names if name in got}
+        return outcomes, tuple(name for name in names if name not in got)
+    outcomes: dict[str, SchedulerOutcome] = {}
+    clock = time.monotonic()
+    for name in names:
+        if budget is not None and time.monotonic() - clock >= budget:
+            break
+        with step(f"running {name}"):
+            outcomes[name] = _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)
+    return outcomes, tuple(name for name in names if name not in outcomes)
+
+
 def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None = None, restart_cost: float = 0.0,
-             parameters: Mapping[str, dict] | None = None, step: Step | None = None) -> Evaluation:
+             parameters: Mapping[str, dict] | None = None, step: Step | None = None,
+             time_limit: float | None = None) -> Evaluation:
     """Evaluate ``schedulers`` (registered names, with ``parameters[name]``) on ``instance``; with ``solve`` also
     solve the offline optimum. ``step(description)`` wraps each long step (a context manager: progress output).
+    ``time_limit`` (seconds, ``solve --restart-cost F --time-limit T``) bounds the whole evaluation: the
+    schedulers get :data:`SCHEDULER_SHARE` of it (those not done are left out, and a warning names them), the
+    offline solve what is left (half of it where the exact restart solve follows, which gets the rest).
     """
     step = step or _quiet
     parameters = parameters or {}
     seconds: dict[str, float] = {}
-    outcomes: dict[str, SchedulerOutcome] = {}
-    for name in schedulers:
-        with step(f"running {name}"):
-            outcomes[name] = _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)
+    started = time.monotonic()
+    outcomes, skipped = _run_schedulers(instance, tuple(schedulers), parameters, restart_cost, step,
+                                        None if time_limit is None else SCHEDULER_SHARE * time_limit)
     best = best_feasible(outcomes.values())
     bound_instance, warning = relaxation_or_instance(instance, restart_cost)
     extra_warnings = [warning] if warning else []
+    if skipped:
+        extra_warnings.append(f"left out {', '.join(skipped)}: not done within the schedulers' "
+                              f"{SCHEDULER_SHARE * time_limit:.0f} s of the {time_limit:g} s time limit")
+    offline_options = solve
+    if time_limit is not None and solve is not None:
+        left = max(MIN_LEFT_SECONDS, time_limit - (time.monotonic() - started))
+        exact_follows = bool(restart_cost) and within_reach(instance, solve.method)
+        offline_options = solve.replace(time_limit=left / 2 if exact_follows else left)
     offline = offline_verification = start_name = None
     if solve is not None:
         from primaldual.evaluation.bounded import solve_within  # without an OPT solve no model code is loaded
@@ -226,12 +274,15 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
         ran = {} if bound_instance is not instance else {
             name: outcome for name, outcome in outcomes.items() if outcome.ran and not parameters.get(name)}
         clock = time.perf_counter()
-        limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s, seeds included"
+        limit = ("no time limit" if offline_options.time_limit is None
+                 else f"time limit {offline_options.time_limit:g} s, seeds included")
         with step(f"solving the offline optimum ({solve.method}, {solve.solver}, {limit})"):
-            offline = solve_within(bound_instance, solve, start=start, ran=ran)
+            offline = solve_within(bound_instance, offline_options, start=start, ran=ran)
         seconds["opt"] = time.perf_counter() - clock
         offline_verification = _offline_verification(bound_instance, offline)
-    restart = _exact_restart(instance, solve, restart_cost, best, step, seconds, offline)
+    restart_options = solve if time_limit is None or solve is None else solve.replace(
+        time_limit=max(MIN_LEFT_SECONDS, time_limit - (time.monotonic() - started)))
+    restart = _exact_restart(instance, restart_options, restart_cost, best, step, seconds, offline)
     interval, warnings = opt_interval(
         bound_instance, outcomes.values(), offline, offline_verification, count_incumbent=not restart_cost)
     if restart is not None:

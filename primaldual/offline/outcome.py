@@ -52,11 +52,14 @@ class Solving:
 
 @dataclass(frozen=True, eq=False)
 class Incumbent:
-    """A better schedule was found; ``bound`` is the solver's best bound at that moment (None if unknown)."""
+    """A better schedule was found; ``bound`` is the solver's best bound at that moment (None if unknown).
+    ``origin`` is who made it: ``"solver"`` (the work's own search), else the online schedule it starts from
+    (``"online:NAME"``), which a killed solve returns as its start, not as the solver's."""
 
     assignments: Assignments
     objective: float
     bound: float | None
+    origin: str = "solver"
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ def _seed(cells: Cells, master: RestrictedMaster, seeds, notify):
         master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
         if seed.utility > best_utility:
             best, best_utility = seed.schedule, float(seed.utility)
-            notify(Incumbent(_assignments(best), best_utility, None))
+            notify(Incumbent(_assignments(best), best_utility, None, origin=f"online:{seed.name}"))
     return best, best_utility, utilities, bound
 
 
@@ -143,14 +143,29 @@ class BestBound:
 NO_BOUND = BestBound(float("inf"), "none")
 
 
+#: The pooled LP relaxation is solved only where the schedulable jobs' (job, slot) pairs from arrival to horizon
+#: number at most this many (:func:`pooled_lp_pays`). Measured (docs/measurements.md, issue 63): a whole 1,843-job
+#: x 1,163-slot VC has 107,830 pairs (pooled model 0.53 M variables, built in 0.5 s, 260 MiB); the whole 1,993-job
+#: x 2,445-slot VC has 1,832,519 (9.1 M variables and 11.0 M rows, 12.7 s and 3.1 GiB to build, 11.1 GiB peak in
+#: HiGHS, not solved in the 78 s it was given), where it only took the rounds' time and memory.
+POOLED_LP_MAX_PAIRS = 600_000
+
+
+def pooled_lp_pays(instance: Instance, jobs) -> bool:
+    """Whether the pooled LP relaxation is worth solving first: its model grows with the (job, slot) pairs
+    ``sum_i (T - a_i)`` over ``jobs``, and above :data:`POOLED_LP_MAX_PAIRS` it is not solved in its share of
+    the time (nor in bounded memory) at the sizes measured."""
+    return sum(instance.horizon - instance.jobs[i].arrival for i in jobs) <= POOLED_LP_MAX_PAIRS
+
+
 def _pooled_start(instance, cells, master, bound: BestBound, deadline, threads, notify) -> tuple:
     """The pooled LP relaxation's value (an upper bound on OPT) and its duals as the first prices: their
     columns enter the master and, priced, they give a Lagrangian bound and the first stability centre.
-    Returns (best bound, centre or None, best Lagrangian bound); skipped when the LP does not finish within
-    :data:`POOLED_LP_SHARE` of the time left."""
+    Returns (best bound, centre or None, best Lagrangian bound); skipped where it does not pay
+    (:func:`pooled_lp_pays`) or when the LP does not finish within :data:`POOLED_LP_SHARE` of the time left."""
     from primaldual.offline.pooled import pooled_lp_prices
 
-    if deadline is not None and time.time() >= deadline:
+    if (deadline is not None and time.time() >= deadline) or not pooled_lp_pays(instance, master.jobs):
         return bound, None, float("inf")
     left = None if deadline is None else max(0.1, POOLED_LP_SHARE * (deadline - time.time()))
     pooled = pooled_lp_prices(instance, left, threads)
