@@ -160,7 +160,7 @@ class RestrictedMaster:
     """
 
     def __init__(self, cells: Cells, jobs, threads: int | None = None, aggregate: bool = False,
-                 simplex_strategy: int = DEFAULT_SIMPLEX_STRATEGY):
+                 simplex_strategy: int = DEFAULT_SIMPLEX_STRATEGY, interior: bool = False):
         self.cells = cells
         self.row_of_cell = cells.row_of_cell if aggregate else np.arange(cells.capacity.shape[0])
         self.row_capacity = cells.row_capacity if aggregate else cells.capacity
@@ -174,6 +174,9 @@ class RestrictedMaster:
         if threads is not None:
             self.highs.setOptionValue("threads", int(threads))
         self.highs.setOptionValue("simplex_strategy", int(simplex_strategy))
+        if interior:  # see interior_master: an interior point, no crossover
+            self.highs.setOptionValue("solver", "ipm")
+            self.highs.setOptionValue("run_crossover", "off")
         size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
         inf = highspy.kHighsInf
         n = len(self.jobs)
@@ -255,6 +258,8 @@ class RestrictedMaster:
         self.highs.changeColsBounds(n, np.arange(n, dtype=np.int32), np.zeros(n), np.ones(n))
         # The MIP's LPs are re-solved after bound changes, where the dual simplex is the one that warm-starts.
         self.highs.setOptionValue("simplex_strategy", DEFAULT_SIMPLEX_STRATEGY)
+        self.highs.setOptionValue("solver", "choose")
+        self.highs.setOptionValue("run_crossover", "on")
         if start is not None:
             self.highs.setSolution(self._start_vector(start))
         # A MIP times itself from its own start (unlike the LPs, which read HiGHS's run clock), but its presolve

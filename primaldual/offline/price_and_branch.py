@@ -54,6 +54,13 @@ POOLED_LP_SHARE = 0.4
 GREEDY_SHARE = 0.15
 
 
+#: Above this many possible master rows (jobs plus aggregated capacity rows) the master LP is solved by the
+#: interior point method (:attr:`Levers.interior_master`): a trace week has a few thousand and the whole
+#: 1,843-job x 1,163-slot VC of philly:1/6214e9 11,147 (both converge with the primal simplex), the whole 1,993-job
+#: x 2,445-slot VC of philly:1/11cb48 21,553 (the simplex's re-solves grow to tens of seconds there).
+INTERIOR_MASTER_ROWS = 12_000
+
+
 @dataclass(frozen=True)
 class Levers:
     """The choices that make column generation and price-and-branch stronger, one switch each so that the
@@ -72,6 +79,14 @@ class Levers:
     :meth:`~primaldual.offline.column_generation.RestrictedMaster.solve_integer`, but on trace windows it is
     what proves the optimum).
 
+    ``interior_master``: the master LP by the interior point method without crossover (None: on above
+    :data:`INTERIOR_MASTER_ROWS` rows). The simplex re-solves from the last basis, but on a whole VC's master
+    (19,108 rows) each re-solve took longer as columns entered (0.7, 3.9, 7.7, 17.1 s over four rounds), where
+    the interior point started afresh took 1.6, 3.4, 5.7, 8.6 s, and its duals, central rather than a vertex's,
+    gave better Lagrangian bounds (44,934 against 49,625 at the first round; docs/measurements.md, issue 63).
+    Without crossover the master's value is optimal only to the solver's tolerance, which certifies nothing
+    anyway: the bound is always the Lagrangian one.
+
     On by default: the primal simplex, the greedy start and presolve. Off by default: pricing at the master's
     duals too, which doubles a round's pricing and so halves the rounds on a 1,763-job week, where it cost
     the convergence the others reach (measured in the ablation)."""
@@ -80,10 +95,20 @@ class Levers:
     dual_pricing: bool = False
     greedy_start: bool = True
     mip_presolve: bool = True
+    interior_master: bool | None = None
 
     def __post_init__(self):
         if self.simplex_strategy not in range(5):  # HiGHS's strategies: 0 choose, 1-3 dual, 4 primal
             raise InputError(f"levers.simplex_strategy: must be an integer in 0..4, got {self.simplex_strategy!r}")
+        if self.interior_master not in (None, True, False):
+            raise InputError(f"levers.interior_master: must be true, false or null, got {self.interior_master!r}")
+
+    def interior(self, cells: Cells, jobs) -> bool:
+        """Whether the master LP is solved by HiGHS's interior point method without crossover: as set, or
+        (None) where the master may have more than :data:`INTERIOR_MASTER_ROWS` rows."""
+        if self.interior_master is not None:
+            return self.interior_master
+        return len(jobs) + cells.row_capacity.shape[0] > INTERIOR_MASTER_ROWS
 
     @classmethod
     def none(cls) -> "Levers":
@@ -332,7 +357,8 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     started = time.time()
     notify(Phase("seeding the master with the online schedulers' schedules"))
     cells = Cells(instance)
-    master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True, simplex_strategy=levers.simplex_strategy)
+    master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True, simplex_strategy=levers.simplex_strategy,
+                              interior=levers.interior(cells, jobs))
     best, best_utility, seed_utilities, bound = _seed(cells, master, seeds, notify)
     seed_seconds = time.time() - started
     bound = NO_BOUND if bound is None else NO_BOUND.improved(bound, "OASiS's dual certificate", notify)
