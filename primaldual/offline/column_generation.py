@@ -61,6 +61,22 @@ DEFAULT_SIMPLEX_STRATEGY = 1
 #: Absolute slack when checking that a unit fits on a server, the verifier's capacity tolerance.
 FIT_TOLERANCE = 1e-9
 
+#: A column is dropped from the master after this many consecutive rounds at value ~0 with a negative reduced
+#: cost (:meth:`RestrictedMaster.drop_idle`); pricing may bring it back.
+IDLE_ROUNDS = 8
+
+#: A column's master value at or below this counts as 0 when deciding whether it is idle (an interior point
+#: solution leaves every column a little above 0).
+IDLE_VALUE = 1e-6
+
+
+def column_key(job: int, schedule: JobSchedule) -> tuple[int, int, bytes, bytes]:
+    """What makes two columns the same: the job, and its schedule's window start and counts (the window only:
+    the dense (T, H) bytes of a whole VC's schedule are 58 KiB per array, and the master keeps a key per
+    column)."""
+    return (int(job), int(schedule.start), schedule.window_workers.tobytes(),
+            schedule.window_parameter_servers.tobytes())
+
 
 @dataclass(frozen=True, eq=False)
 class Column:
@@ -169,7 +185,9 @@ class RestrictedMaster:
         self.cell_row: dict[int, int] = {}
         self.row_cell: list[int] = []
         self.columns: list[Column] = []
-        self._seen: set[tuple[int, bytes, bytes]] = set()
+        self._seen: set[tuple[int, int, bytes, bytes]] = set()
+        self._idle = np.zeros(0, dtype=np.int64)  # per column, consecutive idle rounds (drop_idle)
+        self._values = np.zeros(0)  # per column, its value in the last LP solved
         self.highs = quiet_highs()
         if threads is not None:
             self.highs.setOptionValue("threads", int(threads))
@@ -192,7 +210,7 @@ class RestrictedMaster:
         """Add the columns not already present; return how many were added."""
         fresh = []
         for column in columns:
-            key = (column.job, column.schedule.workers.tobytes(), column.schedule.parameter_servers.tobytes())
+            key = column_key(column.job, column.schedule)
             if key not in self._seen and column.job in self.job_row:
                 self._seen.add(key)
                 fresh.append(column)
@@ -222,7 +240,38 @@ class RestrictedMaster:
                            position, np.array(starts, dtype=np.int32), np.array(indices, dtype=np.int32),
                            np.concatenate(values))
         self.columns.extend(fresh)
+        self._idle = np.concatenate([self._idle, np.zeros(n, dtype=np.int64)])
+        self._values = np.concatenate([self._values, np.zeros(n)])
         return n
+
+    def drop_idle(self, prices: np.ndarray, mu: dict, keep=frozenset()) -> int:
+        """Delete the columns idle for :data:`IDLE_ROUNDS` rounds in a row (value at most :data:`IDLE_VALUE`
+        in the last LP and a negative reduced cost at its duals ``prices``, ``mu``), except those whose
+        :func:`column_key` is in ``keep`` (the incumbent's: price-and-branch's start); returns how many.
+
+        Correctness: the master over fewer columns is still a restriction of (14)-(17), so its 0-1 solutions
+        stay feasible schedules, and no bound is read from it (the Lagrangian bound comes from pricing, which
+        sees every schedule and may bring a dropped column back: it leaves the seen set). A column at value 0
+        is nonbasic, so the simplex's basis survives the deletion. Cost: one reduced cost per column a round."""
+        if not self.columns:
+            return 0
+        reduced = np.array([reduced_cost(c, prices, mu) for c in self.columns])
+        idle = (self._values <= IDLE_VALUE) & (reduced < -REDUCED_COST_TOLERANCE)
+        self._idle = np.where(idle, self._idle + 1, 0)
+        drop = np.flatnonzero(self._idle >= IDLE_ROUNDS)
+        drop = np.array([j for j in drop if column_key(self.columns[j].job, self.columns[j].schedule) not in keep],
+                        dtype=np.int64)
+        if drop.size == 0:
+            return 0
+        self.highs.deleteCols(int(drop.size), drop.astype(np.int32))
+        for j in drop:
+            column = self.columns[j]
+            self._seen.discard(column_key(column.job, column.schedule))
+        kept = np.ones(len(self.columns), dtype=bool)
+        kept[drop] = False
+        self.columns = [c for c, k in zip(self.columns, kept) if k]
+        self._idle, self._values = self._idle[kept], self._values[kept]
+        return int(drop.size)
 
     def _entries(self, column: Column) -> tuple[np.ndarray, np.ndarray]:
         """The column's (row key, amount) pairs, summed over the cells that share a row."""
@@ -237,6 +286,8 @@ class RestrictedMaster:
         self.highs.run()
         optimal = self.highs.getModelStatus() == highspy.HighsModelStatus.kOptimal
         solution = self.highs.getSolution()
+        values = np.asarray(solution.col_value, dtype=float)
+        self._values = values if values.shape[0] == len(self.columns) else np.zeros(len(self.columns))
         duals = np.maximum(np.asarray(solution.row_dual, dtype=float), 0.0)
         row_prices = np.zeros(self.row_capacity.shape[0])
         if self.row_cell:
@@ -278,9 +329,8 @@ class RestrictedMaster:
         return Schedule(chosen), status
 
     def _start_vector(self, start: Schedule):
-        keys = {(i, s.workers.tobytes(), s.parameter_servers.tobytes()) for i, s in start.assignments.items()}
-        values = np.array([1.0 if (c.job, c.schedule.workers.tobytes(), c.schedule.parameter_servers.tobytes())
-                           in keys else 0.0 for c in self.columns])
+        keys = {column_key(i, s) for i, s in start.assignments.items()}
+        values = np.array([1.0 if column_key(c.job, c.schedule) in keys else 0.0 for c in self.columns])
         solution = highspy.HighsSolution()
         solution.col_value = values.tolist()
         solution.value_valid = True
@@ -361,5 +411,5 @@ def reduced_cost(column: Column, prices: np.ndarray, mu: dict) -> float:
     return column.utility - float(column.values @ prices[column.cells]) - mu.get(column.job, 0.0)
 
 
-__all__ = ["DEFAULT_SIMPLEX_STRATEGY", "MASTER_SIMPLEX_STRATEGY", "Cells", "Column", "PricingRound", "RestrictedMaster",
+__all__ = ["DEFAULT_SIMPLEX_STRATEGY", "IDLE_ROUNDS", "MASTER_SIMPLEX_STRATEGY", "Cells", "Column", "column_key", "PricingRound", "RestrictedMaster",
            "place_on_servers", "price_all", "reduced_cost"]

@@ -29,7 +29,7 @@ import numpy as np
 
 from primaldual.offline.column_generation import (
     DEFAULT_SIMPLEX_STRATEGY, LP_TOLERANCE, MASTER_SIMPLEX_STRATEGY, REDUCED_COST_TOLERANCE, SMOOTHING, Cells,
-    RestrictedMaster, place_on_servers, price_all, reduced_cost)
+    RestrictedMaster, column_key, place_on_servers, price_all, reduced_cost)
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.core.metrics import compute_metrics
@@ -242,9 +242,9 @@ class _Generation:
 
     def __init__(self, cells: Cells, master: RestrictedMaster, *, bound: BestBound, centre, best_lagrangian: float,
                  best_utility: float, until: float | None, deadline: float | None, notify: Notify, started: float,
-                 dual_pricing: bool = False):
+                 dual_pricing: bool = False, keep=frozenset()):
         self.cells, self.master, self.notify, self.started = cells, master, notify, started
-        self.dual_pricing = dual_pricing
+        self.dual_pricing, self.keep = dual_pricing, keep  # keep: the incumbent's column keys, never dropped
         self.best, self.centre, self.best_lagrangian, self.best_utility = bound, centre, best_lagrangian, best_utility
         self.until, self.deadline = until, deadline
         self.rounds, self.lp_value, self.alpha, self.extended = 0, None, SMOOTHING, False
@@ -301,11 +301,12 @@ class _Generation:
             if priced.bound < self.best_lagrangian:
                 self.best_lagrangian, self.centre = priced.bound, where
             self.best = self.best.improved(priced.bound, f"Lagrangian bound of round {self.rounds}", self.notify)
+        dropped = self.master.drop_idle(duals, mu, self.keep)  # what the master no longer needs (item 2)
         added = self.master.add(c for priced in rounds for c in priced.columns
                                 if reduced_cost(c, duals, mu) > REDUCED_COST_TOLERANCE)
         self.notify(ProgressLine(
             f"column generation round {self.rounds}: bound {self.bound:.6g}, master LP {self.lp_value:.6g}, "
-            f"incumbent {self.best_utility:.6g}, {len(self.master.columns)} columns, "
+            f"incumbent {self.best_utility:.6g}, {len(self.master.columns)} columns ({dropped} dropped), "
             f"{time.time() - self.started:.0f} s"))
         if added == 0:
             if not smoothed or len(rounds) == 2:
@@ -375,7 +376,8 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     generation = _Generation(
         cells, master, bound=bound, centre=centre, best_lagrangian=best_lagrangian, best_utility=best_utility,
         until=None if deadline is None else time.time() + share * max(0.0, deadline - time.time()),
-        deadline=deadline, notify=notify, started=started, dual_pricing=levers.dual_pricing)
+        deadline=deadline, notify=notify, started=started, dual_pricing=levers.dual_pricing,
+        keep=frozenset(column_key(i, s) for i, s in best.assignments.items()))
     stop = generation.run()
     cg_seconds = time.time() - started - seed_seconds - pooled_seconds
     mip_status, mip_seconds = "not run", 0.0

@@ -164,3 +164,41 @@ def test_every_round_bound_covers_the_optimum_on_tiny(seed, jobs):
         assert bound >= optimum - TOLERANCE * max(1.0, optimum)
     assert run.bound >= optimum - TOLERANCE * max(1.0, optimum)
     assert run.objective <= optimum + TOLERANCE * max(1.0, optimum)
+
+
+def test_dropping_idle_columns_keeps_the_master_value_and_the_incumbent(monkeypatch):
+    # Issue 63, item 2: a master that drops what it no longer needs. Columns at value 0 with a negative reduced
+    # cost leave; the LP optimum over the rest is the same, and the incumbent's columns (the 0-1 start) stay.
+    from primaldual.offline import column_generation
+
+    monkeypatch.setattr(column_generation, "IDLE_ROUNDS", 1)
+    instance = generate("small", 2)
+    cells = Cells(instance)
+    master = RestrictedMaster(cells, schedulable_jobs(instance), aggregate=True)
+    seeds = online_seeds(instance)
+    for seed in seeds:
+        master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
+    incumbent = max(seeds, key=lambda seed: seed.utility).schedule
+    keep = frozenset(column_generation.column_key(i, s) for i, s in incumbent.assignments.items())
+    optimal, before, prices, mu = master.solve_lp(None)
+    n_before = len(master.columns)
+    dropped = master.drop_idle(prices, mu, keep)
+    assert optimal and dropped > 0 and len(master.columns) == n_before - dropped
+    assert keep <= {column_generation.column_key(c.job, c.schedule) for c in master.columns}
+    optimal, after, _, _ = master.solve_lp(None)
+    assert optimal and after == pytest.approx(before, rel=1e-9, abs=1e-9)
+    # A dropped column may come back: adding every seed again re-adds exactly the dropped ones.
+    for seed in seeds:
+        master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
+    assert len(master.columns) == n_before
+
+
+def test_column_generation_that_drops_columns_still_meets_the_lp_optimum(monkeypatch):
+    from primaldual.offline import column_generation
+
+    monkeypatch.setattr(column_generation, "IDLE_ROUNDS", 1)
+    instance = generate("small", 0)
+    optimum, run = _rounds_of(instance)
+    lp_optimum, _ = _lp_value(instance, aggregate=True)
+    assert run.converged and run.bound == pytest.approx(lp_optimum, rel=1e-5)
+    assert optimum - TOLERANCE * max(1.0, optimum) <= run.bound
