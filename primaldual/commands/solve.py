@@ -181,6 +181,9 @@ def run(args) -> int:
         if result.schedule is not None:
             print(f"admitted {len(result.schedule.admitted)} of {counted(instance.n_jobs, 'job')}"
                   + (f"; incumbent from the {result.incumbent_source}" if result.incumbent_source else ""))
+        if "bound_source" in result.details:  # column generation names each end's source (issue 63, item 6)
+            print(f"lower end from {result.details.get('incumbent_origin', 'the solver')}; "
+                  f"upper end from {result.details['bound_source']}")
         seeds = result.details.get("online_seeds")
         if seeds and seeds["ran"] and not seeds["skipped"]:  # a skipped seed is in the note below
             print(f"online seeds {', '.join(seeds['ran'])} in {seeds['seconds']:.1f} s")

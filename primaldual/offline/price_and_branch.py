@@ -122,17 +122,17 @@ def _assignments(schedule: Schedule) -> dict:
 
 def _seed(cells: Cells, master: RestrictedMaster, seeds, notify):
     """Add the seeds' columns in their order; return (best schedule, its utility, utility per seed, the best
-    certified bound among them or None)."""
-    best, best_utility, utilities, bound = Schedule({}), 0.0, {}, None
+    certified bound among them or None, where the best comes from)."""
+    best, best_utility, utilities, bound, origin = Schedule({}), 0.0, {}, None, "empty"
     for seed in seeds:
         if seed.certified_bound is not None:
             bound = seed.certified_bound if bound is None else min(bound, seed.certified_bound)
         utilities[seed.name] = float(seed.utility)
         master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
         if seed.utility > best_utility:
-            best, best_utility = seed.schedule, float(seed.utility)
-            notify(Incumbent(_assignments(best), best_utility, None, origin=f"online:{seed.name}"))
-    return best, best_utility, utilities, bound
+            best, best_utility, origin = seed.schedule, float(seed.utility), f"online:{seed.name}"
+            notify(Incumbent(_assignments(best), best_utility, None, origin=origin))
+    return best, best_utility, utilities, bound, origin
 
 
 #: Price-and-branch is skipped when the most it can gain is below this share of the gap to the bound.
@@ -360,7 +360,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     cells = Cells(instance)
     master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True, simplex_strategy=levers.simplex_strategy,
                               interior=levers.interior(cells, jobs))
-    best, best_utility, seed_utilities, bound = _seed(cells, master, seeds, notify)
+    best, best_utility, seed_utilities, bound, origin = _seed(cells, master, seeds, notify)
     seed_seconds = time.time() - started
     bound = NO_BOUND if bound is None else NO_BOUND.improved(bound, "OASiS's dual certificate", notify)
     notify(Phase("solving the pooled LP relaxation"))
@@ -370,7 +370,9 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     bound, centre, best_lagrangian = _pooled_start(instance, cells, master, bound, deadline, threads, notify)
     if levers.greedy_start:
         notify(Phase("a greedy schedule at the pooled LP's prices"))
+        utility_before = best_utility
         best, best_utility = _greedy_start(instance, cells, master, centre, best, best_utility, deadline, notify)
+        origin = "greedy at the pooled LP's prices" if best_utility > utility_before else origin
     pooled_seconds = time.time() - pooled_started
     notify(Phase("generating columns"))
     generation = _Generation(
@@ -382,10 +384,12 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     cg_seconds = time.time() - started - seed_seconds - pooled_seconds
     mip_status, mip_seconds = "not run", 0.0
     if integer:
+        utility_before = best_utility
         best, best_utility, mip_status, mip_seconds = _price_and_branch(
             instance, master, generation, best, deadline, notify, levers.mip_presolve)
+        origin = "price-and-branch" if best_utility > utility_before else origin
     return ColumnGenerationRun(
-        bound=generation.bound, bound_source=generation.best.source, round_bounds=tuple(generation.round_bounds),
+        bound=generation.bound, bound_source=generation.best.source, incumbent_origin=origin, round_bounds=tuple(generation.round_bounds),
         lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
         rounds=generation.rounds, columns=len(master.columns), rows=master.n_rows, stop=stop, seeds=seed_utilities,
         seed_seconds=seed_seconds, pooled_seconds=pooled_seconds, cg_seconds=cg_seconds, mip_seconds=mip_seconds,
