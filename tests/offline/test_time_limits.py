@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from primaldual import SolveOptions, generate
-from primaldual.evaluation import bounded
+from primaldual.evaluation import bounded, pipeline
 from primaldual.evaluation.pipeline import SCHEDULER_SHARE, _run_schedulers, evaluate
 from primaldual.offline.solve import default_grace
 
@@ -44,6 +44,12 @@ def test_schedulers_in_a_child_are_the_schedulers_run_here(small, monkeypatch):
 def test_schedulers_that_do_not_fit_the_budget_are_left_out_and_named(small, monkeypatch):
     outcomes, skipped = _run_schedulers(small, SCHEDULERS, {}, 0.1, _quiet, 0.0)
     assert outcomes == {} and skipped == SCHEDULERS
+    # Under a limit the strongest schedulers on real arrivals run first, and the rest keep the caller's order.
+    runs = []
+    monkeypatch.setattr(pipeline, "_run_scheduler", lambda instance, name, *_: runs.append(name) or name)
+    outcomes, skipped = _run_schedulers(small, ("fifo", "rrh", "greedy", "oasis-lr"), {}, 0.1, _quiet, 60.0)
+    assert runs == ["oasis-lr", "rrh", "fifo", "greedy"] and list(outcomes) == ["fifo", "rrh", "greedy", "oasis-lr"]
+    monkeypatch.undo()
     monkeypatch.setattr(bounded, "IN_PROCESS_CELLS", 0)
     # 0.1 s: no spawned interpreter imports the package that fast, so the child sends nothing before its kill.
     outcomes, skipped = _run_schedulers(small, SCHEDULERS, {}, 0.1, _quiet, 0.1)
