@@ -48,7 +48,7 @@ def test_schedulers_that_do_not_fit_the_budget_are_left_out_and_named(small, mon
     runs = []
     monkeypatch.setattr(pipeline, "_run_scheduler", lambda instance, name, *_: runs.append(name) or name)
     outcomes, skipped = _run_schedulers(small, ("fifo", "rrh", "greedy", "oasis-lr"), {}, 0.1, _quiet, 60.0)
-    assert runs == ["oasis-lr", "rrh", "fifo", "greedy"] and list(outcomes) == ["fifo", "rrh", "greedy", "oasis-lr"]
+    assert runs == ["rrh", "oasis-lr", "fifo", "greedy"] and list(outcomes) == ["fifo", "rrh", "greedy", "oasis-lr"]
     monkeypatch.undo()
     monkeypatch.setattr(bounded, "IN_PROCESS_CELLS", 0)
     # 0.1 s: no spawned interpreter imports the package that fast, so the child sends nothing before its kill.
