@@ -23,7 +23,8 @@ standalone bound and OPT/ALG are computed on the instance with one more worker-s
 (``Evaluation.bound_instance``), a valid and tighter bound than the optimum without restart costs (which the
 schedulers' own bounds, such as OASiS's ``D``, still bound). The solver's incumbent is then not a lower bound
 (its restarts are not counted) and the relaxation's optimum is not OPT itself, so ``low`` comes from the online
-schedules only. Where the per-server model is small enough (:func:`primaldual.evaluation.restart_opt.within_reach`)
+schedules and, out of the exact model's reach, from the relaxation's schedule replayed through the simulator at
+the restart cost (``relaxation-replayed``, :func:`primaldual.evaluation.restart_opt.with_replayed_relaxation`). Where the per-server model is small enough (:func:`primaldual.evaluation.restart_opt.within_reach`)
 the exact model of the restart rule (:mod:`primaldual.models.restart`) is solved after the relaxation, from the
 better of the best online schedule and the relaxation's schedule replayed at the restart cost, its objective
 capped by the relaxation's bound, and its schedule replayed through the simulator; when it is proven, OPT is
@@ -45,7 +46,8 @@ from primaldual.core.metrics import compute_metrics
 from primaldual.core.verify import VerificationReport, verify
 from primaldual.evaluation.bounds import OptInterval, Ratio, best_feasible, opt_interval, standalone_bound
 from primaldual.evaluation.restart_bound import relaxation_or_instance
-from primaldual.evaluation.restart_opt import RestartOpt, exact_restart_opt, restart_entry, restart_interval, within_reach
+from primaldual.evaluation.restart_opt import (
+    RestartOpt, exact_restart_opt, restart_entry, restart_interval, with_replayed_relaxation, within_reach)
 from primaldual.offline.options import SolveOptions
 from primaldual.simulation.rules import SimulationError
 from primaldual.simulation.scheduler import make_scheduler
@@ -170,6 +172,10 @@ def offline_entry(instance: Instance, offline: "OfflineResult | None", verificat
 #: Solver statuses that mean the clock stopped the search.
 TIME_LIMITED_STATUSES = ("time_limit_no_incumbent", "killed")
 
+#: Under a restart cost and :func:`evaluate`'s ``time_limit``, the share of the solve's time kept for replaying the
+#: start-cost relaxation's schedule through the simulator (one simulation, like a simple scheduler's run).
+REPLAY_SHARE = 0.05
+
 #: The least time handed to a solve under :func:`evaluate`'s ``time_limit`` (a floor on a computed remainder).
 MIN_LEFT_SECONDS = 0.1
 
@@ -264,7 +270,9 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     if time_limit is not None and solve is not None:
         left = max(MIN_LEFT_SECONDS, time_limit - (time.monotonic() - started))
         exact_follows = bool(restart_cost) and within_reach(instance, solve.method)
-        offline_options = solve.replace(time_limit=left / 2 if exact_follows else left)
+        # The relaxation's schedule is replayed at the restart cost after it: a simulation, kept inside the limit.
+        offline_options = solve.replace(time_limit=left / 2 if exact_follows else (
+            (1 - REPLAY_SHARE) * left if restart_cost else left))
     offline = offline_verification = start_name = None
     if solve is not None:
         from primaldual.evaluation.bounded import solve_within  # without an OPT solve no model code is loaded
@@ -298,6 +306,8 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     if restart is not None:
         interval = restart_interval(interval, restart)
         warnings += [f"exact restart OPT: {restart.message}"] if restart.message else []
+    elif restart_cost and offline is not None and offline.schedule is not None:
+        interval = with_replayed_relaxation(interval, instance, offline.schedule, restart_cost)
     ran = {name: outcome for name, outcome in outcomes.items() if outcome.ran}
     certified = {name: ratio for name, outcome in ran.items()
                  if (ratio := certified_ratio(outcome, interval)) is not None}

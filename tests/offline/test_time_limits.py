@@ -75,3 +75,22 @@ def test_with_time_for_everything_the_limited_evaluation_is_the_unlimited_one(sm
     assert list(limited.outcomes) == list(unlimited.outcomes)
     assert limited.interval.low == pytest.approx(unlimited.interval.low)
     assert not any("left out" in w for w in limited.warnings)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_relaxations_schedule_replayed_at_the_restart_cost_is_a_lower_end_at_most_opt(seed):
+    # Issue 63, item 3, first step: out of the exact restart model's reach (here: --method cg), the start-cost
+    # relaxation's schedule replayed by the simulator is a lower candidate; checked against the proven OPT with
+    # restart costs of the exact model (tests/offline/test_restart_model.py checks that model by brute force).
+    from primaldual.evaluation.restart_opt import exact_restart_opt, replay_utility
+
+    instance = generate("tiny", seed, jobs=5)
+    evaluation = evaluate(instance, SCHEDULERS, solve=SolveOptions(method="cg", time_limit=60), restart_cost=0.1)
+    interval = evaluation.interval
+    assert "relaxation-replayed" in interval.lower_candidates
+    replayed, _ = replay_utility(instance, evaluation.offline.schedule, 0.1)
+    assert interval.lower_candidates["relaxation-replayed"] == pytest.approx(replayed)
+    assert interval.low == pytest.approx(max(interval.lower_candidates.values()))
+    opt = exact_restart_opt(instance, 0.1, time_limit=60)
+    assert opt.proven
+    assert replayed <= opt.low + 1e-6 * max(1.0, opt.low) <= interval.high + 1e-6 * max(1.0, interval.high)
