@@ -58,9 +58,6 @@ MASTER_SIMPLEX_STRATEGY = 4
 #: HiGHS's default ``simplex_strategy`` (the dual simplex), restored for price-and-branch's 0-1 program.
 DEFAULT_SIMPLEX_STRATEGY = 1
 
-#: Absolute slack when checking that a unit fits on a server, the verifier's capacity tolerance.
-FIT_TOLERANCE = 1e-9
-
 #: A column is dropped from the master after this many consecutive rounds at value ~0 with a negative reduced
 #: cost (:meth:`RestrictedMaster.drop_idle`); pricing may bring it back.
 IDLE_ROUNDS = 8
@@ -71,9 +68,8 @@ IDLE_VALUE = 1e-6
 
 
 def column_key(job: int, schedule: JobSchedule) -> tuple[int, int, bytes, bytes]:
-    """What makes two columns the same: the job, and its schedule's window start and counts (the window only:
-    the dense (T, H) bytes of a whole VC's schedule are 58 KiB per array, and the master keeps a key per
-    column)."""
+    """What makes two columns the same: the job and its schedule's window (the dense (T, H) bytes of a whole
+    VC's schedule are 58 KiB per array, and the master keeps a key per column)."""
     return (int(job), int(schedule.start), schedule.window_workers.tobytes(),
             schedule.window_parameter_servers.tobytes())
 
@@ -172,7 +168,7 @@ class RestrictedMaster:
     the Lagrangian dual has a symmetric optimum, and the aggregated master's dual is exactly the Lagrangian dual
     over symmetric prices. Its duals do not leave idle copies of a busy server at price 0, which is what makes
     the per-server master's Lagrangian bound stay near the trivial one for many rounds. A 0-1 solution of the
-    aggregated master gives per-slot counts; :func:`place_on_servers` puts them on servers.
+    aggregated master gives per-slot counts; :func:`primaldual.offline.first_fit.place_on_servers` puts them on servers.
     """
 
     def __init__(self, cells: Cells, jobs, threads: int | None = None, aggregate: bool = False,
@@ -299,7 +295,8 @@ class RestrictedMaster:
     def solve_integer(self, time_limit: float, start: Schedule | None,
                       presolve: bool = True) -> tuple[Schedule | None, str]:
         """Price-and-branch: the master over the generated columns as a 0-1 program; the chosen columns' job
-        schedules (None if none; for an aggregated master they still need :func:`place_on_servers`) and HiGHS's
+        schedules (None if none; for an aggregated master they still need
+        :func:`~primaldual.offline.first_fit.place_on_servers`) and HiGHS's
         model status. ``start`` (a schedule whose columns are in the master) is the MIP start."""
         n = len(self.columns)
         if n == 0:
@@ -337,47 +334,6 @@ class RestrictedMaster:
         return solution
 
 
-def place_on_servers(instance: Instance, schedules: dict[int, JobSchedule]) -> Schedule:
-    """Put each job's per-slot worker and PS counts on servers, first fit, jobs in order of decreasing utility;
-    a job that does not fit in some slot is dropped whole. The result respects (4)-(5) by construction."""
-    cluster = instance.cluster
-    residual = [np.array(cluster.worker_capacity, dtype=float)[None].repeat(instance.horizon, axis=0),
-                np.array(cluster.ps_capacity, dtype=float)[None].repeat(instance.horizon, axis=0)]
-
-    def utility(i):
-        completion = schedules[i].completion_slot()
-        return 0.0 if completion is None else float(instance.jobs[i].utility(completion - instance.jobs[i].arrival))
-
-    placed = {}
-    for i in sorted(schedules, key=lambda j: (-utility(j), j)):
-        spec, schedule = instance.jobs[i], schedules[i]
-        trial = [r.copy() for r in residual]
-        arrays = []
-        for pool, (counts, demand) in enumerate(((schedule.workers_per_slot, spec.worker_demand),
-                                                 (schedule.parameter_servers_per_slot, spec.ps_demand))):
-            demand = np.asarray(demand, dtype=float)
-            out = np.zeros(trial[pool].shape[:2], dtype=np.int64)
-            for t in np.flatnonzero(counts):
-                fit = np.full(out.shape[1], int(counts[t]), dtype=np.int64)
-                for r in np.flatnonzero(demand > 0):
-                    fit = np.minimum(fit, np.floor((trial[pool][t, :, r] + FIT_TOLERANCE) / demand[r]).astype(np.int64))
-                fit = np.maximum(fit, 0)
-                before = np.cumsum(fit) - fit
-                take = np.clip(int(counts[t]) - before, 0, fit)
-                if take.sum() < counts[t]:
-                    break
-                out[t] = take
-                trial[pool][t] -= take[:, None] * demand[None, :]
-            else:
-                arrays.append(out)
-                continue
-            break
-        if len(arrays) == 2:
-            placed[i] = JobSchedule(arrays[0], arrays[1])
-            residual = trial
-    return Schedule(placed)
-
-
 @dataclass(frozen=True, eq=False)
 class PricingRound:
     """Every job priced at one point: the Lagrangian bound there and the best schedule of each job."""
@@ -411,5 +367,6 @@ def reduced_cost(column: Column, prices: np.ndarray, mu: dict) -> float:
     return column.utility - float(column.values @ prices[column.cells]) - mu.get(column.job, 0.0)
 
 
-__all__ = ["DEFAULT_SIMPLEX_STRATEGY", "IDLE_ROUNDS", "MASTER_SIMPLEX_STRATEGY", "Cells", "Column", "column_key", "PricingRound", "RestrictedMaster",
-           "place_on_servers", "price_all", "reduced_cost"]
+__all__ = ["DEFAULT_SIMPLEX_STRATEGY", "IDLE_ROUNDS", "MASTER_SIMPLEX_STRATEGY", "Cells", "Column", "column_key",
+           "PricingRound", "RestrictedMaster",
+           "price_all", "reduced_cost"]

@@ -29,7 +29,8 @@ import numpy as np
 
 from primaldual.offline.column_generation import (
     DEFAULT_SIMPLEX_STRATEGY, LP_TOLERANCE, MASTER_SIMPLEX_STRATEGY, REDUCED_COST_TOLERANCE, SMOOTHING, Cells,
-    RestrictedMaster, column_key, place_on_servers, price_all, reduced_cost)
+    RestrictedMaster, column_key, price_all, reduced_cost)
+from primaldual.offline.first_fit import place_on_servers
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.core.metrics import compute_metrics
@@ -177,9 +178,7 @@ POOLED_LP_MAX_PAIRS = 600_000
 
 
 def pooled_lp_pays(instance: Instance, jobs) -> bool:
-    """Whether the pooled LP relaxation is worth solving first: its model grows with the (job, slot) pairs
-    ``sum_i (T - a_i)`` over ``jobs``, and above :data:`POOLED_LP_MAX_PAIRS` it is not solved in its share of
-    the time (nor in bounded memory) at the sizes measured."""
+    """Whether the pooled LP is worth solving: ``sum_i (T - a_i)`` at most :data:`POOLED_LP_MAX_PAIRS`."""
     return sum(instance.horizon - instance.jobs[i].arrival for i in jobs) <= POOLED_LP_MAX_PAIRS
 
 
@@ -389,7 +388,8 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
             instance, master, generation, best, deadline, notify, levers.mip_presolve)
         origin = "price-and-branch" if best_utility > utility_before else origin
     return ColumnGenerationRun(
-        bound=generation.bound, bound_source=generation.best.source, incumbent_origin=origin, round_bounds=tuple(generation.round_bounds),
+        bound=generation.bound, bound_source=generation.best.source, incumbent_origin=origin,
+        round_bounds=tuple(generation.round_bounds),
         lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
         rounds=generation.rounds, columns=len(master.columns), rows=master.n_rows, stop=stop, seeds=seed_utilities,
         seed_seconds=seed_seconds, pooled_seconds=pooled_seconds, cg_seconds=cg_seconds, mip_seconds=mip_seconds,

@@ -58,10 +58,9 @@ from primaldual.offline.task import DEFAULT_HIGHS_GAP
 
 
 def default_grace(time_limit: float) -> float:
-    """Seconds past the solver's limit before the child is killed (a late stop, reading and sending back):
-    2 s plus 3% of the limit, so that with the certificate's verification and the interpreter's start a solve
-    ends within the limit + 5% + 10 s (issue 63, item 4). A killed child loses nothing it streamed (its best
-    schedule and bound), so a short grace costs at most the last improvement."""
+    """Seconds past the solver's limit before the child is killed (a late stop, reading and sending back)."""
+    # 2 s + 3%: with the certificate's verification and the interpreter's start a solve ends within the limit
+    # + 5% + 10 s (issue 63, item 4); a killed child loses nothing it streamed (its best schedule and bound).
     return 2.0 + 0.03 * float(time_limit)
 
 

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from primaldual.offline.column_generation import Cells, RestrictedMaster, place_on_servers, price_all, reduced_cost
+from primaldual.offline.column_generation import Cells, RestrictedMaster, price_all, reduced_cost
+from primaldual.offline.first_fit import place_on_servers
 from primaldual.core.generate import generate
 from primaldual.models.offline import schedulable_jobs
 from primaldual.offline.solve import solve_offline
