@@ -25,8 +25,9 @@ schedulers' own bounds, such as OASiS's ``D``, still bound). The solver's incumb
 (its restarts are not counted) and the relaxation's optimum is not OPT itself, so ``low`` comes from the online
 schedules and, out of the exact model's reach, from the relaxation's schedule replayed through the simulator at
 the restart cost (``relaxation-replayed``, :func:`primaldual.evaluation.restart_opt.with_replayed_relaxation`).
-Where the per-server model is small enough (:func:`primaldual.evaluation.restart_opt.within_reach`) the exact model of the restart rule (:mod:`primaldual.models.restart`) is solved after the relaxation, from the
-better of the best online schedule and the relaxation's schedule replayed at the restart cost, its objective
+Where the per-server model is small enough (:func:`primaldual.evaluation.restart_opt.within_reach`) the exact model
+of the restart rule (:mod:`primaldual.models.restart`) is solved after the relaxation, from the better of the best
+online schedule and the relaxation's schedule replayed at the restart cost, its objective
 capped by the relaxation's bound, and its schedule replayed through the simulator; when it is proven, OPT is
 that point (``proven``, ``low == high``, candidates ``restart_solver``); otherwise its ends join the
 relaxation's interval.
