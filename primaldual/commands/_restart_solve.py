@@ -25,7 +25,9 @@ def solve_with_restart_cost(instance, options, restart_cost: float, *, output: s
     if not may_be_ilp(options.method):
         raise InputError(f"--restart-cost: the exact restart model is an ILP; --method {options.method} does not "
                          "apply (use ilp or auto)")
-    evaluation = evaluate(instance, available_schedulers(), solve=options, restart_cost=restart_cost)
+    # --time-limit bounds the whole answer, the schedulers at the restart cost and the exact solve included.
+    evaluation = evaluate(instance, available_schedulers(), solve=options, restart_cost=restart_cost,
+                          time_limit=options.time_limit)
     interval, exact = evaluation.interval, evaluation.restart_opt
     schedule = None if exact is None else exact.schedule
     if output and schedule is not None:

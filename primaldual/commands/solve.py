@@ -113,6 +113,16 @@ def _solve_options(args) -> SolveOptions:
                         memory_limit=memory)
 
 
+def _print_sources(result, instance) -> None:
+    """Where the schedule comes from and, for column generation, each end's source (issue 63, item 6)."""
+    if result.schedule is not None:
+        print(f"admitted {len(result.schedule.admitted)} of {counted(instance.n_jobs, 'job')}"
+              + (f"; incumbent from the {result.incumbent_source}" if result.incumbent_source else ""))
+    if "bound_source" in result.details:
+        print(f"lower end from {result.details.get('incumbent_origin', 'the solver')}; "
+              f"upper end from {result.details['bound_source']}")
+
+
 def run(args) -> int:
     if args.list_solvers:
         return _list_solvers(args)
@@ -178,9 +188,7 @@ def run(args) -> int:
             f"{result.n_variables} variables, {result.n_constraints} constraints; "
             f"build {result.build_seconds:.3f} s, solve {result.solve_seconds:.3f} s"
         )
-        if result.schedule is not None:
-            print(f"admitted {len(result.schedule.admitted)} of {counted(instance.n_jobs, 'job')}"
-                  + (f"; incumbent from the {result.incumbent_source}" if result.incumbent_source else ""))
+        _print_sources(result, instance)
         seeds = result.details.get("online_seeds")
         if seeds and seeds["ran"] and not seeds["skipped"]:  # a skipped seed is in the note below
             print(f"online seeds {', '.join(seeds['ran'])} in {seeds['seconds']:.1f} s")

@@ -64,44 +64,55 @@ class SeedAccount:
 
 
 def _stream_seeds(sender, instance: Instance, names: tuple[str, ...]) -> None:  # runs in the spawned child
+    for name in names:
+        sender.send((name, *compute_seed(instance, name)))
+
+
+def _streaming(sender, work, args) -> None:  # runs in the spawned child
     from primaldual.backends.processes import exit_with_parent
 
     exit_with_parent()
     try:
-        for name in names:
-            sender.send((name, *compute_seed(instance, name)))
+        work(sender, *args)
     finally:
         sender.close()
 
 
-def _in_child(instance: Instance, names: tuple[str, ...], budget: float) -> tuple[dict, str]:
-    """The seeds of ``names`` computed in a spawned child killed after ``budget`` seconds: those it sent."""
+def stream_in_child(work, args: tuple, expected: int, budget: float) -> dict:
+    """Run ``work(sender, *args)`` (a module-level function that sends ``(key, *values)`` tuples, one per
+    finished piece) in a spawned child killed after ``budget`` seconds; the pieces it sent by then, by key.
+    Cost: one interpreter start; nothing is lost but the piece that was running when the budget ran out."""
     from primaldual.offline.child import MAIN_GUARD_EXIT, MissingMainGuard
 
     if getattr(multiprocessing.current_process(), "_inheriting", False):
         os._exit(MAIN_GUARD_EXIT)  # a spawned child re-running a script's top level (see offline/child.py)
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_stream_seeds, args=(sender, instance, names), daemon=True)
+    process = context.Process(target=_streaming, args=(sender, work, args), daemon=True)
     deadline = time.monotonic() + budget
     process.start()
     sender.close()
     got: dict = {}
     try:
-        while len(got) < len(names) and receiver.poll(max(0.0, deadline - time.monotonic())):
-            name, *seed = receiver.recv()
-            got[name] = tuple(seed)
+        while len(got) < expected and receiver.poll(max(0.0, deadline - time.monotonic())):
+            key, *values = receiver.recv()
+            got[key] = tuple(values)
     except EOFError:
         pass  # the child ended (or died): what it sent is what there is
     finally:
-        process.join(EXIT_SECONDS if len(got) == len(names) else 0)
+        process.join(EXIT_SECONDS if len(got) == expected else 0)
         if process.is_alive():
             process.kill()
         process.join()
         receiver.close()
     if process.exitcode == MAIN_GUARD_EXIT:
         raise MissingMainGuard()
-    return got, "child"
+    return got
+
+
+def _in_child(instance: Instance, names: tuple[str, ...], budget: float) -> tuple[dict, str]:
+    """The seeds of ``names`` computed in a spawned child killed after ``budget`` seconds: those it sent."""
+    return stream_in_child(_stream_seeds, (instance, names), len(names), budget), "child"
 
 
 def _here(instance: Instance, names: tuple[str, ...], budget: float) -> tuple[dict, str]:
@@ -154,4 +165,5 @@ def solve_within(instance: Instance, options: SolveOptions, *, start=None, ran: 
                                details={**result.details, "online_seeds": account.to_dict()})
 
 
-__all__ = ["IN_PROCESS_CELLS", "MIN_SOLVE_SECONDS", "SEED_SHARE", "SeedAccount", "bounded_seeds", "solve_within"]
+__all__ = ["IN_PROCESS_CELLS", "MIN_SOLVE_SECONDS", "SEED_SHARE", "SeedAccount", "bounded_seeds", "solve_within",
+           "stream_in_child"]

@@ -23,9 +23,11 @@ standalone bound and OPT/ALG are computed on the instance with one more worker-s
 (``Evaluation.bound_instance``), a valid and tighter bound than the optimum without restart costs (which the
 schedulers' own bounds, such as OASiS's ``D``, still bound). The solver's incumbent is then not a lower bound
 (its restarts are not counted) and the relaxation's optimum is not OPT itself, so ``low`` comes from the online
-schedules only. Where the per-server model is small enough (:func:`primaldual.evaluation.restart_opt.within_reach`)
-the exact model of the restart rule (:mod:`primaldual.models.restart`) is solved after the relaxation, from the
-better of the best online schedule and the relaxation's schedule replayed at the restart cost, its objective
+schedules and, out of the exact model's reach, from the relaxation's schedule replayed through the simulator at
+the restart cost (``relaxation-replayed``, :func:`primaldual.evaluation.restart_opt.with_replayed_relaxation`).
+Where the per-server model is small enough (:func:`primaldual.evaluation.restart_opt.within_reach`) the exact model
+of the restart rule (:mod:`primaldual.models.restart`) is solved after the relaxation, from the better of the best
+online schedule and the relaxation's schedule replayed at the restart cost, its objective
 capped by the relaxation's bound, and its schedule replayed through the simulator; when it is proven, OPT is
 that point (``proven``, ``low == high``, candidates ``restart_solver``); otherwise its ends join the
 relaxation's interval.
@@ -34,6 +36,7 @@ relaxation's interval.
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -44,7 +47,8 @@ from primaldual.core.metrics import compute_metrics
 from primaldual.core.verify import VerificationReport, verify
 from primaldual.evaluation.bounds import OptInterval, Ratio, best_feasible, opt_interval, standalone_bound
 from primaldual.evaluation.restart_bound import relaxation_or_instance
-from primaldual.evaluation.restart_opt import RestartOpt, exact_restart_opt, restart_entry, restart_interval, within_reach
+from primaldual.evaluation.restart_opt import (
+    RestartOpt, exact_restart_opt, restart_entry, restart_interval, with_replayed_relaxation, within_reach)
 from primaldual.offline.options import SolveOptions
 from primaldual.simulation.rules import SimulationError
 from primaldual.simulation.scheduler import make_scheduler
@@ -169,6 +173,13 @@ def offline_entry(instance: Instance, offline: "OfflineResult | None", verificat
 #: Solver statuses that mean the clock stopped the search.
 TIME_LIMITED_STATUSES = ("time_limit_no_incumbent", "killed")
 
+#: Under a restart cost and :func:`evaluate`'s ``time_limit``, the share of the solve's time kept for replaying the
+#: start-cost relaxation's schedule through the simulator (one simulation, like a simple scheduler's run).
+REPLAY_SHARE = 0.05
+
+#: The least time handed to a solve under :func:`evaluate`'s ``time_limit`` (a floor on a computed remainder).
+MIN_LEFT_SECONDS = 0.1
+
 Step = Callable[[str], ContextManager]
 
 
@@ -192,21 +203,80 @@ def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -
                             certificate=certificate, seconds=seconds, _verified_utility=not restart_cost)
 
 
+#: Under :func:`evaluate`'s ``time_limit``, the share of it the schedulers may take (their schedules are the
+#: interval's lower end under a restart cost, where the relaxation's schedule is not one yet); the offline solves
+#: get the rest. At 0.3, on the whole philly:1/6214e9 VC at F = 0.1 and 300 s on a loaded machine, only RRH
+#: finished (OASiS-LR, whose schedule was the lower end before, did not): [12,449.9, 14,866.1] where the run
+#: without a limit on the schedulers had [14,185.8, 14,866.1] in 654 s.
+SCHEDULER_SHARE = 0.5
+
+
+#: Under a time limit these schedulers run first: on real arrivals they earn the most (docs/findings.md), and
+#: the best schedule is the interval's lower end; RRH first, as it is also cheap. Measured (issue 63): on the
+#: whole 1,843-job VC of philly:1/6214e9 at F = 0.1 and 300 s, the paper's order left OASiS-LR out of the
+#: schedulers' 90 s, and OASiS-LR first (on a loaded machine) left every scheduler out.
+BEST_FIRST = ("rrh", "oasis-lr")
+
+
+def _stream_outcomes(sender, instance, names, parameters, restart_cost) -> None:  # runs in a spawned child
+    for name in names:
+        sender.send((name, _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)))
+
+
+def _run_schedulers(instance, names: tuple[str, ...], parameters, restart_cost: float, step: Step,
+                    budget: float | None) -> tuple[dict[str, SchedulerOutcome], tuple[str, ...]]:
+    """Every scheduler's outcome, in order; with a ``budget`` (seconds) only those that finish within it (in a
+    spawned child killed at the budget, :func:`primaldual.evaluation.bounded.stream_in_child`; here, between
+    schedulers, on small instances and in daemonic processes), and the names left out."""
+    from primaldual.evaluation.bounded import IN_PROCESS_CELLS, stream_in_child
+
+    order = names if budget is None else tuple(sorted(
+        names, key=lambda name: BEST_FIRST.index(name) if name in BEST_FIRST else len(BEST_FIRST)))
+    cells = instance.n_jobs * instance.horizon * instance.cluster.n_worker_servers
+    if budget is not None and cells > IN_PROCESS_CELLS and not multiprocessing.current_process().daemon:
+        with step(f"running {len(names)} schedulers (within {budget:.0f} s)"):
+            got = stream_in_child(_stream_outcomes, (instance, order, parameters, restart_cost), len(names), budget)
+        ran = {name: got[name][0] for name in order if name in got}
+    else:
+        ran = {}
+        clock = time.monotonic()
+        for name in order:
+            if budget is not None and time.monotonic() - clock >= budget:
+                break
+            with step(f"running {name}"):
+                ran[name] = _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)
+    # Reported in the caller's order, whatever order they ran in.
+    return {name: ran[name] for name in names if name in ran}, tuple(name for name in names if name not in ran)
+
+
 def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None = None, restart_cost: float = 0.0,
-             parameters: Mapping[str, dict] | None = None, step: Step | None = None) -> Evaluation:
+             parameters: Mapping[str, dict] | None = None, step: Step | None = None,
+             time_limit: float | None = None) -> Evaluation:
     """Evaluate ``schedulers`` (registered names, with ``parameters[name]``) on ``instance``; with ``solve`` also
     solve the offline optimum. ``step(description)`` wraps each long step (a context manager: progress output).
+    ``time_limit`` (seconds, ``solve --restart-cost F --time-limit T``) bounds the whole evaluation: the
+    schedulers get :data:`SCHEDULER_SHARE` of it (those not done are left out, and a warning names them), the
+    offline solve what is left (half of it where the exact restart solve follows, which gets the rest).
     """
     step = step or _quiet
     parameters = parameters or {}
     seconds: dict[str, float] = {}
-    outcomes: dict[str, SchedulerOutcome] = {}
-    for name in schedulers:
-        with step(f"running {name}"):
-            outcomes[name] = _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)
+    started = time.monotonic()
+    outcomes, skipped = _run_schedulers(instance, tuple(schedulers), parameters, restart_cost, step,
+                                        None if time_limit is None else SCHEDULER_SHARE * time_limit)
     best = best_feasible(outcomes.values())
     bound_instance, warning = relaxation_or_instance(instance, restart_cost)
     extra_warnings = [warning] if warning else []
+    if skipped:
+        extra_warnings.append(f"left out {', '.join(skipped)}: not done within the schedulers' "
+                              f"{SCHEDULER_SHARE * time_limit:.0f} s of the {time_limit:g} s time limit")
+    offline_options = solve
+    if time_limit is not None and solve is not None:
+        left = max(MIN_LEFT_SECONDS, time_limit - (time.monotonic() - started))
+        exact_follows = bool(restart_cost) and within_reach(instance, solve.method)
+        # The relaxation's schedule is replayed at the restart cost after it: a simulation, kept inside the limit.
+        offline_options = solve.replace(time_limit=left / 2 if exact_follows else (
+            (1 - REPLAY_SHARE) * left if restart_cost else left))
     offline = offline_verification = start_name = None
     if solve is not None:
         from primaldual.evaluation.bounded import solve_within  # without an OPT solve no model code is loaded
@@ -226,17 +296,22 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
         ran = {} if bound_instance is not instance else {
             name: outcome for name, outcome in outcomes.items() if outcome.ran and not parameters.get(name)}
         clock = time.perf_counter()
-        limit = "no time limit" if solve.time_limit is None else f"time limit {solve.time_limit:g} s, seeds included"
+        limit = ("no time limit" if offline_options.time_limit is None
+                 else f"time limit {offline_options.time_limit:g} s, seeds included")
         with step(f"solving the offline optimum ({solve.method}, {solve.solver}, {limit})"):
-            offline = solve_within(bound_instance, solve, start=start, ran=ran)
+            offline = solve_within(bound_instance, offline_options, start=start, ran=ran)
         seconds["opt"] = time.perf_counter() - clock
         offline_verification = _offline_verification(bound_instance, offline)
-    restart = _exact_restart(instance, solve, restart_cost, best, step, seconds, offline)
+    restart_options = solve if time_limit is None or solve is None else solve.replace(
+        time_limit=max(MIN_LEFT_SECONDS, time_limit - (time.monotonic() - started)))
+    restart = _exact_restart(instance, restart_options, restart_cost, best, step, seconds, offline)
     interval, warnings = opt_interval(
         bound_instance, outcomes.values(), offline, offline_verification, count_incumbent=not restart_cost)
     if restart is not None:
         interval = restart_interval(interval, restart)
         warnings += [f"exact restart OPT: {restart.message}"] if restart.message else []
+    elif restart_cost and offline is not None and offline.schedule is not None:
+        interval = with_replayed_relaxation(interval, instance, offline.schedule, restart_cost)
     ran = {name: outcome for name, outcome in outcomes.items() if outcome.ran}
     certified = {name: ratio for name, outcome in ran.items()
                  if (ratio := certified_ratio(outcome, interval)) is not None}

@@ -141,12 +141,14 @@ def _certify_schedule(instance, ended: ChildOutcome, method: Method, slack, star
     outcome = None if solved is None else solved.outcome
     assignments = None if solved is None else solved.assignments
     bound_reported = None if outcome is None else outcome.bound
+    origin = "solver"
     if solved is None:
         # Killed (or crashed) mid-solve: the last incumbent and bound the work reported.
         assignments = None if ended.incumbent is None else ended.incumbent.assignments
+        origin = "solver" if ended.incumbent is None else ended.incumbent.origin
         bound_reported = ended.bound.bound if ended.bound is not None else (
             None if ended.incumbent is None else ended.incumbent.bound)
-    best = _best_incumbent(instance, assignments, start, start_utility, notes)
+    best = _best_incumbent(instance, assignments, start, start_utility, notes, origin)
     objective = best.objective
     if bound_reported is None or not math.isfinite(float(bound_reported)):
         if method.no_bound_note is not None:
@@ -180,15 +182,17 @@ class _Incumbent:
     report: VerificationReport | None = None
 
 
-def _best_incumbent(instance, assignments, start, start_utility, notes: list) -> _Incumbent:
+def _best_incumbent(instance, assignments, start, start_utility, notes: list, origin: str = "solver") -> _Incumbent:
     """Verify the work's schedule (a note says so when it fails) and keep the better of it and the start; on a
-    tie the work's schedule, which carries the certificate. A note says when the start is returned."""
+    tie the work's schedule, which carries the certificate. A note says when the start is returned. A killed
+    work's last incumbent that is its online start (``origin`` ``"online:NAME"``), not its own find, counts as
+    a start (``"start"``), so the report never credits the solver with it."""
     candidates = []
     if assignments is not None:
         schedule = Schedule({i: JobSchedule(w, z) for i, (w, z) in assignments.items()})
         report = verify(instance, schedule)
         if report.feasible:
-            candidates.append(("solver", float(report.utility), schedule, report))
+            candidates.append(("solver" if origin == "solver" else "start", float(report.utility), schedule, report))
         else:
             notes.append(_violations(report))
     if start is not None:
@@ -196,7 +200,10 @@ def _best_incumbent(instance, assignments, start, start_utility, notes: list) ->
     if not candidates:
         return _Incumbent(None, None, None)
     source, objective, schedule, report = max(candidates, key=lambda c: (c[1], c[0] == "solver"))
-    if source == "start":
+    if source == "start" and schedule is not start:
+        notes.append(f"the solver process found no schedule of its own before it stopped; returning its online "
+                     f"start ({origin})")
+    elif source == "start":
         notes.append("the solver's incumbent is worse than the start; returning the start"
                      if len(candidates) > 1 else "the solver returned no schedule; returning the start")
     return _Incumbent(source, objective, schedule, report)

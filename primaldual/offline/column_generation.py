@@ -58,8 +58,20 @@ MASTER_SIMPLEX_STRATEGY = 4
 #: HiGHS's default ``simplex_strategy`` (the dual simplex), restored for price-and-branch's 0-1 program.
 DEFAULT_SIMPLEX_STRATEGY = 1
 
-#: Absolute slack when checking that a unit fits on a server, the verifier's capacity tolerance.
-FIT_TOLERANCE = 1e-9
+#: A column is dropped from the master after this many consecutive rounds at value ~0 with a negative reduced
+#: cost (:meth:`RestrictedMaster.drop_idle`); pricing may bring it back.
+IDLE_ROUNDS = 8
+
+#: A column's master value at or below this counts as 0 when deciding whether it is idle (an interior point
+#: solution leaves every column a little above 0).
+IDLE_VALUE = 1e-6
+
+
+def column_key(job: int, schedule: JobSchedule) -> tuple[int, int, bytes, bytes]:
+    """What makes two columns the same: the job and its schedule's window (the dense (T, H) bytes of a whole
+    VC's schedule are 58 KiB per array, and the master keeps a key per column)."""
+    return (int(job), int(schedule.start), schedule.window_workers.tobytes(),
+            schedule.window_parameter_servers.tobytes())
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,11 +168,11 @@ class RestrictedMaster:
     the Lagrangian dual has a symmetric optimum, and the aggregated master's dual is exactly the Lagrangian dual
     over symmetric prices. Its duals do not leave idle copies of a busy server at price 0, which is what makes
     the per-server master's Lagrangian bound stay near the trivial one for many rounds. A 0-1 solution of the
-    aggregated master gives per-slot counts; :func:`place_on_servers` puts them on servers.
+    aggregated master gives per-slot counts; :func:`primaldual.offline.first_fit.place_on_servers` puts them on servers.
     """
 
     def __init__(self, cells: Cells, jobs, threads: int | None = None, aggregate: bool = False,
-                 simplex_strategy: int = DEFAULT_SIMPLEX_STRATEGY):
+                 simplex_strategy: int = DEFAULT_SIMPLEX_STRATEGY, interior: bool = False):
         self.cells = cells
         self.row_of_cell = cells.row_of_cell if aggregate else np.arange(cells.capacity.shape[0])
         self.row_capacity = cells.row_capacity if aggregate else cells.capacity
@@ -169,11 +181,16 @@ class RestrictedMaster:
         self.cell_row: dict[int, int] = {}
         self.row_cell: list[int] = []
         self.columns: list[Column] = []
-        self._seen: set[tuple[int, bytes, bytes]] = set()
+        self._seen: set[tuple[int, int, bytes, bytes]] = set()
+        self._idle = np.zeros(0, dtype=np.int64)  # per column, consecutive idle rounds (drop_idle)
+        self._values = np.zeros(0)  # per column, its value in the last LP solved
         self.highs = quiet_highs()
         if threads is not None:
             self.highs.setOptionValue("threads", int(threads))
         self.highs.setOptionValue("simplex_strategy", int(simplex_strategy))
+        if interior:  # see interior_master: an interior point, no crossover
+            self.highs.setOptionValue("solver", "ipm")
+            self.highs.setOptionValue("run_crossover", "off")
         size_highs_threads(threads)  # HiGHS keeps one thread scheduler per process, sized by the first solve
         inf = highspy.kHighsInf
         n = len(self.jobs)
@@ -189,7 +206,7 @@ class RestrictedMaster:
         """Add the columns not already present; return how many were added."""
         fresh = []
         for column in columns:
-            key = (column.job, column.schedule.workers.tobytes(), column.schedule.parameter_servers.tobytes())
+            key = column_key(column.job, column.schedule)
             if key not in self._seen and column.job in self.job_row:
                 self._seen.add(key)
                 fresh.append(column)
@@ -219,7 +236,38 @@ class RestrictedMaster:
                            position, np.array(starts, dtype=np.int32), np.array(indices, dtype=np.int32),
                            np.concatenate(values))
         self.columns.extend(fresh)
+        self._idle = np.concatenate([self._idle, np.zeros(n, dtype=np.int64)])
+        self._values = np.concatenate([self._values, np.zeros(n)])
         return n
+
+    def drop_idle(self, prices: np.ndarray, mu: dict, keep=frozenset()) -> int:
+        """Delete the columns idle for :data:`IDLE_ROUNDS` rounds in a row (value at most :data:`IDLE_VALUE`
+        in the last LP and a negative reduced cost at its duals ``prices``, ``mu``), except those whose
+        :func:`column_key` is in ``keep`` (the incumbent's: price-and-branch's start); returns how many.
+
+        Correctness: the master over fewer columns is still a restriction of (14)-(17), so its 0-1 solutions
+        stay feasible schedules, and no bound is read from it (the Lagrangian bound comes from pricing, which
+        sees every schedule and may bring a dropped column back: it leaves the seen set). A column at value 0
+        is nonbasic, so the simplex's basis survives the deletion. Cost: one reduced cost per column a round."""
+        if not self.columns:
+            return 0
+        reduced = np.array([reduced_cost(c, prices, mu) for c in self.columns])
+        idle = (self._values <= IDLE_VALUE) & (reduced < -REDUCED_COST_TOLERANCE)
+        self._idle = np.where(idle, self._idle + 1, 0)
+        drop = np.flatnonzero(self._idle >= IDLE_ROUNDS)
+        drop = np.array([j for j in drop if column_key(self.columns[j].job, self.columns[j].schedule) not in keep],
+                        dtype=np.int64)
+        if drop.size == 0:
+            return 0
+        self.highs.deleteCols(int(drop.size), drop.astype(np.int32))
+        for j in drop:
+            column = self.columns[j]
+            self._seen.discard(column_key(column.job, column.schedule))
+        kept = np.ones(len(self.columns), dtype=bool)
+        kept[drop] = False
+        self.columns = [c for c, k in zip(self.columns, kept) if k]
+        self._idle, self._values = self._idle[kept], self._values[kept]
+        return int(drop.size)
 
     def _entries(self, column: Column) -> tuple[np.ndarray, np.ndarray]:
         """The column's (row key, amount) pairs, summed over the cells that share a row."""
@@ -234,6 +282,8 @@ class RestrictedMaster:
         self.highs.run()
         optimal = self.highs.getModelStatus() == highspy.HighsModelStatus.kOptimal
         solution = self.highs.getSolution()
+        values = np.asarray(solution.col_value, dtype=float)
+        self._values = values if values.shape[0] == len(self.columns) else np.zeros(len(self.columns))
         duals = np.maximum(np.asarray(solution.row_dual, dtype=float), 0.0)
         row_prices = np.zeros(self.row_capacity.shape[0])
         if self.row_cell:
@@ -245,7 +295,8 @@ class RestrictedMaster:
     def solve_integer(self, time_limit: float, start: Schedule | None,
                       presolve: bool = True) -> tuple[Schedule | None, str]:
         """Price-and-branch: the master over the generated columns as a 0-1 program; the chosen columns' job
-        schedules (None if none; for an aggregated master they still need :func:`place_on_servers`) and HiGHS's
+        schedules (None if none; for an aggregated master they still need
+        :func:`~primaldual.offline.first_fit.place_on_servers`) and HiGHS's
         model status. ``start`` (a schedule whose columns are in the master) is the MIP start."""
         n = len(self.columns)
         if n == 0:
@@ -255,6 +306,8 @@ class RestrictedMaster:
         self.highs.changeColsBounds(n, np.arange(n, dtype=np.int32), np.zeros(n), np.ones(n))
         # The MIP's LPs are re-solved after bound changes, where the dual simplex is the one that warm-starts.
         self.highs.setOptionValue("simplex_strategy", DEFAULT_SIMPLEX_STRATEGY)
+        self.highs.setOptionValue("solver", "choose")
+        self.highs.setOptionValue("run_crossover", "on")
         if start is not None:
             self.highs.setSolution(self._start_vector(start))
         # A MIP times itself from its own start (unlike the LPs, which read HiGHS's run clock), but its presolve
@@ -273,54 +326,12 @@ class RestrictedMaster:
         return Schedule(chosen), status
 
     def _start_vector(self, start: Schedule):
-        keys = {(i, s.workers.tobytes(), s.parameter_servers.tobytes()) for i, s in start.assignments.items()}
-        values = np.array([1.0 if (c.job, c.schedule.workers.tobytes(), c.schedule.parameter_servers.tobytes())
-                           in keys else 0.0 for c in self.columns])
+        keys = {column_key(i, s) for i, s in start.assignments.items()}
+        values = np.array([1.0 if column_key(c.job, c.schedule) in keys else 0.0 for c in self.columns])
         solution = highspy.HighsSolution()
         solution.col_value = values.tolist()
         solution.value_valid = True
         return solution
-
-
-def place_on_servers(instance: Instance, schedules: dict[int, JobSchedule]) -> Schedule:
-    """Put each job's per-slot worker and PS counts on servers, first fit, jobs in order of decreasing utility;
-    a job that does not fit in some slot is dropped whole. The result respects (4)-(5) by construction."""
-    cluster = instance.cluster
-    residual = [np.array(cluster.worker_capacity, dtype=float)[None].repeat(instance.horizon, axis=0),
-                np.array(cluster.ps_capacity, dtype=float)[None].repeat(instance.horizon, axis=0)]
-
-    def utility(i):
-        completion = schedules[i].completion_slot()
-        return 0.0 if completion is None else float(instance.jobs[i].utility(completion - instance.jobs[i].arrival))
-
-    placed = {}
-    for i in sorted(schedules, key=lambda j: (-utility(j), j)):
-        spec, schedule = instance.jobs[i], schedules[i]
-        trial = [r.copy() for r in residual]
-        arrays = []
-        for pool, (counts, demand) in enumerate(((schedule.workers_per_slot, spec.worker_demand),
-                                                 (schedule.parameter_servers_per_slot, spec.ps_demand))):
-            demand = np.asarray(demand, dtype=float)
-            out = np.zeros(trial[pool].shape[:2], dtype=np.int64)
-            for t in np.flatnonzero(counts):
-                fit = np.full(out.shape[1], int(counts[t]), dtype=np.int64)
-                for r in np.flatnonzero(demand > 0):
-                    fit = np.minimum(fit, np.floor((trial[pool][t, :, r] + FIT_TOLERANCE) / demand[r]).astype(np.int64))
-                fit = np.maximum(fit, 0)
-                before = np.cumsum(fit) - fit
-                take = np.clip(int(counts[t]) - before, 0, fit)
-                if take.sum() < counts[t]:
-                    break
-                out[t] = take
-                trial[pool][t] -= take[:, None] * demand[None, :]
-            else:
-                arrays.append(out)
-                continue
-            break
-        if len(arrays) == 2:
-            placed[i] = JobSchedule(arrays[0], arrays[1])
-            residual = trial
-    return Schedule(placed)
 
 
 @dataclass(frozen=True, eq=False)
@@ -356,5 +367,6 @@ def reduced_cost(column: Column, prices: np.ndarray, mu: dict) -> float:
     return column.utility - float(column.values @ prices[column.cells]) - mu.get(column.job, 0.0)
 
 
-__all__ = ["DEFAULT_SIMPLEX_STRATEGY", "MASTER_SIMPLEX_STRATEGY", "Cells", "Column", "PricingRound", "RestrictedMaster",
-           "place_on_servers", "price_all", "reduced_cost"]
+__all__ = ["DEFAULT_SIMPLEX_STRATEGY", "IDLE_ROUNDS", "MASTER_SIMPLEX_STRATEGY", "Cells", "Column", "column_key",
+           "PricingRound", "RestrictedMaster",
+           "price_all", "reduced_cost"]

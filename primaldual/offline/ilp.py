@@ -15,7 +15,7 @@ from dataclasses import replace
 from primaldual.core.verify import verify
 from primaldual.offline.child import remaining
 from primaldual.offline.options import best_seed
-from primaldual.offline.outcome import Built, Incumbent, Notify, RawSolve
+from primaldual.offline.outcome import BoundImproved, Built, Incumbent, Notify, Phase, RawSolve
 from primaldual.offline.task import DEFAULT_HIGHS_GAP, IlpTask
 from primaldual.offline.trace import thin
 
@@ -81,6 +81,9 @@ def ilp_in_child(notify: Notify | None, instance, task: IlpTask) -> RawSolve:  #
     if task.pooled_first:
         from primaldual.offline.pooled import solve_pooled_and_place
 
+        if notify is not None:
+            notify(Phase("building and solving the pooled ILP"))
+
         left = remaining(task.deadline)
         pooled = solve_pooled_and_place(
             instance, time_limit=None if left is None else POOLED_SHARE * left, threads=task.threads,
@@ -97,6 +100,12 @@ def ilp_in_child(notify: Notify | None, instance, task: IlpTask) -> RawSolve:  #
             trace.append((time.time() - task.origin(), details["pooled_start_utility"], None))
         if pooled.solve.outcome.status != "error":
             pooled_bound = pooled.solve.outcome.bound
+            if notify is not None and pooled_bound is not None:
+                # Streamed so that a solve killed while building the per-server model keeps it; with the pooled
+                # model's floor slack (the certificate may add the per-server model's again: valid, a hair loose).
+                notify(BoundImproved(pooled_bound + pooled.solve.built.objective_slack, "pooled ILP"))
+    if notify is not None and task.pooled_first:
+        notify(Phase("building the model"))
     solved = _build_and_solve(instance, task, notify)
     outcome = solved.outcome
     if outcome.status == "error" and any(word in outcome.message for word in (
@@ -117,7 +126,8 @@ def _with_online_start(task: IlpTask, notify: Notify | None, details: dict) -> I
     start, utility = (None, None) if seed is None else (seed.schedule, seed.utility)
     details["online_start_utility"] = utility
     if notify is not None and start is not None:
-        notify(Incumbent({i: (s.workers, s.parameter_servers) for i, s in start.assignments.items()}, utility, None))
+        notify(Incumbent({i: (s.workers, s.parameter_servers) for i, s in start.assignments.items()}, utility, None,
+                         origin=f"online:{seed.name}"))
     return replace(task, start=start, start_utility=utility)
 
 

@@ -52,11 +52,14 @@ class Solving:
 
 @dataclass(frozen=True, eq=False)
 class Incumbent:
-    """A better schedule was found; ``bound`` is the solver's best bound at that moment (None if unknown)."""
+    """A better schedule was found; ``bound`` is the solver's best bound at that moment (None if unknown).
+    ``origin`` is who made it: ``"solver"`` (the work's own search), else the online schedule it starts from
+    (``"online:NAME"``), which a killed solve returns as its start, not as the solver's."""
 
     assignments: Assignments
     objective: float
     bound: float | None
+    origin: str = "solver"
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,9 @@ class ColumnGenerationRun:
     round gave one), ``lp_value`` the master's last LP value (None if none was solved),
     ``assignments``/``objective`` the best schedule and its utility, ``seeds`` the utility per seeding
     scheduler, ``stop`` why column generation ended and ``mip_status`` what price-and-branch did; the rest are
-    sizes and seconds per phase."""
+    sizes and seconds per phase. ``bound_source`` names where the best bound comes from, ``incumbent_origin``
+    who made the best schedule (``online:NAME``, the greedy start, price-and-branch), ``round_bounds`` every
+    complete pricing round's Lagrangian bound."""
 
     bound: float
     lp_value: float | None
@@ -153,6 +158,9 @@ class ColumnGenerationRun:
     cg_seconds: float
     mip_seconds: float
     mip_status: str
+    bound_source: str = "none"
+    round_bounds: tuple[float, ...] = ()
+    incumbent_origin: str = "empty"
 
     @property
     def converged(self) -> bool:
@@ -163,7 +171,8 @@ class ColumnGenerationRun:
         return {"rounds": self.rounds, "columns": self.columns, "rows": self.rows, "converged": self.converged,
                 "lp_value": self.lp_value, "seeds": self.seeds, "seed_seconds": self.seed_seconds,
                 "pooled_seconds": self.pooled_seconds, "cg_seconds": self.cg_seconds,
-                "mip_seconds": self.mip_seconds, "mip_status": self.mip_status}
+                "mip_seconds": self.mip_seconds, "mip_status": self.mip_status, "bound_source": self.bound_source,
+                "incumbent_origin": self.incumbent_origin, "round_bounds": list(self.round_bounds)}
 
     def to_raw(self) -> RawSolve:
         """The run as the record every method hands the certificate: the master's columns and rows as the

@@ -139,9 +139,9 @@ def place_pooled(instance: Instance, counts: dict) -> tuple[dict | None, int | N
 
 def _place_what_fits(instance: Instance, counts: dict) -> Schedule:
     """A pooled solution that does not pack as a whole, placed job by job, first fit, dropping each job that
-    does not fit in some slot (:func:`primaldual.offline.column_generation.place_on_servers`): a feasible schedule,
+    does not fit in some slot (:func:`primaldual.offline.first_fit.place_on_servers`): a feasible schedule,
     a candidate MIP start for the per-server ILP."""
-    from primaldual.offline.column_generation import place_on_servers
+    from primaldual.offline.first_fit import place_on_servers
     from primaldual.core.schedule import JobSchedule
 
     per_slot = {i: JobSchedule(w[:, None], z[:, None]) for i, (w, z) in counts.items()}
@@ -237,15 +237,23 @@ def matrix_pooled_counts(model, values: np.ndarray) -> dict:
 def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int | None = None):
     """The LP relaxation of the pooled model (matrix path), an upper bound on OPT, and its capacity duals as
     prices over the cells of :class:`primaldual.offline.column_generation.Cells` (every server of a pool at its pool's
-    price for that slot and resource). Returns (bound including the utility floor's slack, worker prices
-    (T, H, R), PS prices (T, K, R)), or None when the LP is not solved to optimality within ``time_limit``.
+    price for that slot and resource), built and solved within ``time_limit`` seconds. Returns (bound including
+    the utility floor's slack, worker prices (T, H, R), PS prices (T, K, R)), or None when the LP is not solved
+    to optimality within ``time_limit``.
 
     Any prices >= 0 give a Lagrangian bound of (14)-(18); these give one at most the pooled LP value (pricing
     over whole integral schedules is more restricted than the LP's fractional ones), so they are a good
     starting point for column generation."""
+    import time
+
     from primaldual.offline.matrix import build_matrix_model, solve_matrix_model
 
+    started = time.perf_counter()
     model = build_matrix_model(instance, pooled=True)
+    if time_limit is not None:  # the limit covers building the model too
+        time_limit = float(time_limit) - (time.perf_counter() - started)
+        if time_limit <= 0:
+            return None
     outcome, _, duals = solve_matrix_model(model, relax=True, time_limit=time_limit, mip_gap=None,
                                            threads=threads, with_duals=True)
     if duals is None or outcome.bound is None:

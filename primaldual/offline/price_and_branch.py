@@ -29,7 +29,8 @@ import numpy as np
 
 from primaldual.offline.column_generation import (
     DEFAULT_SIMPLEX_STRATEGY, LP_TOLERANCE, MASTER_SIMPLEX_STRATEGY, REDUCED_COST_TOLERANCE, SMOOTHING, Cells,
-    RestrictedMaster, place_on_servers, price_all, reduced_cost)
+    RestrictedMaster, column_key, price_all, reduced_cost)
+from primaldual.offline.first_fit import place_on_servers
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.core.metrics import compute_metrics
@@ -54,6 +55,13 @@ POOLED_LP_SHARE = 0.4
 GREEDY_SHARE = 0.15
 
 
+#: Above this many possible master rows (jobs plus aggregated capacity rows) the master LP is solved by the
+#: interior point method (:attr:`Levers.interior_master`): a trace week has a few thousand and the whole
+#: 1,843-job x 1,163-slot VC of philly:1/6214e9 11,147 (both converge with the primal simplex), the whole 1,993-job
+#: x 2,445-slot VC of philly:1/11cb48 21,553 (the simplex's re-solves grow to tens of seconds there).
+INTERIOR_MASTER_ROWS = 12_000
+
+
 @dataclass(frozen=True)
 class Levers:
     """The choices that make column generation and price-and-branch stronger, one switch each so that the
@@ -72,6 +80,14 @@ class Levers:
     :meth:`~primaldual.offline.column_generation.RestrictedMaster.solve_integer`, but on trace windows it is
     what proves the optimum).
 
+    ``interior_master``: the master LP by the interior point method without crossover (None: on above
+    :data:`INTERIOR_MASTER_ROWS` rows). The simplex re-solves from the last basis, but on a whole VC's master
+    (19,108 rows) each re-solve took longer as columns entered (0.7, 3.9, 7.7, 17.1 s over four rounds), where
+    the interior point started afresh took 1.6, 3.4, 5.7, 8.6 s, and its duals, central rather than a vertex's,
+    gave better Lagrangian bounds (44,934 against 49,625 at the first round; docs/measurements.md, issue 63).
+    Without crossover the master's value is optimal only to the solver's tolerance, which certifies nothing
+    anyway: the bound is always the Lagrangian one.
+
     On by default: the primal simplex, the greedy start and presolve. Off by default: pricing at the master's
     duals too, which doubles a round's pricing and so halves the rounds on a 1,763-job week, where it cost
     the convergence the others reach (measured in the ablation)."""
@@ -80,10 +96,20 @@ class Levers:
     dual_pricing: bool = False
     greedy_start: bool = True
     mip_presolve: bool = True
+    interior_master: bool | None = None
 
     def __post_init__(self):
         if self.simplex_strategy not in range(5):  # HiGHS's strategies: 0 choose, 1-3 dual, 4 primal
             raise InputError(f"levers.simplex_strategy: must be an integer in 0..4, got {self.simplex_strategy!r}")
+        if self.interior_master not in (None, True, False):
+            raise InputError(f"levers.interior_master: must be true, false or null, got {self.interior_master!r}")
+
+    def interior(self, cells: Cells, jobs) -> bool:
+        """Whether the master LP is solved by HiGHS's interior point method without crossover: as set, or
+        (None) where the master may have more than :data:`INTERIOR_MASTER_ROWS` rows."""
+        if self.interior_master is not None:
+            return self.interior_master
+        return len(jobs) + cells.row_capacity.shape[0] > INTERIOR_MASTER_ROWS
 
     @classmethod
     def none(cls) -> "Levers":
@@ -97,17 +123,17 @@ def _assignments(schedule: Schedule) -> dict:
 
 def _seed(cells: Cells, master: RestrictedMaster, seeds, notify):
     """Add the seeds' columns in their order; return (best schedule, its utility, utility per seed, the best
-    certified bound among them or None)."""
-    best, best_utility, utilities, bound = Schedule({}), 0.0, {}, None
+    certified bound among them or None, where the best comes from)."""
+    best, best_utility, utilities, bound, origin = Schedule({}), 0.0, {}, None, "empty"
     for seed in seeds:
         if seed.certified_bound is not None:
             bound = seed.certified_bound if bound is None else min(bound, seed.certified_bound)
         utilities[seed.name] = float(seed.utility)
         master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
         if seed.utility > best_utility:
-            best, best_utility = seed.schedule, float(seed.utility)
-            notify(Incumbent(_assignments(best), best_utility, None))
-    return best, best_utility, utilities, bound
+            best, best_utility, origin = seed.schedule, float(seed.utility), f"online:{seed.name}"
+            notify(Incumbent(_assignments(best), best_utility, None, origin=origin))
+    return best, best_utility, utilities, bound, origin
 
 
 #: Price-and-branch is skipped when the most it can gain is below this share of the gap to the bound.
@@ -124,31 +150,59 @@ def _branching_is_pointless(lp_value, best_utility: float, bound: float) -> bool
     return lp_value - best_utility <= max(LP_TOLERANCE * max(1.0, best_utility), BRANCH_GAIN_SHARE * gap)
 
 
-def _pooled_start(instance, cells, master, bound, deadline, threads, notify) -> tuple:
+@dataclass(frozen=True)
+class BestBound:
+    """The best certified bound so far and where it comes from (the name a report prints beside it)."""
+
+    value: float
+    source: str
+
+    def improved(self, value: float, source: str, notify: Notify) -> "BestBound":
+        """This bound, or ``value`` (announced through ``notify``) when it is smaller."""
+        if value < self.value:
+            notify(BoundImproved(value, source))
+            return BestBound(float(value), source)
+        return self
+
+
+#: The bound before any is known: the certificate falls back to the trivial bound.
+NO_BOUND = BestBound(float("inf"), "none")
+
+
+#: The pooled LP relaxation is solved only where the schedulable jobs' (job, slot) pairs from arrival to horizon
+#: number at most this many (:func:`pooled_lp_pays`). Measured (docs/measurements.md, issue 63): a whole 1,843-job
+#: x 1,163-slot VC has 107,830 pairs (pooled model 0.53 M variables, built in 0.5 s, 260 MiB); the whole 1,993-job
+#: x 2,445-slot VC has 1,832,519 (9.1 M variables and 11.0 M rows, 12.7 s and 3.1 GiB to build, 11.1 GiB peak in
+#: HiGHS, not solved in the 78 s it was given), where it only took the rounds' time and memory.
+POOLED_LP_MAX_PAIRS = 600_000
+
+
+def pooled_lp_pays(instance: Instance, jobs) -> bool:
+    """Whether the pooled LP is worth solving: ``sum_i (T - a_i)`` at most :data:`POOLED_LP_MAX_PAIRS`."""
+    return sum(instance.horizon - instance.jobs[i].arrival for i in jobs) <= POOLED_LP_MAX_PAIRS
+
+
+def _pooled_start(instance, cells, master, bound: BestBound, deadline, threads, notify) -> tuple:
     """The pooled LP relaxation's value (an upper bound on OPT) and its duals as the first prices: their
     columns enter the master and, priced, they give a Lagrangian bound and the first stability centre.
-    Returns (best bound, centre or None, best Lagrangian bound); skipped when the LP does not finish within
-    :data:`POOLED_LP_SHARE` of the time left."""
+    Returns (best bound, centre or None, best Lagrangian bound); skipped where it does not pay
+    (:func:`pooled_lp_pays`) or when the LP does not finish within :data:`POOLED_LP_SHARE` of the time left."""
     from primaldual.offline.pooled import pooled_lp_prices
 
-    if deadline is not None and time.time() >= deadline:
+    if (deadline is not None and time.time() >= deadline) or not pooled_lp_pays(instance, master.jobs):
         return bound, None, float("inf")
     left = None if deadline is None else max(0.1, POOLED_LP_SHARE * (deadline - time.time()))
     pooled = pooled_lp_prices(instance, left, threads)
     if pooled is None:
         return bound, None, float("inf")
     pooled_bound, worker_prices, ps_prices = pooled
-    if pooled_bound < bound:
-        bound = pooled_bound
-        notify(BoundImproved(bound, "pooled LP relaxation"))
+    bound = bound.improved(pooled_bound, "pooled LP relaxation", notify)
     point = np.concatenate([worker_prices.ravel(), ps_prices.ravel()])
     priced = price_all(cells, master.jobs, point, deadline)
     if not priced.complete:
         return bound, None, float("inf")
     master.add(priced.columns)
-    if priced.bound < bound:
-        bound = priced.bound
-        notify(BoundImproved(bound, "pricing at the pooled LP's duals"))
+    bound = bound.improved(priced.bound, "Lagrangian bound at the pooled LP's duals", notify)
     return bound, point, priced.bound
 
 
@@ -185,14 +239,20 @@ class _Generation:
     the columns that price out, or (once) moves the end of the column-generation share to the deadline when
     price-and-branch could not gain anything anyway."""
 
-    def __init__(self, cells: Cells, master: RestrictedMaster, *, bound: float, centre, best_lagrangian: float,
+    def __init__(self, cells: Cells, master: RestrictedMaster, *, bound: BestBound, centre, best_lagrangian: float,
                  best_utility: float, until: float | None, deadline: float | None, notify: Notify, started: float,
-                 dual_pricing: bool = False):
+                 dual_pricing: bool = False, keep=frozenset()):
         self.cells, self.master, self.notify, self.started = cells, master, notify, started
-        self.dual_pricing = dual_pricing
-        self.bound, self.centre, self.best_lagrangian, self.best_utility = bound, centre, best_lagrangian, best_utility
+        self.dual_pricing, self.keep = dual_pricing, keep  # keep: the incumbent's column keys, never dropped
+        self.best, self.centre, self.best_lagrangian, self.best_utility = bound, centre, best_lagrangian, best_utility
         self.until, self.deadline = until, deadline
         self.rounds, self.lp_value, self.alpha, self.extended = 0, None, SMOOTHING, False
+        self.round_bounds: list[float] = []  # every complete pricing round's Lagrangian bound, in order
+
+    @property
+    def bound(self) -> float:
+        """The best certified bound so far."""
+        return self.best.value
 
     def run(self) -> Stop:
         stop = None
@@ -236,16 +296,16 @@ class _Generation:
                 rounds.append(at_duals)
         self.rounds += 1
         for where, priced in zip((point, duals), rounds):
+            self.round_bounds.append(priced.bound)
             if priced.bound < self.best_lagrangian:
                 self.best_lagrangian, self.centre = priced.bound, where
-            if priced.bound < self.bound:
-                self.bound = priced.bound
-                self.notify(BoundImproved(self.bound, f"round {self.rounds}"))
+            self.best = self.best.improved(priced.bound, f"Lagrangian bound of round {self.rounds}", self.notify)
+        dropped = self.master.drop_idle(duals, mu, self.keep)  # what the master no longer needs (item 2)
         added = self.master.add(c for priced in rounds for c in priced.columns
                                 if reduced_cost(c, duals, mu) > REDUCED_COST_TOLERANCE)
         self.notify(ProgressLine(
             f"column generation round {self.rounds}: bound {self.bound:.6g}, master LP {self.lp_value:.6g}, "
-            f"incumbent {self.best_utility:.6g}, {len(self.master.columns)} columns, "
+            f"incumbent {self.best_utility:.6g}, {len(self.master.columns)} columns ({dropped} dropped), "
             f"{time.time() - self.started:.0f} s"))
         if added == 0:
             if not smoothed or len(rounds) == 2:
@@ -297,12 +357,11 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     started = time.time()
     notify(Phase("seeding the master with the online schedulers' schedules"))
     cells = Cells(instance)
-    master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True, simplex_strategy=levers.simplex_strategy)
-    best, best_utility, seed_utilities, bound = _seed(cells, master, seeds, notify)
+    master = RestrictedMaster(cells, jobs, threads=threads, aggregate=True, simplex_strategy=levers.simplex_strategy,
+                              interior=levers.interior(cells, jobs))
+    best, best_utility, seed_utilities, bound, origin = _seed(cells, master, seeds, notify)
     seed_seconds = time.time() - started
-    bound = float("inf") if bound is None else bound
-    if bound < float("inf"):
-        notify(BoundImproved(bound, "oasis certificate"))
+    bound = NO_BOUND if bound is None else NO_BOUND.improved(bound, "OASiS's dual certificate", notify)
     notify(Phase("solving the pooled LP relaxation"))
     pooled_started = time.time()
     # The first stability centre is the pooled LP's duals, not OASiS's prices: those give a valid but loose
@@ -310,21 +369,28 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     bound, centre, best_lagrangian = _pooled_start(instance, cells, master, bound, deadline, threads, notify)
     if levers.greedy_start:
         notify(Phase("a greedy schedule at the pooled LP's prices"))
+        utility_before = best_utility
         best, best_utility = _greedy_start(instance, cells, master, centre, best, best_utility, deadline, notify)
+        origin = "greedy at the pooled LP's prices" if best_utility > utility_before else origin
     pooled_seconds = time.time() - pooled_started
     notify(Phase("generating columns"))
     generation = _Generation(
         cells, master, bound=bound, centre=centre, best_lagrangian=best_lagrangian, best_utility=best_utility,
         until=None if deadline is None else time.time() + share * max(0.0, deadline - time.time()),
-        deadline=deadline, notify=notify, started=started, dual_pricing=levers.dual_pricing)
+        deadline=deadline, notify=notify, started=started, dual_pricing=levers.dual_pricing,
+        keep=frozenset(column_key(i, s) for i, s in best.assignments.items()))
     stop = generation.run()
     cg_seconds = time.time() - started - seed_seconds - pooled_seconds
     mip_status, mip_seconds = "not run", 0.0
     if integer:
+        utility_before = best_utility
         best, best_utility, mip_status, mip_seconds = _price_and_branch(
             instance, master, generation, best, deadline, notify, levers.mip_presolve)
+        origin = "price-and-branch" if best_utility > utility_before else origin
     return ColumnGenerationRun(
-        bound=generation.bound, lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
+        bound=generation.bound, bound_source=generation.best.source, incumbent_origin=origin,
+        round_bounds=tuple(generation.round_bounds),
+        lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
         rounds=generation.rounds, columns=len(master.columns), rows=master.n_rows, stop=stop, seeds=seed_utilities,
         seed_seconds=seed_seconds, pooled_seconds=pooled_seconds, cg_seconds=cg_seconds, mip_seconds=mip_seconds,
         mip_status=mip_status)

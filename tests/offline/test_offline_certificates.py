@@ -276,3 +276,18 @@ def test_bounds_count_the_utilities_the_model_floors():
     assert ilp.status == "optimal" and 5.0 <= ilp.objective <= optimum <= ilp.bound
     for kwargs in ({"method": "lp"}, {"method": "lp", "formulation": "weak"}, {"method": "pooled"}):
         assert solve_offline(instance, EXACT.replace(**kwargs)).bound >= optimum, kwargs
+
+
+def test_a_killed_solve_whose_incumbent_is_its_online_start_does_not_credit_the_solver(small):
+    # Issue 65, item 5: killed while building, the only schedule the work streamed is its online start; the
+    # report must say the start, never "incumbent from the solver" beside "ran out while building the model".
+    instance, exact = small
+    assignments = {i: (a.workers, a.parameter_servers) for i, a in exact.schedule.assignments.items()}
+    ended = ChildOutcome(killed=True, elapsed=3.0, phase="building the model",
+                         incumbent=Incumbent(assignments, objective=exact.objective, bound=None, origin="online:rrh"))
+    result = certify(instance, ended, METHOD_TABLE["ilp"], EXACT.replace(solver="highs"), None, None,
+                     trivial_bound(instance), [])
+    assert result.status == "killed" and result.incumbent_source == "start"
+    assert "building the model" in result.message and "online start (online:rrh)" in result.message
+    assert result.schedule.meta["source"] == "offline:start"
+    assert_honest(instance, result)

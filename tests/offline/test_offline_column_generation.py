@@ -13,11 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from primaldual.offline.column_generation import Cells, RestrictedMaster, place_on_servers, price_all, reduced_cost
+from primaldual.offline.column_generation import Cells, RestrictedMaster, price_all, reduced_cost
+from primaldual.offline.first_fit import place_on_servers
 from primaldual.core.generate import generate
 from primaldual.models.offline import schedulable_jobs
 from primaldual.offline.solve import solve_offline
-from primaldual.offline.price_and_branch import column_generation_solve
+from primaldual.offline.price_and_branch import Levers, column_generation_solve
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.simulation.simulator import simulate
 from primaldual.core.verify import verify
@@ -126,3 +127,79 @@ def test_memory_limit_has_its_own_status():
     result = solve_offline(generate("tiny", 0), EXACT.replace(memory_limit=2**26))
     assert result.status == "memory_limit" and not result.success
     assert "memory limit" in result.message
+
+
+def _rounds_of(instance, levers=Levers()):
+    """Column generation run to convergence (smoothed, from the pooled LP's prices), with its optimum OPT."""
+    optimum = solve_offline(instance).objective
+    run = column_generation_solve(instance, schedulable_jobs(instance), seeds=online_seeds(instance), levers=levers)
+    return optimum, run
+
+
+@pytest.mark.parametrize("seed, interior", [(0, False), (5, False), (0, True)])
+def test_every_round_bounds_the_lp_optimum_and_the_last_meets_it(seed, interior):
+    # Issue 63, item 1: before convergence the master's value bounds nothing, but every round's Lagrangian bound
+    # does. The LP optimum of (14)-(18) is computed independently, by the plain loop of _lp_value (master duals,
+    # no smoothing, no pooled start, the simplex), and OPT by the exact ILP. With the interior point master (no
+    # crossover, item 2) the duals are central, not a vertex's: the bounds hold all the same.
+    instance = generate("small", seed)
+    optimum, run = _rounds_of(instance, Levers(interior_master=interior))
+    lp_optimum, _ = _lp_value(instance, aggregate=True)
+    assert run.converged and run.round_bounds
+    for bound in run.round_bounds:
+        assert bound >= lp_optimum - 1e-6 * max(1.0, lp_optimum)
+        assert bound >= optimum - TOLERANCE * max(1.0, optimum)
+    assert run.bound == pytest.approx(lp_optimum, rel=1e-5 if not interior else 1e-4)
+    assert run.bound == pytest.approx(min(run.round_bounds + (run.bound,)))
+    assert run.bound_source != "none"
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=10_000), jobs=st.integers(min_value=1, max_value=6))
+def test_every_round_bound_covers_the_optimum_on_tiny(seed, jobs):
+    instance = generate("tiny", seed, jobs=jobs)
+    if not schedulable_jobs(instance):
+        return
+    optimum, run = _rounds_of(instance)
+    for bound in run.round_bounds:
+        assert bound >= optimum - TOLERANCE * max(1.0, optimum)
+    assert run.bound >= optimum - TOLERANCE * max(1.0, optimum)
+    assert run.objective <= optimum + TOLERANCE * max(1.0, optimum)
+
+
+def test_dropping_idle_columns_keeps_the_master_value_and_the_incumbent(monkeypatch):
+    # Issue 63, item 2: a master that drops what it no longer needs. Columns at value 0 with a negative reduced
+    # cost leave; the LP optimum over the rest is the same, and the incumbent's columns (the 0-1 start) stay.
+    from primaldual.offline import column_generation
+
+    monkeypatch.setattr(column_generation, "IDLE_ROUNDS", 1)
+    instance = generate("small", 2)
+    cells = Cells(instance)
+    master = RestrictedMaster(cells, schedulable_jobs(instance), aggregate=True)
+    seeds = online_seeds(instance)
+    for seed in seeds:
+        master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
+    incumbent = max(seeds, key=lambda seed: seed.utility).schedule
+    keep = frozenset(column_generation.column_key(i, s) for i, s in incumbent.assignments.items())
+    optimal, before, prices, mu = master.solve_lp(None)
+    n_before = len(master.columns)
+    dropped = master.drop_idle(prices, mu, keep)
+    assert optimal and dropped > 0 and len(master.columns) == n_before - dropped
+    assert keep <= {column_generation.column_key(c.job, c.schedule) for c in master.columns}
+    optimal, after, _, _ = master.solve_lp(None)
+    assert optimal and after == pytest.approx(before, rel=1e-9, abs=1e-9)
+    # A dropped column may come back: adding every seed again re-adds exactly the dropped ones.
+    for seed in seeds:
+        master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
+    assert len(master.columns) == n_before
+
+
+def test_column_generation_that_drops_columns_still_meets_the_lp_optimum(monkeypatch):
+    from primaldual.offline import column_generation
+
+    monkeypatch.setattr(column_generation, "IDLE_ROUNDS", 1)
+    instance = generate("small", 0)
+    optimum, run = _rounds_of(instance)
+    lp_optimum, _ = _lp_value(instance, aggregate=True)
+    assert run.converged and run.bound == pytest.approx(lp_optimum, rel=1e-5)
+    assert optimum - TOLERANCE * max(1.0, optimum) <= run.bound

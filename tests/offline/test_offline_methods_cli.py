@@ -32,6 +32,18 @@ def test_method_cg_json_keys_and_a_verified_schedule(capsys, tmp_path, tiny_file
     assert data["bound"] >= json.loads(out)["objective"] - 1e-9
 
 
+def test_method_cg_names_the_source_of_each_end(capsys, tiny_file):
+    # Issue 63, item 6: the interval's lower end is a named schedule's, the upper end a named bound's.
+    code, out, err = run(capsys, "solve", tiny_file, "--method", "cg", "--json")
+    details = json.loads(out)["details"]
+    assert code == 0, err
+    assert details["bound_source"] != "none" and details["round_bounds"]
+    assert min(details["round_bounds"]) >= json.loads(out)["bound"] - 1e-9
+    assert details["incumbent_origin"].startswith(("online:", "greedy", "price-and-branch"))
+    code, out, _ = run(capsys, "solve", tiny_file, "--method", "cg")
+    assert f"lower end from {details['incumbent_origin']}; upper end from {details['bound_source']}" in out
+
+
 def test_auto_is_the_default_and_says_what_it_used(capsys, tiny_file):
     code, out, _ = run(capsys, "solve", tiny_file, "--json")
     assert code == 0 and json.loads(out)["method"] == "ilp"

@@ -1,0 +1,62 @@
+"""Put per-slot worker and PS counts on servers, first fit: how a 0-1 solution of the aggregated master of
+:mod:`primaldual.offline.column_generation` (or a pooled solution) becomes a schedule of (1)-(13).
+
+The aggregated master counts units per slot and group of identical servers; nothing in (1)-(13) links one
+slot's servers to another's, so each job's counts are placed slot by slot on the capacity the jobs placed
+before it left. A job that does not fit in some slot is dropped whole, so the result respects (4)-(5) by
+construction (and is verified like every other schedule). Cost: O(jobs x slots x servers x resources).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from primaldual.core.instance import Instance
+from primaldual.core.schedule import JobSchedule, Schedule
+
+#: Absolute slack when checking that a unit fits on a server, the verifier's capacity tolerance.
+FIT_TOLERANCE = 1e-9
+
+
+def place_on_servers(instance: Instance, schedules: dict[int, JobSchedule]) -> Schedule:
+    """Put each job's per-slot worker and PS counts on servers, first fit, jobs in order of decreasing utility;
+    a job that does not fit in some slot is dropped whole. The result respects (4)-(5) by construction."""
+    cluster = instance.cluster
+    residual = [np.array(cluster.worker_capacity, dtype=float)[None].repeat(instance.horizon, axis=0),
+                np.array(cluster.ps_capacity, dtype=float)[None].repeat(instance.horizon, axis=0)]
+
+    def utility(i):
+        completion = schedules[i].completion_slot()
+        return 0.0 if completion is None else float(instance.jobs[i].utility(completion - instance.jobs[i].arrival))
+
+    placed = {}
+    for i in sorted(schedules, key=lambda j: (-utility(j), j)):
+        spec, schedule = instance.jobs[i], schedules[i]
+        trial = [r.copy() for r in residual]
+        arrays = []
+        for pool, (counts, demand) in enumerate(((schedule.workers_per_slot, spec.worker_demand),
+                                                 (schedule.parameter_servers_per_slot, spec.ps_demand))):
+            demand = np.asarray(demand, dtype=float)
+            out = np.zeros(trial[pool].shape[:2], dtype=np.int64)
+            for t in np.flatnonzero(counts):
+                fit = np.full(out.shape[1], int(counts[t]), dtype=np.int64)
+                for r in np.flatnonzero(demand > 0):
+                    fit = np.minimum(fit, np.floor((trial[pool][t, :, r] + FIT_TOLERANCE) / demand[r]).astype(np.int64))
+                fit = np.maximum(fit, 0)
+                before = np.cumsum(fit) - fit
+                take = np.clip(int(counts[t]) - before, 0, fit)
+                if take.sum() < counts[t]:
+                    break
+                out[t] = take
+                trial[pool][t] -= take[:, None] * demand[None, :]
+            else:
+                arrays.append(out)
+                continue
+            break
+        if len(arrays) == 2:
+            placed[i] = JobSchedule(arrays[0], arrays[1])
+            residual = trial
+    return Schedule(placed)
+
+
+__all__ = ["FIT_TOLERANCE", "place_on_servers"]
