@@ -34,12 +34,11 @@ import math
 
 import numpy as np
 
+from primaldual.oasis.ledger import WORK_EPSILON as DONE  # work below it is done, as everywhere in the run
 from primaldual.oasis.lr.order import growth_order
 from primaldual.oasis.lr.settings import LrSettings
 from primaldual.oasis.lr.state import JobTables, LrState
 
-#: Work below this is done (the ledger's :data:`~primaldual.oasis.ledger.WORK_EPSILON` scale).
-DONE = 1e-9
 
 
 def fluid_completions(work: np.ndarray, widths: np.ndarray, units: np.ndarray, start: float,
