@@ -30,6 +30,8 @@ from primaldual.core.utility import utility_from_dict, utility_to_dict
 INSTANCE_FORMAT = "primaldual.instance"
 SCHEDULE_FORMAT = "primaldual.schedule"
 VERSION = 1
+#: The instance file of a heterogeneous cluster (GPU types, docs/formats.md); version 1 is the homogeneous one.
+TYPED_VERSION = 2
 
 
 # ----------------------------------------------------------------------------------------------- helpers
@@ -45,15 +47,29 @@ def _is_integer(value) -> bool:
     return _is_number(value) and (isinstance(value, int) or float(value).is_integer())
 
 
-def _check_header(data: Any, expected_format: str) -> list[str]:
+def _check_header(data: Any, expected_format: str, versions: tuple[int, ...] = (VERSION,)) -> list[str]:
     if not isinstance(data, dict):
         return [f"top level: must be a JSON object, got {type(data).__name__}"]
     problems = []
     if data.get("format") != expected_format:
         problems.append(f"format: must be {expected_format!r}, got {show(data.get('format'))}")
-    if data.get("version") != VERSION:
-        problems.append(f"version: this primaldual reads schema version {VERSION}, got {show(data.get('version'))}")
+    version = data.get("version")
+    if isinstance(version, bool) or version not in versions:
+        known = " or ".join(map(str, versions))
+        problems.append(f"version: this primaldual reads schema version {known}, got {show(version)}")
     return problems
+
+
+def _check_instance_version(data: dict) -> list[str]:
+    """Version 2 is the heterogeneous instance (GPU types, issue 64), version 1 the homogeneous one: each names
+    what it holds, so an older reader refuses a file of types by its version, not by a field it skips."""
+    cluster = data.get("cluster")
+    typed = isinstance(cluster, dict) and ("gpu_types" in cluster or "worker_types" in cluster)
+    if data.get("version") == VERSION and typed:
+        return [f"version: an instance with cluster.gpu_types is version {TYPED_VERSION}, got {VERSION}"]
+    if data.get("version") == TYPED_VERSION and not typed:
+        return [f"version: version {TYPED_VERSION} is a heterogeneous instance, but cluster.gpu_types is missing"]
+    return []
 
 
 def _check_meta(data: dict, problems: list[str]) -> dict:
@@ -95,7 +111,7 @@ def instance_to_dict(instance: Instance) -> dict:
                                                   "worker_types": list(cluster.worker_types)}
     return {
         "format": INSTANCE_FORMAT,
-        "version": VERSION,
+        "version": VERSION if cluster.gpu_types is None else TYPED_VERSION,
         "horizon": int(instance.horizon),
         "slot_seconds": float(instance.slot_seconds),
         "meta": dict(instance.meta),
@@ -255,9 +271,10 @@ def instance_from_dict(data: Any) -> Instance:
     anything is computed from it; then the built instance passes :meth:`Instance.validate`, the same check
     the generator's instances pass.
     """
-    problems = _check_header(data, INSTANCE_FORMAT)
+    problems = _check_header(data, INSTANCE_FORMAT, (VERSION, TYPED_VERSION))
     if problems and not isinstance(data, dict):
         raise InputError(problems)
+    problems += _check_instance_version(data)
     problems += unknown_keys(data, "instance")
     for name in ("horizon", "slot_seconds"):
         problems += INSTANCE_FIELDS[name].problem(name, data.get(name))

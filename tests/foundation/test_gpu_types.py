@@ -139,7 +139,8 @@ RULES = [
     ("no times", lambda d: d["jobs"][1].pop("compute_seconds_by_type"), "jobs[1].compute_seconds_by_type: missing"),
     ("not the fastest", lambda d: d["jobs"][1].__setitem__("compute_seconds", 1.0),
      "jobs[1].compute_seconds: must equal the least of compute_seconds_by_type"),
-    ("types on a homogeneous cluster", lambda d: [d["cluster"].pop(k) for k in ("gpu_types", "worker_types")],
+    ("types on a homogeneous cluster", lambda d: [d["cluster"].pop(k) for k in ("gpu_types", "worker_types")]
+     + [d.__setitem__("version", 1)],
      "jobs[0].compute_seconds_by_type: the cluster declares no gpu_types"),
     ("worker types without declared types", lambda d: d["cluster"].pop("gpu_types"), "cluster.gpu_types: missing"),
     ("one type per server", lambda d: d["cluster"]["worker_types"].pop(),
@@ -286,3 +287,15 @@ def test_the_library_entries_refuse_too():
     with pytest.raises(InputError, match="not yet supported by rrh"):
         evaluate(instance, ["rrh"])
     simulate(generate("tiny", seed=2), "greedy")  # the homogeneous instance still runs
+
+
+def test_the_instance_version_names_its_types():
+    """A heterogeneous instance is written as version 2 and a homogeneous one as version 1; each refuses the
+    other's fields in one line (docs/formats.md, GPU types)."""
+    typed = instance_to_dict(generate("small", seed=4, gpu_types=[("v100", 2), ("k80", 2)]))
+    plain = instance_to_dict(generate("small", seed=4))
+    assert (typed["version"], plain["version"]) == (2, 1)
+    assert instance_from_dict(json.loads(json.dumps(typed))).cluster.gpu_types == ("v100", "k80")
+    typed["version"] = 1
+    with pytest.raises(InputError, match="an instance with cluster.gpu_types is version 2, got 1"):
+        instance_from_dict(typed)
