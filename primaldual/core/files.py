@@ -10,7 +10,6 @@ Floats are written with ``repr`` precision, so ``load(save(x))`` reproduces ever
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,8 @@ import numpy as np
 from primaldual.core.domains import DEMAND, INSTANCE_FIELDS, JOB_FIELDS, MAX_JOBS, MAX_RESOURCES, MAX_SERVERS, \
     SCHEDULE_COUNT, show
 from primaldual.core.errors import InputError
+from primaldual.core.file_checks import TYPED_VERSION, VERSION, _check_header, _check_meta, _is_integer, _is_number
+from primaldual.core.gpu_types import version_problems
 from primaldual.core.fingerprint import check_pair, check_unstamped, stamp
 from primaldual.core.instance import Cluster, Instance, Job
 from primaldual.core.provenance import provenance
@@ -29,63 +30,6 @@ from primaldual.core.utility import utility_from_dict, utility_to_dict
 
 INSTANCE_FORMAT = "primaldual.instance"
 SCHEDULE_FORMAT = "primaldual.schedule"
-VERSION = 1
-#: The instance file of a heterogeneous cluster (GPU types, docs/formats.md); version 1 is the homogeneous one.
-TYPED_VERSION = 2
-
-
-# ----------------------------------------------------------------------------------------------- helpers
-
-
-def _is_number(value) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return isinstance(value, int) or math.isfinite(value)  # an int is exact: never through float()
-
-
-def _is_integer(value) -> bool:
-    return _is_number(value) and (isinstance(value, int) or float(value).is_integer())
-
-
-def _check_header(data: Any, expected_format: str, versions: tuple[int, ...] = (VERSION,)) -> list[str]:
-    if not isinstance(data, dict):
-        return [f"top level: must be a JSON object, got {type(data).__name__}"]
-    problems = []
-    if data.get("format") != expected_format:
-        problems.append(f"format: must be {expected_format!r}, got {show(data.get('format'))}")
-    version = data.get("version")
-    if isinstance(version, bool) or version not in versions:
-        known = " or ".join(map(str, versions))
-        problems.append(f"version: this primaldual reads schema version {known}, got {show(version)}")
-    return problems
-
-
-def _check_instance_version(data: dict) -> list[str]:
-    """Version 2 is the heterogeneous instance (GPU types, issue 64), version 1 the homogeneous one: each names
-    what it holds, so an older reader refuses a file of types by its version, not by a field it skips."""
-    cluster = data.get("cluster")
-    typed = isinstance(cluster, dict) and ("gpu_types" in cluster or "worker_types" in cluster)
-    if data.get("version") == VERSION and typed:
-        return [f"version: an instance with cluster.gpu_types is version {TYPED_VERSION}, got {VERSION}"]
-    if data.get("version") == TYPED_VERSION and not typed:
-        return [f"version: version {TYPED_VERSION} is a heterogeneous instance, but cluster.gpu_types is missing"]
-    return []
-
-
-def _check_meta(data: dict, problems: list[str]) -> dict:
-    meta = data.get("meta", {})
-    if not isinstance(meta, dict):
-        problems.append(f"meta: must be an object, got {type(meta).__name__}")
-        return {}
-    try:
-        json.dumps(meta, allow_nan=False, default=_reject_in_meta)
-    except (TypeError, ValueError) as error:
-        problems.append(f"meta: {error}")
-    return meta
-
-
-def _reject_in_meta(value):
-    raise TypeError(f"must hold plain JSON values, got {show(value)}")
 
 
 def write_json(data: Any, path: str | Path) -> None:
@@ -274,7 +218,7 @@ def instance_from_dict(data: Any) -> Instance:
     problems = _check_header(data, INSTANCE_FORMAT, (VERSION, TYPED_VERSION))
     if problems and not isinstance(data, dict):
         raise InputError(problems)
-    problems += _check_instance_version(data)
+    problems += version_problems(data, VERSION, TYPED_VERSION)
     problems += unknown_keys(data, "instance")
     for name in ("horizon", "slot_seconds"):
         problems += INSTANCE_FIELDS[name].problem(name, data.get(name))

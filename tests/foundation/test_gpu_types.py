@@ -262,7 +262,7 @@ REFUSED = "heterogeneous clusters (gpu types): not yet supported by"
 @pytest.mark.parametrize("argv, name", [
     (["run", "{i}", "--scheduler", "oasis"], "oasis"),
     (["run", "{i}", "--scheduler", "fifo"], "fifo"),
-    (["compare", "{i}", "--opt"], ""),
+    (["compare", "{i}", "--opt", "--schedulers", "rrh"], "rrh"),
     (["solve", "{i}"], "the offline solve (method auto)"),
     (["solve", "{i}", "--method", "cg"], ""),  # its online seeds run first: the first of them refuses
 ])
