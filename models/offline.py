@@ -68,11 +68,20 @@ import pyomo.environ as pyo
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
 from primaldual.models.sparsity import FIT_TOLERANCE, OfflineSparsity, offline_sparsity, schedulable_jobs  # noqa: F401
+from primaldual.models.gpu_choice import (
+    declare_pooled_type_variables,
+    declare_type_choice,
+    declare_type_data,
+    type_bounds,
+    type_work_units,
+    weighted_workers,
+)
 from primaldual.models.offline_parts import (
     UTILITY_FLOOR,
     add_cumulative_work_rows,
     floored_utilities,
     add_pooled_capacity_rows,
+    add_pooled_type_capacity_rows,
     add_server_capacity_rows,
 )
 
@@ -90,6 +99,7 @@ EQUATION_FUNCTIONS = (
     ("(9)-(10) nothing before arrival: index sets from a_i", "declare_index_sets"),
     ("(11)-(13) domains (binary, integer; continuous when relaxed)", "declare_variables"),
     ("strong cuts: earliest completion, cumulative work", "declare_index_sets, declare_cumulative_work"),
+    ("(2) heterogeneous: one gpu type per slot, work at its speed", "gpu_choice.declare_type_choice"),
 )
 
 
@@ -102,6 +112,10 @@ class _Options:
     relax: bool
     strong: bool
     pooled: bool
+
+    @property
+    def heterogeneous(self) -> bool:
+        return self.instance.cluster.worker_types is not None
 
     @property
     def arrival(self) -> dict[int, int]:
@@ -149,6 +163,8 @@ def build_offline_model(
     declare_capacity(model, options)
     if options.strong:
         declare_cumulative_work(model, options)
+    if options.heterogeneous:
+        declare_type_choice(model, options)
     return model
 
 
@@ -170,8 +186,13 @@ def declare_parameters(model, options: _Options) -> None:
     """V_i, N_i, b_i, B_i and the floored utilities f_i(t - a_i)."""
     instance, jobs = options.instance, options.sparsity.jobs
     job_data = {i: instance.jobs[i] for i in jobs}
-    model.work_units = pyo.Param(model.jobs, initialize={i: int(instance.work_units[i]) for i in jobs},
-                                 doc="V_i = ceil(W_i), the RHS of eq. (2) in worker-slots")
+    if options.heterogeneous:
+        declare_type_data(model, options)
+        model.work_units = pyo.Param(model.jobs, initialize=type_work_units(instance, jobs),
+                                     doc="(1 - 1e-9) W_i, the RHS of eq. (2) in worker-slots of the fastest type")
+    else:
+        model.work_units = pyo.Param(model.jobs, initialize={i: int(instance.work_units[i]) for i in jobs},
+                                     doc="V_i = ceil(W_i), the RHS of eq. (2) in worker-slots")
     model.chunks = pyo.Param(model.jobs, initialize={i: job_data[i].chunks for i in jobs}, doc="N_i, eq. (3)")
     model.worker_bandwidth = pyo.Param(model.jobs, initialize={i: job_data[i].worker_bandwidth_gbps for i in jobs},
                                        doc="b_i (Gbps), eq. (6)")
@@ -199,10 +220,13 @@ def declare_variables(model, options: _Options) -> None:
     if options.pooled:
         worker_total = {i: int(min(chunks[i], sparsity.worker_fit[i].sum())) for i in jobs}
         ps_total = {i: int(min(chunks[i], sparsity.ps_fit[i].sum())) for i in jobs}
-        model.worker_placements = pyo.Set(dimen=2, initialize=list(model.job_slots), doc="(i, t): workers, pooled")
+        if options.heterogeneous:  # one pool per gpu type
+            declare_pooled_type_variables(model, options, integer)
+        else:
+            model.worker_placements = pyo.Set(dimen=2, initialize=list(model.job_slots), doc="(i, t): workers, pooled")
+            model.workers = pyo.Var(model.worker_placements, domain=integer,
+                                    bounds=lambda m, i, t: (0, worker_total[i]), doc="sum_h y_ih(t), eq. (12), pooled")
         model.ps_placements = pyo.Set(dimen=2, initialize=list(model.job_slots), doc="(i, t): PSs of job i, pooled")
-        model.workers = pyo.Var(model.worker_placements, domain=integer, bounds=lambda m, i, t: (0, worker_total[i]),
-                                doc="sum_h y_ih(t), eq. (12), pooled")
         model.parameter_servers = pyo.Var(model.ps_placements, domain=integer,
                                           bounds=lambda m, i, t: (0, ps_total[i]), doc="sum_k z_ik(t), eq. (13), pooled")
         model.pool_totals = (worker_total, ps_total)
@@ -223,6 +247,8 @@ def declare_variables(model, options: _Options) -> None:
 
 
 def _workers_in_slot(m, i, t):
+    if m.pooled and hasattr(m, "types_of"):
+        return sum(m.workers[i, t, g] for g in m.types_of[i])
     if m.pooled:
         return m.workers[i, t]
     return sum(m.workers[i, t, h] for h in m.servers_of[0][i])
@@ -263,11 +289,16 @@ def declare_completion(model, options: _Options) -> None:
     )
 
 
+def _work_in_slot(m, i, t):
+    """Slot t's contribution to eq. (2): its workers, or on a heterogeneous cluster its weighted workers."""
+    return weighted_workers(m, i, t) if hasattr(m, "type_weight") else _workers_in_slot(m, i, t)
+
+
 def declare_work(model, options: _Options) -> None:
     horizon, arrival = options.instance.horizon, options.arrival
     model.work = pyo.Constraint(
         model.jobs,
-        rule=lambda m, i: sum(_workers_in_slot(m, i, t) for t in range(arrival[i], horizon))
+        rule=lambda m, i: sum(_work_in_slot(m, i, t) for t in range(arrival[i], horizon))
         >= m.work_units[i] * m.admit[i],
         doc="eq. (2): worker-slots cover the work V_i of an admitted job",
     )
@@ -301,7 +332,11 @@ def declare_capacity(model, options: _Options) -> None:
     instance, jobs, arrival = options.instance, options.sparsity.jobs, options.arrival
     demand_w = {i: instance.jobs[i].worker_demand for i in jobs}
     demand_s = {i: instance.jobs[i].ps_demand for i in jobs}
-    if options.pooled:
+    if options.pooled and options.heterogeneous:
+        add_pooled_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s, *model.pool_totals, workers=False)
+        add_pooled_type_capacity_rows(model, instance, jobs, arrival, demand_w,
+                                      type_bounds(instance, options.sparsity.worker_fit, jobs))
+    elif options.pooled:
         add_pooled_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s, *model.pool_totals)
     else:
         add_server_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s, options.sparsity)
@@ -309,7 +344,7 @@ def declare_capacity(model, options: _Options) -> None:
 
 def declare_cumulative_work(model, options: _Options) -> None:
     add_cumulative_work_rows(model, options.arrival, options.instance.horizon, list(model.completion_slots),
-                     _workers_in_slot)
+                             _work_in_slot)
 
 
 def model_size(model: pyo.ConcreteModel) -> tuple[int, int]:

@@ -8,6 +8,7 @@ the formulation.
 
 from __future__ import annotations
 
+import numpy as np
 import pyomo.environ as pyo
 
 from primaldual.core.instance import Instance
@@ -90,14 +91,17 @@ def add_server_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s,
             rows, rule=rule, doc=f"eq. {equation}: {pool}-server capacity per slot and resource"))
 
 
-def add_pooled_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s, worker_total, ps_total) -> None:
-    """Eqs. (4)-(5) summed over the servers of each pool: one row per (slot, resource) that can bind."""
+def add_pooled_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s, worker_total, ps_total,
+                             workers: bool = True) -> None:
+    """Eqs. (4)-(5) summed over the servers of each pool: one row per (slot, resource) that can bind
+    (``workers=False``: the PS pool's only, the worker pool being pooled per gpu type)."""
     horizon = instance.horizon
     cluster = instance.cluster
-    for name, equation, capacity, demand, total, var_name in (
+    pools = (
         ("worker_capacity", "(4)", cluster.worker_capacity.sum(axis=0), demand_w, worker_total, "workers"),
         ("ps_capacity", "(5)", cluster.ps_capacity.sum(axis=0), demand_s, ps_total, "parameter_servers"),
-    ):
+    )
+    for name, equation, capacity, demand, total, var_name in pools[(0 if workers else 1):]:
         users: dict[tuple[int, int], list[int]] = {}
         for t in range(horizon):
             for r in range(cluster.n_resources):
@@ -114,3 +118,24 @@ def add_pooled_capacity_rows(model, instance, jobs, arrival, demand_w, demand_s,
         pool = "worker" if name == "worker_capacity" else "PS"
         setattr(model, name, pyo.Constraint(
             rows, rule=rule, doc=f"eq. {equation} pooled: total {pool}-pool capacity per slot and resource"))
+
+
+def add_pooled_type_capacity_rows(model, instance, jobs, arrival, demand_w, bounds) -> None:
+    """Eq. (4) summed over the servers of each gpu type: one row per (slot, type, resource) that can bind
+    (``bounds[i][g]``: the most workers of job i on type g)."""
+    cluster = instance.cluster
+    index = cluster.worker_type_index
+    capacity = np.stack([cluster.worker_capacity[index == g].sum(axis=0) for g in range(len(cluster.gpu_types))])
+    users: dict[tuple[int, int, int], list[int]] = {}
+    for t in range(instance.horizon):
+        for g in range(capacity.shape[0]):
+            for r in range(cluster.n_resources):
+                present = [i for i in jobs if arrival[i] <= t and bounds[i][g] > 0 and demand_w[i][r] > 0]
+                if present and can_bind([(demand_w[i][r], bounds[i][g]) for i in present], capacity[g, r]):
+                    users[(t, g, r)] = present
+    model.worker_capacity_rows = pyo.Set(dimen=3, initialize=list(users),
+                                         doc="(t, g, r) rows of eq. (4), pooled per gpu type, that can bind")
+    model.worker_capacity = pyo.Constraint(
+        model.worker_capacity_rows,
+        rule=lambda m, t, g, r: sum(float(demand_w[i][r]) * m.workers[i, t, g] for i in users[(t, g, r)])
+        <= float(capacity[g, r]), doc="eq. (4) pooled per gpu type: capacity of the type's servers")

@@ -96,6 +96,8 @@ def build_restart_model(instance: Instance, restart_cost: float, *, cuts: bool =
     ``cumulative_effective_work``, ``start_cost_work``, ``start_cost_cumulative``. ``model.restart_cost`` is F.
     """
     restart_cost = check_restart_cost(restart_cost)
+    if instance.cluster.worker_types is not None:
+        raise InputError("restart cost on heterogeneous clusters (gpu types): not yet supported by the restart model")
     model = build_offline_model(instance, relax=relax, formulation="strong")
     model.name = f"offline_restart{'_lp' if relax else ''}"
     model.restart_cost = restart_cost

@@ -34,6 +34,7 @@ from primaldual.offline.cuts import add_shifted_work_rows
 from primaldual.offline.triplets import Triplets as _Triplets, cat as _cat, compress as _compress
 from primaldual.offline.trace import record_progress
 from primaldual.offline.symmetry import add_symmetry_rows, canonical_counts, identical_server_classes
+from primaldual.offline.matrix_types import add_type_rows, server_types, type_placements, type_start
 
 INF = highspy.kHighsInf
 
@@ -71,6 +72,7 @@ class MatrixModel:
     capacity_rows: tuple = ()
     symmetry_classes: tuple = ((), ())
     pooled: bool = False
+    types: object = None  # :class:`~primaldual.offline.matrix_types.ServerTypes` on a heterogeneous cluster
 
     @property
     def n_variables(self) -> int:
@@ -132,13 +134,18 @@ def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool 
     fits = [np.array([sparsity.worker_fit[int(i)] for i in jobs]).reshape(n_jobs, cluster.n_worker_servers),
             np.array([sparsity.ps_fit[int(i)] for i in jobs]).reshape(n_jobs, cluster.n_ps_servers)]
     capacities = [np.asarray(cluster.worker_capacity, dtype=float), np.asarray(cluster.ps_capacity, dtype=float)]
+    types = None if cluster.worker_types is None else server_types(instance, jobs, fits[0], capacities[0], pooled)
     if pooled:
         fits = [np.minimum(chunks.astype(np.int64), fit.sum(axis=1))[:, None] for fit in fits]
         capacities = [capacity.sum(axis=0, keepdims=True) for capacity in capacities]
+    if types is not None:  # the worker pool per server with its types, or pooled per type
+        fits[0], capacities[0], work = types.fit, types.capacity, types.work
     placements = tuple(np.nonzero(active[:, :, None] & (fit[:, None, :] > 0)) for fit in fits)
 
     sizes = {"admit": n_jobs, "complete": complete_job.size, "unfinished": slot_job.size,
              "work_done": slot_job.size, "workers": placements[0][0].size, "ps": placements[1][0].size}
+    if types is not None:
+        sizes["types"] = (typed := type_placements(types, active))[0].size
     offsets = dict(zip(sizes, np.cumsum([0] + list(sizes.values()))[:-1].tolist()))
     n_cols = int(sum(sizes.values()))
     cost = np.zeros(n_cols)
@@ -156,22 +163,28 @@ def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool 
     index = dict(jobs=jobs, arrival=arrival, first=first, work=work, chunks=chunks, b_worker=b_worker,
                  b_ps=b_ps, slot_job=slot_job, slot_t=slot_t, slot_index=slot_index, complete_job=complete_job,
                  complete_t=complete_t, placements=placements, offsets=offsets, horizon=horizon,
-                 complete_index=complete_index)
+                 complete_index=complete_index, w_weight=1.0)
+    if types is not None:  # eq. (2) at each type's speed, and the type choice
+        index.update(w_weight=types.weight[placements[0][0], types.server_type[placements[0][2]]],
+                     type_placements=typed)
     if work_cuts and not pooled:
         index["per_slot"] = np.minimum(chunks, fits[0].sum(axis=1))
     _job_rows(model, index)
+    if types is not None:
+        add_type_rows(model, index, types)
     capacity_rows = tuple(_capacity_rows(model, instance, index, fits[pool], capacities[pool], pool)
                           for pool in (0, 1))
     classes = ((), ())
     if symmetry and not pooled:
-        classes = tuple(identical_server_classes(capacity) for capacity in capacities)
+        classes = tuple(identical_server_classes(capacity) for capacity in
+                        (capacities[0] if types is None else types.symmetry_key(), capacities[1]))
         for pool, key in ((0, "workers"), (1, "ps")):
             add_symmetry_rows(model, placements[pool], offsets[key], classes[pool], n_jobs, horizon,
                               capacities[pool].shape[0])
     starts, indices, values = _compress(model, n_cols)
     return MatrixModel(cost, np.zeros(n_cols), upper, integer, _cat(model.row_lower), _cat(model.row_upper),
                        starts, indices, values, jobs, offsets, slot_index, complete_index, placements, slack,
-                       capacity_rows, classes, bool(pooled))
+                       capacity_rows, classes, bool(pooled), types)
 
 
 def _job_rows(model: _Triplets, x: dict) -> None:
@@ -194,7 +207,7 @@ def _job_rows(model: _Triplets, x: dict) -> None:
     model.terms(row + sj[at_arrival], unfinished[at_arrival], 1.0)
     model.terms(row + np.arange(x["jobs"].size), o["admit"] + np.arange(x["jobs"].size), -1.0)
     row = model.constraints(x["jobs"].size, 0, INF)  # work (2): sum workers - V admit >= 0
-    model.terms(row + wj, w_cols, 1.0)
+    model.terms(row + wj, w_cols, x["w_weight"])
     model.terms(row + np.arange(x["jobs"].size), o["admit"] + np.arange(x["jobs"].size), -x["work"])
     row = model.constraints(q.size, -INF, 0)  # (3), (8): sum_h workers - N unfinished <= 0
     model.terms(row + w_q, w_cols, 1.0)
@@ -209,7 +222,7 @@ def _job_rows(model: _Triplets, x: dict) -> None:
     row = model.constraints(q.size, 0, 0)
     model.terms(row + q, work_done, 1.0)
     model.terms(row + q[has_next] + 1, work_done[has_next], -1.0)
-    model.terms(row + w_q, w_cols, -1.0)
+    model.terms(row + w_q, w_cols, -x["w_weight"])
     if "per_slot" in x:  # the shifted cuts contain the strong cut below
         add_shifted_work_rows(model, x, x["per_slot"])
         return
@@ -337,8 +350,10 @@ def start_vector(model: MatrixModel, instance: Instance, start: Schedule) -> np.
     x = np.zeros(model.n_variables)
     o = model.offsets
     position = {int(i): j for j, i in enumerate(model.jobs)}
-    counts = [np.zeros((model.jobs.size, instance.horizon, n)) for n in
-              ((1, 1) if model.pooled else (instance.cluster.n_worker_servers, instance.cluster.n_ps_servers))]
+    shapes = (1, 1) if model.pooled else (instance.cluster.n_worker_servers, instance.cluster.n_ps_servers)
+    if model.types is not None:
+        shapes = (model.types.fit.shape[1], shapes[1])
+    counts = [np.zeros((model.jobs.size, instance.horizon, n)) for n in shapes]
     for i, assignment in start.assignments.items():
         completion = assignment.completion_slot()
         j = position.get(int(i))
@@ -350,7 +365,11 @@ def start_vector(model: MatrixModel, instance: Instance, start: Schedule) -> np.
         x[o["unfinished"] + live[live >= 0]] = 1.0
         counts[0][j], counts[1][j] = (assignment.workers, assignment.parameter_servers) if not model.pooled else (
             assignment.workers_per_slot[:, None], assignment.parameter_servers_per_slot[:, None])
-        running = np.cumsum(assignment.workers_per_slot)
+        if model.pooled and model.types is not None:  # the merged server of each type
+            index = np.asarray(instance.cluster.worker_type_index)
+            counts[0][j] = np.stack([assignment.workers[:, index == g].sum(axis=1) for g in range(shapes[0])], 1)
+        running = np.cumsum(assignment.workers_per_slot if model.types is None
+                            else type_start(model.types, counts[0][j: j + 1])[1][0])
         mine = model.slot_index[j] >= 0
         x[o["work_done"] + model.slot_index[j][mine]] = running[mine]
     for pool, key in ((0, "workers"), (1, "ps")):
@@ -358,6 +377,9 @@ def start_vector(model: MatrixModel, instance: Instance, start: Schedule) -> np.
         # With symmetry rows, the start's servers are sorted as the rows require (the same schedule up to a
         # permutation of identical servers within each slot).
         x[o[key]: o[key] + pj.size] = canonical_counts(counts[pool], model.symmetry_classes[pool])[pj, pt, ph]
+    if model.types is not None:
+        uj, ut, ug = type_placements(model.types, model.slot_index >= 0)
+        x[o["types"]: o["types"] + uj.size] = type_start(model.types, counts[0])[0][uj, ut, ug]
     return x
 
 

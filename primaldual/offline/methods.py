@@ -54,7 +54,8 @@ class Method:
     tags the work's schedule with ``source`` and the result's fields ``meta_keys``, advises ``memory_advice``
     past the memory cap, and says ``no_bound_note`` when the work gave no bound (None: nothing). ``one_model``:
     the method solves one model that ``solve --write-mps`` can export; ``large_ilp``: the large-ILP plan
-    (``pooled_first``, ``online_start``) applies; ``seeded``: it always reads the online seeds."""
+    (``pooled_first``, ``online_start``) applies; ``seeded``: it always reads the online seeds; ``types``: it
+    solves heterogeneous clusters (issue 64; the others refuse them in one line)."""
 
     name: str
     make_task: Callable[..., object]
@@ -71,6 +72,7 @@ class Method:
     one_model: bool = True
     large_ilp: bool = False
     seeded: bool = False
+    types: bool = True
 
     @property
     def relaxation(self) -> bool:
@@ -127,7 +129,7 @@ METHOD_TABLE: dict[str, Method] = {
                solver_of=_highspy, streams_progress=True, source="offline:cg", meta_keys=("method",),
                memory_advice="raise --memory-limit",
                no_bound_note="column generation completed no pricing round: the bound is the trivial one "
-                             "(each job alone on the empty cluster)", one_model=False, seeded=True),
+                             "(each job alone on the empty cluster)", one_model=False, seeded=True, types=False),
 }
 
 #: What ``auto`` resolves to (:func:`primaldual.offline.methods.resolve_method`): the exact ILP on a model it is
@@ -211,6 +213,10 @@ def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start
     applies = plans_large_ilp(method) and options.solver == "highs"
     if (options.pooled_first or options.online_start) and not applies:
         raise InputError("pooled_first and online_start apply to the ILP solved by HiGHS")
+    if instance.cluster.worker_types is not None:  # issue 64: no online seeds, no placement per type yet
+        if options.pooled_first or options.online_start:
+            raise InputError("pooled_first and online_start: not yet supported on heterogeneous clusters (gpu types)")
+        return IlpPlan(pooled_first=False, online_start=False)
     large = applies and options.formulation == "strong" and placement_count(instance) > AUTO_MATRIX_PLACEMENTS
     return IlpPlan(pooled_first=large if options.pooled_first is None else options.pooled_first,
                    online_start=(large and start is None) if options.online_start is None else options.online_start)

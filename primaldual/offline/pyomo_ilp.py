@@ -41,10 +41,29 @@ def _seed(model, instance: Instance, start: Schedule) -> None:
                     int(assignment.parameter_servers[t, k]), skip_validation=True)
         for t in range(instance.jobs[i].arrival, completion + 1):
             model.unfinished[i, t].set_value(1, skip_validation=True)
+        if hasattr(model, "uses_type"):
+            _seed_types(model, instance, i, assignment)
         if hasattr(model, "work_done"):
-            running = np.cumsum(assignment.workers_per_slot)
+            running = np.cumsum(_work_per_slot(model, i, assignment))
             for t in range(instance.jobs[i].arrival, instance.horizon):
                 model.work_done[i, t].set_value(float(running[t]), skip_validation=True)
+
+
+def _work_per_slot(model, i: int, assignment) -> np.ndarray:
+    """Per slot, the start's workers (homogeneous) or its workers weighted by their type's speed (the rows of
+    eq. (2) of :mod:`primaldual.models.gpu_choice`)."""
+    if not hasattr(model, "type_weight"):
+        return assignment.workers_per_slot
+    return assignment.workers @ model.type_weight[i][np.asarray(model.server_type)]
+
+
+def _seed_types(model, instance: Instance, i: int, assignment) -> None:
+    """``uses_type[i, t, g] = 1`` where the start runs job i on type g (one type per slot: it is verified)."""
+    index = instance.cluster.worker_type_index
+    for t in np.flatnonzero(assignment.workers_per_slot):
+        g = int(index[np.flatnonzero(assignment.workers[t])[0]])
+        if (i, int(t), g) in model.uses_type:
+            model.uses_type[i, int(t), g].set_value(1, skip_validation=True)
 
 
 def _extract(model, instance: Instance) -> dict[int, tuple[np.ndarray, np.ndarray]]:

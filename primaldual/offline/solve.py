@@ -87,11 +87,12 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
     options = EXACT if options is None else options
     if not isinstance(options, SolveOptions):
         raise InputError(f"options: must be SolveOptions, got {type(options).__name__}")
-    refuse_heterogeneous(instance, f"the offline solve (method {options.method})")
     solver, auto_note = resolve_solver(instance, options)  # --solver auto: by size, from measured data
     options = options.replace(solver=solver) if auto_note else options
     check_solver(options.solver)
     method = METHOD_TABLE[resolve_method(instance, options.method)]
+    if not method.types:  # the methods that do not yet take gpu types say so in one line
+        refuse_heterogeneous(instance, f"the offline solve (method {method.name})")
     start, start_utility = _checked_start(instance, start, method.relaxation)
     jobs = schedulable_jobs(instance)
     if not jobs:

@@ -1,0 +1,158 @@
+"""The offline optimum on heterogeneous clusters (issue 64, item 2) agrees with an independent brute force.
+
+Tiny instances (2-3 jobs, 3-5 slots, two worker servers of two gpu types), fresh seeds drawn by hypothesis:
+``solve_offline``'s OPT (the Pyomo model and the matrix path) equals :func:`het_brute_force_optimum`, every
+solved schedule passes the verifier, and the relaxations (LP, pooled per type) bound it from above.
+"""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from het_bruteforce import het_brute_force_optimum
+
+from primaldual.core.generate import generate
+from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.core.verify import verify
+from primaldual.offline.options import EXACT
+from primaldual.offline.solve import solve_offline
+
+PAIRS = ([("v100", 1), ("p100", 1)], [("p100", 1), ("k80", 1)], [("k80", 1), ("v100", 1)])
+
+
+def tiny_heterogeneous(seed: int, jobs: int, horizon: int, pair: int):
+    return generate("tiny", seed, jobs=jobs, horizon=horizon, gpu_types=PAIRS[pair])
+
+
+def check_against_brute_force(instance) -> float:
+    expected, choice = het_brute_force_optimum(instance)
+    witness = verify(instance, Schedule({i: JobSchedule(y, z) for i, (y, z) in choice.items()}))
+    assert witness.feasible and witness.utility == pytest.approx(expected, abs=1e-9)
+    for builder in ("pyomo", "matrix"):
+        result = solve_offline(instance, EXACT.replace(builder=builder))
+        assert result.status == "optimal", (builder, result.message)
+        assert verify(instance, result.schedule).feasible, builder
+        assert result.objective == pytest.approx(expected, rel=1e-7, abs=1e-7), builder
+        assert result.bound >= result.objective - 1e-9
+    for kwargs in ({"method": "lp"}, {"method": "lp", "formulation": "weak"}, {"method": "pooled"}):
+        relaxation = solve_offline(instance, EXACT.replace(**kwargs))
+        assert relaxation.status == "optimal"
+        assert relaxation.bound >= expected - 1e-7 * max(1.0, expected), kwargs
+    return expected
+
+
+@settings(derandomize=True, max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=10**6), jobs=st.integers(2, 3), horizon=st.integers(3, 5),
+       pair=st.integers(0, len(PAIRS) - 1))
+def test_heterogeneous_opt_matches_brute_force(seed, jobs, horizon, pair):
+    check_against_brute_force(tiny_heterogeneous(seed, jobs, horizon, pair))
+
+
+# ------------------------------------------------------------------------------------------ hand cases
+
+import dataclasses  # noqa: E402
+
+import numpy as np  # noqa: E402
+from offline_helpers import SLOT_SECONDS, make_job  # noqa: E402
+
+from primaldual.core.errors import InputError  # noqa: E402
+from primaldual.core.instance import Cluster, Instance  # noqa: E402
+from primaldual.core.utility import LinearDecay  # noqa: E402
+from primaldual.models.gpu_choice import TYPE_WORK_TOLERANCE  # noqa: E402
+from primaldual.models.offline import build_offline_model  # noqa: E402
+from primaldual.offline.matrix import build_matrix_model  # noqa: E402
+from primaldual.offline.symmetry import identical_server_classes  # noqa: E402
+
+
+def typed_job(work_by_type: dict, chunks=1, utility=None, **kwargs):
+    """A hand job of exactly ``work_by_type[g]`` worker-slots on type g (``make_job`` at its fastest type)."""
+    fastest = min(work_by_type.values())
+    job = make_job(work=fastest, chunks=chunks, utility=utility, **kwargs)
+    return dataclasses.replace(job, compute_seconds_by_type={g: SLOT_SECONDS * w / chunks
+                                                             for g, w in work_by_type.items()})
+
+
+def typed_instance(jobs, horizon, worker_capacity, worker_types, ps_capacity=((8.0,),)):
+    cluster = Cluster(("gpu",), np.array(worker_capacity, dtype=float), np.array(ps_capacity, dtype=float),
+                      worker_types=tuple(worker_types))
+    return Instance(cluster=cluster, jobs=tuple(jobs), horizon=horizon, slot_seconds=SLOT_SECONDS)
+
+
+def _opt(instance, **kwargs):
+    result = solve_offline(instance, EXACT.replace(**kwargs))
+    assert result.status == "optimal" and verify(instance, result.schedule).feasible
+    return result
+
+
+@pytest.mark.parametrize("builder", ["pyomo", "matrix"])
+def test_one_type_per_slot_binds(builder):
+    # Two 1-GPU servers, a v100 and a p100; a job of 2 chunks needing 2 worker-slots on either. Both GPUs in
+    # one slot would finish it in slot 0, but that mixes types: it must take two slots.
+    job = typed_job({"v100": 2.0, "p100": 2.0}, chunks=2, utility=LinearDecay(10.0, 10.0))
+    instance = typed_instance([job], 3, [[1.0], [1.0]], ["v100", "p100"])
+    result = _opt(instance, builder=builder)
+    assert result.objective == pytest.approx(9.0) == het_brute_force_optimum(instance)[0]
+    fast = typed_job({"v100": 2.0}, chunks=2, utility=LinearDecay(10.0, 10.0))
+    same = typed_instance([fast], 3, [[1.0], [1.0]], ["v100", "v100"])  # one type: both at once
+    assert _opt(same, builder=builder).objective == pytest.approx(10.0)
+
+
+@pytest.mark.parametrize("builder", ["pyomo", "matrix"])
+def test_work_is_counted_at_each_type_speed(builder):
+    # W = 2 on the v100, 4 on the k80, one worker at a time: v100 twice (done in slot 1) beats k80 in any mix;
+    # with the v100 taken by a more valuable job in slots 0-1, the job does 1/4 + 1/4 on the k80, then 1/2 on
+    # the v100 in slot 2: it mixes types across slots and finishes in slot 2.
+    slow = typed_job({"v100": 2.0, "k80": 4.0}, utility=LinearDecay(10.0, 10.0))
+    urgent = typed_job({"v100": 2.0, "k80": 8.0}, utility=LinearDecay(100.0, 2.0))
+    alone = typed_instance([slow], 4, [[1.0], [1.0]], ["v100", "k80"])
+    assert _opt(alone, builder=builder).objective == pytest.approx(9.0)
+    both = typed_instance([slow, urgent], 3, [[1.0], [1.0]], ["v100", "k80"])
+    result = _opt(both, builder=builder)
+    assert result.objective == pytest.approx(50.0 + 8.0) == het_brute_force_optimum(both)[0]
+    workers = result.schedule.assignments[0].workers
+    assert workers[:, 1].sum() == 2 and workers[2, 0] == 1  # two k80 slots, then the v100
+
+
+def test_the_model_accepts_what_the_verifier_accepts():
+    # y / W just under 1 by less than the verifier's tolerance: feasible in both; by more: in neither.
+    assert TYPE_WORK_TOLERANCE == 1e-9
+    for shortfall, feasible in ((0.4e-9, True), (5e-9, False)):
+        job = typed_job({"v100": 1.0 / (1.0 - shortfall), "p100": 2.0}, utility=LinearDecay(5.0, 5.0))
+        instance = typed_instance([job], 1, [[1.0], [1.0]], ["v100", "p100"])
+        witness = Schedule({0: JobSchedule(np.array([[1, 0]]), np.array([[1]]))})
+        assert verify(instance, witness).feasible is feasible
+        assert _opt(instance, builder="matrix").objective == pytest.approx(5.0 if feasible else 0.0)
+        assert _opt(instance, builder="pyomo").objective == pytest.approx(5.0 if feasible else 0.0)
+
+
+def test_symmetry_only_between_servers_of_one_type():
+    jobs = [typed_job({"v100": 2.0, "p100": 3.0}, chunks=2, utility=LinearDecay(9.0, 9.0)),
+            typed_job({"v100": 3.0, "p100": 3.5}, chunks=2, utility=LinearDecay(7.0, 3.0))]
+    instance = typed_instance(jobs, 4, [[1.0]] * 4, ["v100", "p100", "v100", "p100"])
+    model = build_matrix_model(instance, symmetry=True)
+    assert [c.tolist() for c in identical_server_classes(model.types.symmetry_key())] == [[0, 2], [1, 3]]
+    plain, broken = _opt(instance, builder="matrix"), _opt(instance, builder="matrix", symmetry=True)
+    assert broken.objective == pytest.approx(plain.objective) == pytest.approx(het_brute_force_optimum(instance)[0])
+
+
+@pytest.mark.parametrize("builder", ["pyomo", "matrix"])
+def test_a_verified_start_seeds_the_heterogeneous_ilp(builder):
+    instance = tiny_heterogeneous(7, 3, 4, 0)
+    expected, choice = het_brute_force_optimum(instance)
+    start = Schedule({i: JobSchedule(y, z) for i, (y, z) in choice.items()})
+    result = solve_offline(instance, EXACT.replace(builder=builder), start=start)
+    assert result.status == "optimal" and result.objective == pytest.approx(expected, rel=1e-7, abs=1e-7)
+
+
+def test_homogeneous_models_have_no_type_choice():
+    instance = generate("tiny", 3)
+    assert not hasattr(build_offline_model(instance), "uses_type")
+    model = build_matrix_model(instance)
+    assert model.types is None and "types" not in model.offsets
+
+
+def test_methods_without_types_refuse_in_one_line():
+    instance = tiny_heterogeneous(1, 2, 3, 0)
+    with pytest.raises(InputError, match=r"not yet supported by the offline solve \(method cg\)"):
+        solve_offline(instance, EXACT.replace(method="cg"))
+    with pytest.raises(InputError, match="pooled_first and online_start: not yet supported on heterogeneous"):
+        solve_offline(instance, EXACT.replace(pooled_first=True))
