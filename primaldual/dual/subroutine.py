@@ -205,14 +205,44 @@ def _typed_schedule(instance: Instance, job_index: int, worker_prices, ps_prices
     completion_costs[arrival:] = window_costs
     if best < 0:
         return _infeasible(job_index, horizon, completion_costs)
+    path_cost = None
+    if not relaxed:  # the rounding may finish the job before the programme's last slot: stop there
+        counts, types = _trim(counts, types, work_by_type)
+        path_cost = _path_cost(code, inputs, server_types, units.shape[0], arrival, counts, types)
     place = None
     if plan:
         def place(workers, parameter_servers):
             code.typed_place(*inputs, server_types, arrival, counts, types, workers, parameter_servers)
-    answer = _answer(instance, job_index, inputs, counts, int(best), arrival, objective, place, completion_costs)
+    answer = _answer(instance, job_index, inputs, counts, int(best), arrival, objective, place, completion_costs,
+                     path_cost)
     types_per_slot = np.full(horizon, -1, dtype=np.int64)
     types_per_slot[arrival:] = types
     return dataclasses.replace(answer, types_per_slot=types_per_slot)
+
+
+def _trim(counts: np.ndarray, types: np.ndarray, work_by_type: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The plan up to the slot where its work is done as the simulator and the verifier count it (per type, then
+    summed, at least ``1 - 1e-9``): the inner units round progress down, so a plan may be done before its end."""
+    counts, types = counts.copy(), types.copy()
+    supplied = np.zeros(work_by_type.shape[0])
+    for s in np.flatnonzero(counts).tolist():
+        supplied[types[s]] += counts[s]
+        if float((supplied / work_by_type).sum()) >= 1.0 - typed.UNIT_TOLERANCE:
+            counts[s + 1:], types[s + 1:] = 0, -1
+            break
+    return counts, types
+
+
+def _path_cost(code, inputs: KernelInputs, server_types, n_types: int, arrival: int, counts, types) -> float:
+    """The plan's cost: step (a)'s cost of each slot's type and count, added in slot order as the programme adds
+    them (so an untrimmed plan costs exactly its ``C(s)``)."""
+    total = 0.0
+    for s in np.flatnonzero(counts).tolist():
+        t = arrival + s
+        cost = code.typed_slot_costs(*(reference.in_slot(values, t) for values in inputs[:4]), *inputs[4:],
+                                     server_types, n_types)
+        total += cost[types[s], counts[s]]
+    return float(total)
 
 
 def _kernel_inputs(job, max_workers: int, worker_prices, ps_prices, worker_free, ps_free) -> KernelInputs:
@@ -247,9 +277,9 @@ def _infeasible(job_index: int, horizon: int, completion_costs: np.ndarray) -> D
 
 
 def _answer(instance: Instance, job_index: int, inputs: KernelInputs, counts: np.ndarray, best: int, arrival: int,
-            objective: str, place, completion_costs: np.ndarray) -> DualResult:
+            objective: str, place, completion_costs: np.ndarray, path_cost: float | None = None) -> DualResult:
     """Step (c)'s answer for a search that found a schedule: its numbers, placed on servers by ``place(workers,
-    parameter_servers)`` unless it is None."""
+    parameter_servers)`` unless it is None; ``path_cost`` when the plan is not the programme's ``C(s)``."""
     job = instance.jobs[job_index]
     horizon = instance.horizon
     workers_per_slot = np.zeros(horizon, dtype=np.int64)
@@ -264,7 +294,7 @@ def _answer(instance: Instance, job_index: int, inputs: KernelInputs, counts: np
         schedule = JobSchedule(workers, parameter_servers)
     completion = int(np.flatnonzero(workers_per_slot)[-1])  # eq. (8); arrival + best (module docstring, (c))
     value = float(job.utility(completion - job.arrival))
-    path_cost = float(completion_costs[completion])
+    path_cost = float(completion_costs[completion]) if path_cost is None else path_cost
     payoff, result_cost, tie_break = (value - path_cost, path_cost, 0.0) if objective == "payoff" else (
         value, 0.0, path_cost)
     return DualResult(job=job_index, feasible=True, mu=max(0.0, payoff), payoff=payoff, cost=result_cost,

@@ -48,3 +48,25 @@ def test_oasis_plans_verify_and_its_certificate_bounds_opt(seed, mix):
     simulated = simulate(instance, "oasis")
     assert simulated.utility == pytest.approx(report.utility)
     assert verify(instance, simulated.schedule).feasible
+
+
+@pytest.mark.parametrize("seed", range(7300, 7308))
+def test_plans_end_where_the_work_is_done(seed):
+    """The inner search rounds progress down, so a plan can be done before the programme's last slot; the plan is
+    cut there (subroutine ``_trim``), so the simulator never sees an allocation after a completion, and every
+    plan's cost is its own (the payoff recomputed from its placement)."""
+    instance = generate("small", seed=seed, gpu_types=[("v100", 1), ("p100", 1), ("k80", 2)])
+    for name in ("oasis", "greedy"):
+        result = simulate(instance, name)
+        assert verify(instance, result.schedule).feasible
+    oasis = run_oasis(instance)
+    for decision in oasis.decisions:
+        if decision.admitted:
+            plan = oasis.schedule.assignments[decision.job]
+            done = (plan.workers.sum(axis=0) @ np.eye(len(instance.cluster.gpu_types))[
+                instance.cluster.worker_type_index] / instance.work_by_type[decision.job]).sum()
+            assert done >= 1 - 1e-9
+            last = np.flatnonzero(plan.workers.sum(axis=1))[-1]
+            before = plan.workers[:last].sum(axis=0) @ np.eye(len(instance.cluster.gpu_types))[
+                instance.cluster.worker_type_index] / instance.work_by_type[decision.job]
+            assert before.sum() < 1 - 1e-9

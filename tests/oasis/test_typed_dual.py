@@ -127,3 +127,19 @@ def test_hand_case_one_slow_worker_or_two_fast():
     result = best_schedule(instance, 0, prices, np.zeros((1, 1, 2)), cluster.worker_capacity, cluster.ps_capacity)
     assert result.feasible and result.payoff == 8.0
     assert result.schedule.workers[0].tolist() == [0, 2] and result.types_per_slot.tolist() == [0]
+
+
+def test_a_plan_stops_where_its_work_is_done():
+    """Q = 4 ceil(3.5) = 16 units; one fast worker (W = 3) makes floor(16 / 3) = 5 of them, so the programme
+    needs 4 slots, but 3 slots already do the job (3 x 1/3): the plan is cut after the third, and costs 3 slots."""
+    job = make_job(0, 3, 1, [1.0, 0.0], [0.0, 0.0], Constant(10.0), bandwidth_ratio=0.5)
+    job = dataclasses.replace(job, compute_seconds_by_type={"fast": job.compute_seconds,
+                                                            "slow": job.compute_seconds * 3.5 / 3})
+    cluster = Cluster(("gpu", "cpu"), np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[0.0, 1.0]]),
+                      worker_types=("fast", "slow"), gpu_types=TYPES)
+    instance = Instance(cluster, (job,), 5, 1.0)
+    result = best_schedule(instance, 0, np.ones((5, 2, 2)), np.zeros((5, 1, 2)), cluster.worker_capacity,
+                           cluster.ps_capacity)
+    assert result.workers_per_slot.tolist() == [1, 1, 1, 0, 0] and result.completion_slot == 2
+    assert result.cost == 3.0 and result.payoff == 7.0
+    assert verify(instance, Schedule({0: result.schedule})).feasible
