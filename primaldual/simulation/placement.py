@@ -192,15 +192,16 @@ class FreeCapacity:
             workers -= 1
         return max(workers, 0)
 
-    def place(self, job, workers: int, policy: str) -> Allocation | None:
+    def place(self, job, workers: int, policy: str, on_type: int | None = None) -> Allocation | None:
         """Place ``workers`` workers and ``Z(workers)`` PSs of ``job``; None (nothing taken) if they do not fit.
-        On a heterogeneous cluster all the workers go to one type, the first of :meth:`type_order` they fit."""
+        On a heterogeneous cluster all the workers go to one type: ``on_type`` if given, else the first of
+        :meth:`type_order` they fit."""
         before_worker = self.worker.copy()
         if self.types is None or int(workers) <= 0:
             y = place_units(self.worker, job.worker_demand, int(workers), policy)
         else:
             y = None
-            for g in self.type_order(job, policy):
+            for g in (self.type_order(job, policy) if on_type is None else [on_type]):
                 y = place_units(self.worker, job.worker_demand, int(workers), policy, self.types == g)
                 if y is not None:
                     break

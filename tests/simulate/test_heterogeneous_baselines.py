@@ -16,7 +16,7 @@ from hetero_helpers import typed_instance, typed_job
 
 #: The baselines of this room (``greedy`` lives with OASiS, whose files learn types on their own).
 TYPED = [name for name in BASELINES if name != "greedy"]
-GAVEL: list[str] = []  # Gavel's policies join in the next step
+GAVEL = ["las", "gavel-las", "gavel-ftf"]
 
 
 def types_per_slot(instance, schedule, i) -> np.ndarray:
