@@ -29,32 +29,12 @@ import numpy as np
 
 from primaldual.baselines import parameter_specs
 from primaldual.baselines.gavel_lp import GavelProblem, finish_time_fair, max_min
-from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, units_that_fit
+from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, type_widths
 from primaldual.simulation.progress import needed_on
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
 
 #: Time fractions at or below this count as none (HiGHS's tolerances).
 EPSILON = 1e-9
-
-
-def type_widths(instance) -> np.ndarray:
-    """``(I, G)``: per job and type, the most workers, at most ``min(N_i, V_i)``, that fit with their ``Z(D)`` PSs
-    on the empty servers of that type (binary search on ``D``, as ``Z`` grows with ``D``). O(I G (H + log N))."""
-    cluster = instance.cluster
-    index = np.zeros(cluster.n_worker_servers, dtype=np.int64) if cluster.worker_types is None \
-        else np.asarray(cluster.worker_type_index)
-    G = int(index.max()) + 1 if index.size else 1
-    out = np.zeros((instance.n_jobs, G), dtype=np.int64)
-    for i, job in enumerate(instance.jobs):
-        ps_room = int(units_that_fit(cluster.ps_capacity, job.ps_demand).sum())
-        room = units_that_fit(cluster.worker_capacity, job.worker_demand)
-        for g in range(G):
-            low, high = 0, int(min(job.chunks, instance.work_units[i], room[index == g].sum()))
-            while low < high:  # the largest D <= high with Z(D) <= ps_room
-                mid = (low + high + 1) // 2
-                low, high = (mid, high) if int(job.min_parameter_servers(mid)) <= ps_room else (low, mid - 1)
-            out[i, g] = low
-    return out
 
 
 class _GavelScheduler(OnlineScheduler):
@@ -181,4 +161,4 @@ class GavelFtfScheduler(_GavelScheduler):
         return finish_time_fair(self.problem(jobs), elapsed, np.maximum(left, EPSILON))
 
 
-__all__ = ["GavelFtfScheduler", "GavelLasScheduler", "LasScheduler", "type_widths"]
+__all__ = ["GavelFtfScheduler", "GavelLasScheduler", "LasScheduler"]
