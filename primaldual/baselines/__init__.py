@@ -35,8 +35,37 @@ Common to all four:
   admission control" reading of FIFO and DRF).
 * **No worker beyond the remaining work.** In a job's last slot it gets at most its remaining work in workers
   (and the PSs those need), so the rest of its share is free for others in that slot.
+
+Gavel's policies (issue 64; :mod:`.gavel`, their LPs in :mod:`.gavel_lp`) are registered here by name
+(:func:`~primaldual.simulation.scheduler.register_scheduler`), so that the golden capture of the built-in
+schedulers stays what it was:
+
+=============  ===============================================================  ==========
+name           reading                                                          module
+=============  ===============================================================  ==========
+``las``        Gavel's max-min fairness, heterogeneity-agnostic, round by round  :mod:`.gavel`
+``gavel-las``  Gavel's max-min fairness over normalised throughputs per type     :mod:`.gavel`
+``gavel-ftf``  Gavel's finish-time fairness over throughputs per type            :mod:`.gavel`
+=============  ===============================================================  ==========
+
+Every baseline here runs on heterogeneous clusters (``handles_gpu_types``): the ones above the Gavel policies
+type-unaware, the first free GPU of any type (:mod:`primaldual.simulation.placement`).
 """
 
+from primaldual.baselines.gavel import GavelFtfScheduler, GavelLasScheduler, LasScheduler
 from primaldual.simulation.placement import PLACEMENTS, FreeCapacity
+from primaldual.simulation.scheduler import _REGISTERED, register_scheduler
 
-__all__ = ["PLACEMENTS", "FreeCapacity"]
+
+
+def register_policies() -> None:
+    """Register Gavel's policies by name (again, if a test's clean-up removed them)."""
+    for cls in (LasScheduler, GavelLasScheduler, GavelFtfScheduler):
+        if _REGISTERED.get(cls.name) is not cls:
+            register_scheduler(cls.name)(cls)
+
+
+register_policies()
+
+__all__ = ["GavelFtfScheduler", "GavelLasScheduler", "LasScheduler", "PLACEMENTS", "FreeCapacity",
+           "register_policies"]

@@ -21,7 +21,8 @@ Choices in the baseline's favour:
 
 On a **heterogeneous cluster** (type-unaware, :mod:`primaldual.simulation.placement`): a job starts on the first
 type, in the placement rule's order, where all its workers fit, and keeps those servers (so that type) until it
-completes; its last slot is trimmed to what its type still needs.
+completes; its last slot is trimmed to what its type still needs. Its fixed count is capped at the most workers
+that fit on one type's empty servers (a wider job would block the queue for ever).
 
 Parameters: ``workers`` (None or a positive integer), ``placement`` (``first_fit`` default, or
 ``least_loaded``; see :mod:`primaldual.simulation.placement`), ``skip_unfinishable`` (True).
@@ -33,7 +34,9 @@ from primaldual.simulation.parameter_ranges import check_parameters
 from primaldual.baselines import parameter_specs
 from collections import deque
 
-from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, need_of, trim
+import numpy as np
+
+from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, need_of, one_type_widths, trim
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
 
 
@@ -54,7 +57,9 @@ class FifoScheduler(OnlineScheduler):
         self.running: dict[int, Allocation] = {}
         self.skipped: list[int] = []
         self.started: dict[int, int] = {}
-        self.size = [job.chunks if self.workers is None else min(self.workers, job.chunks) for job in instance.jobs]
+        size = [job.chunks if self.workers is None else min(self.workers, job.chunks) for job in instance.jobs]
+        self.size = [int(s) for s in one_type_widths(instance, np.array(size, dtype=np.int64))] \
+            if instance.cluster.worker_types is not None else size
 
     def parameters(self) -> dict:
         return {"workers": self.workers, "placement": self.placement, "skip_unfinishable": self.skip_unfinishable}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from primaldual.core.standalone import widest_on_empty_cluster
-from primaldual.simulation.placement import FreeCapacity, demand_profiles, dominant_share_unit, widest
+from primaldual.simulation.placement import FreeCapacity, demand_profiles, dominant_share_unit, one_type_widths, widest
 from primaldual.simulation.scheduler import Allocation
 
 
@@ -58,8 +58,9 @@ def job_tables(instance, clairvoyant: bool = True) -> JobTables:
 def gang_widths(instance) -> np.ndarray:
     """Per job, :func:`primaldual.core.standalone.widest_on_empty_cluster` up to ``N_i``, not ``V_i``: the work
     a non-clairvoyant scheduler may not read."""
-    return np.array([widest_on_empty_cluster(instance.cluster, job, int(job.chunks)) for job in instance.jobs],
-                    dtype=np.int64)
+    widths = np.array([widest_on_empty_cluster(instance.cluster, job, int(job.chunks)) for job in instance.jobs],
+                      dtype=np.int64)
+    return one_type_widths(instance, widths)  # heterogeneous: a gang runs on one type's servers
 
 
 def serve_in_order(instance, order, limits, free: FreeCapacity, placement: str, profile) -> dict[int, Allocation]:

@@ -63,4 +63,9 @@ THEMIS = {
     "skip_unfinishable": SKIP_UNFINISHABLE,
 }
 
-__all__ = ["DORM", "DRF", "FIFO", "OPTIMUS", "RRH", "SRTF", "THEMIS", "TIRESIAS"]
+#: Gavel's policies (``las``, ``gavel-las``, ``gavel-ftf``; :mod:`primaldual.baselines.gavel`).
+GAVEL = {"placement": ParameterSpec(PLACEMENT.valid, "which servers of the round's type a job's gang and its PSs go "
+                                                     "to (primaldual.simulation.placement)"),
+         "skip_unfinishable": SKIP_UNFINISHABLE}
+
+__all__ = ["DORM", "DRF", "FIFO", "GAVEL", "OPTIMUS", "RRH", "SRTF", "THEMIS", "TIRESIAS"]

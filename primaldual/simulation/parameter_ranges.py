@@ -65,6 +65,9 @@ PARAMETERS: dict[str, dict[str, object]] = {
     "optimus": {"placement": PLACEMENTS, "skip_unfinishable": BOOLEAN},
     "themis": {"fairness": number(0, 1, high_open=True), "lease": integer(1, 10 ** 6, optional=True),
                "placement": PLACEMENTS, "skip_unfinishable": BOOLEAN},
+    "las": {"placement": PLACEMENTS, "skip_unfinishable": BOOLEAN},
+    "gavel-las": {"placement": PLACEMENTS, "skip_unfinishable": BOOLEAN},
+    "gavel-ftf": {"placement": PLACEMENTS, "skip_unfinishable": BOOLEAN},
 }
 
 

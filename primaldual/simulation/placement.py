@@ -192,15 +192,16 @@ class FreeCapacity:
             workers -= 1
         return max(workers, 0)
 
-    def place(self, job, workers: int, policy: str) -> Allocation | None:
+    def place(self, job, workers: int, policy: str, on_type: int | None = None) -> Allocation | None:
         """Place ``workers`` workers and ``Z(workers)`` PSs of ``job``; None (nothing taken) if they do not fit.
-        On a heterogeneous cluster all the workers go to one type, the first of :meth:`type_order` they fit."""
+        On a heterogeneous cluster all the workers go to one type: ``on_type`` if given, else the first of
+        :meth:`type_order` they fit."""
         before_worker = self.worker.copy()
         if self.types is None or int(workers) <= 0:
             y = place_units(self.worker, job.worker_demand, int(workers), policy)
         else:
             y = None
-            for g in self.type_order(job, policy):
+            for g in (self.type_order(job, policy) if on_type is None else [on_type]):
                 y = place_units(self.worker, job.worker_demand, int(workers), policy, self.types == g)
                 if y is not None:
                     break
@@ -268,6 +269,36 @@ def _shrink(counts: np.ndarray, total: int) -> np.ndarray:
         out[s] -= take
         excess -= take
     return out
+
+
+def type_widths(instance, clairvoyant: bool = True) -> np.ndarray:
+    """``(I, G)``: per job and type, the most workers, at most ``min(N_i, V_i)`` (``N_i`` if not
+    ``clairvoyant``: the work unread), that fit with their ``Z(D)`` PSs on the empty servers of that type (binary
+    search on ``D``, as ``Z`` grows with ``D``); one column on a homogeneous cluster. O(I G (H + log N))."""
+    cluster = instance.cluster
+    index = np.zeros(cluster.n_worker_servers, dtype=np.int64) if cluster.worker_types is None \
+        else np.asarray(cluster.worker_type_index)
+    G = int(index.max()) + 1 if index.size else 1
+    out = np.zeros((instance.n_jobs, G), dtype=np.int64)
+    for i, job in enumerate(instance.jobs):
+        ps_room = int(units_that_fit(cluster.ps_capacity, job.ps_demand).sum())
+        room = units_that_fit(cluster.worker_capacity, job.worker_demand)
+        for g in range(G):
+            cap = min(job.chunks, instance.work_units[i]) if clairvoyant else job.chunks
+            low, high = 0, int(min(cap, room[index == g].sum()))
+            while low < high:  # the largest D <= high with Z(D) <= ps_room
+                mid = (low + high + 1) // 2
+                low, high = (mid, high) if int(job.min_parameter_servers(mid)) <= ps_room else (low, mid - 1)
+            out[i, g] = low
+    return out
+
+
+def one_type_widths(instance, widths: np.ndarray, clairvoyant: bool = False) -> np.ndarray:
+    """``widths`` capped, on a heterogeneous cluster, at the widest a job can run on the servers of one type
+    (:func:`type_widths`; at least 1): a gang wider than every type would never start. ``widths`` on one type."""
+    if instance.cluster.worker_types is None:
+        return widths
+    return np.minimum(widths, np.maximum(type_widths(instance, clairvoyant).max(axis=1), 1))
 
 
 def type_of(types, allocation) -> int | None:

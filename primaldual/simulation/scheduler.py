@@ -141,6 +141,13 @@ OASIS_FAMILY = ("oasis", "oasis-lr", "oasis-p")
 BASELINES = ("greedy", "fifo", "drf", "rrh", "rrh-full-reward", "rrh-nonpreemptive", "dorm",
              "tiresias", "srtf", "optimus", "themis")
 CLAIMANT = "oasis-lr"
+#: Gavel's policies (issue 64), registered by :mod:`primaldual.baselines` (:func:`register_scheduler`) and found
+#: by name from anywhere (:func:`scheduler_class` imports that package before it calls a name unknown). Not
+#: built-in names and not in :data:`BASELINES`: the golden capture, ``reproduce``'s recorded runs and "the best
+#: baseline" stay what they were until they are recaptured with them.
+GAVEL_POLICIES = ("las", "gavel-las", "gavel-ftf")
+#: The package whose import registers :data:`GAVEL_POLICIES`.
+REGISTERING_PACKAGE = "primaldual.baselines"
 ENTRY_POINT_GROUP = "primaldual.schedulers"
 _REGISTERED: dict[str, Callable[..., OnlineScheduler]] = {}
 
@@ -180,6 +187,8 @@ def scheduler_class(name: str, flag: str | None = None):
     if name in BUILTIN_SCHEDULERS:
         module_name, _, attribute = BUILTIN_SCHEDULERS[name].partition(":")
         return getattr(importlib.import_module(module_name), attribute)
+    if name not in _REGISTERED and name in GAVEL_POLICIES:
+        importlib.import_module(REGISTERING_PACKAGE).register_policies()  # by name: no import against the layers
     if name in _REGISTERED:
         return _REGISTERED[name]
     entry_points = _entry_points()

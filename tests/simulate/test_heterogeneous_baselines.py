@@ -16,7 +16,7 @@ from hetero_helpers import typed_instance, typed_job
 
 #: The baselines of this room (``greedy`` lives with OASiS, whose files learn types on their own).
 TYPED = [name for name in BASELINES if name != "greedy"]
-GAVEL: list[str] = []  # Gavel's policies join in the next step
+GAVEL = ["las", "gavel-las", "gavel-ftf"]
 
 
 def types_per_slot(instance, schedule, i) -> np.ndarray:
@@ -93,3 +93,11 @@ def test_in_its_last_slot_a_job_takes_only_what_its_type_needs():
     result = check_typed_run(instance, "srtf")
     y = np.asarray(result.schedule.assignments[0].workers)
     assert y[:2].tolist() == [[2, 0], [1, 0]] and not y[2:].any()
+
+
+@pytest.mark.parametrize("name", ["fifo", "tiresias"])
+def test_a_gang_wider_than_every_type_runs_at_the_widest_type(name):
+    # N = 6 workers, but each type has one 4-GPU server: the gang runs at 4 on one type instead of never.
+    instance = typed_instance([typed_job(work=8, chunks=6, slower=1.0)], types=("fast", "slow"), horizon=8)
+    result = check_typed_run(instance, name)
+    assert result.completed == 1 and np.asarray(result.schedule.assignments[0].workers).sum(axis=1).max() == 4
