@@ -228,6 +228,8 @@ def uses_seeds(instance: Instance, options: SolveOptions, start=None) -> bool:
     if not offline_sparsity(instance).jobs:
         return False  # the solve returns the empty schedule without a solver
     method = resolve_method(instance, options.method)
+    if instance.cluster.worker_types is not None and not METHOD_TABLE[method].types:
+        return False  # the solve refuses it in one line naming the method, before any seed would run
     return always_seeded(method) or large_ilp_plan(instance, options, method, start).online_start
 
 
@@ -246,10 +248,12 @@ def resolve_builder(instance: Instance, options: SolveOptions, pooled: bool) -> 
 
 def resolve_method(instance: Instance, method: str) -> str:
     """The method ``method`` means: itself, and for ``"auto"`` the ILP when the model has at most
-    :data:`AUTO_ILP_PLACEMENTS` placement variables, else ``"cg"`` (:data:`~primaldual.offline.methods.AUTO_SMALL`,
+    :data:`AUTO_ILP_PLACEMENTS` placement variables or the cluster has gpu types, else ``"cg"`` (:data:`~primaldual.offline.methods.AUTO_SMALL`,
     :data:`~primaldual.offline.methods.AUTO_LARGE`)."""
     if method != AUTO:
         return method
+    if instance.cluster.worker_types is not None:
+        return ILP  # column generation does not take gpu types yet (issue 64)
     return AUTO_SMALL if placement_count(instance) <= AUTO_ILP_PLACEMENTS else AUTO_LARGE
 
 

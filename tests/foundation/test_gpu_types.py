@@ -261,9 +261,8 @@ REFUSED = "heterogeneous clusters (gpu types): not yet supported by"
 @pytest.mark.parametrize("argv, name", [
     (["run", "{i}", "--scheduler", "oasis"], "oasis"),
     (["run", "{i}", "--scheduler", "fifo"], "fifo"),
-    (["compare", "{i}", "--opt"], ""),
-    (["solve", "{i}"], "the offline solve (method auto)"),
-    (["solve", "{i}", "--method", "cg"], ""),  # its online seeds run first: the first of them refuses
+    (["compare", "{i}"], ""),  # with --opt the OPT interval is printed (tests/offline/test_offline_heterogeneous.py)
+    (["solve", "{i}", "--method", "cg"], "the offline solve (method cg)"),  # the ILP, LP and pooled take types
 ])
 def test_every_scheduling_path_refuses_a_heterogeneous_instance_in_one_line(tmp_path, capsys, argv, name):
     save_instance(generate("tiny", seed=2, gpu_types=[("v100", 1), ("k80", 1)]), tmp_path / "h.json")
@@ -273,6 +272,7 @@ def test_every_scheduling_path_refuses_a_heterogeneous_instance_in_one_line(tmp_
 
 
 def test_the_library_entries_refuse_too():
+    from primaldual.offline.options import EXACT
     from primaldual.offline.solve import solve_offline
     from primaldual.simulation.simulator import simulate
 
@@ -280,7 +280,7 @@ def test_the_library_entries_refuse_too():
     with pytest.raises(InputError, match="not yet supported by greedy"):
         simulate(instance, "greedy")
     with pytest.raises(InputError, match="not yet supported by the offline solve"):
-        solve_offline(instance)
+        solve_offline(instance, EXACT.replace(method="cg"))
     from primaldual.evaluation.pipeline import evaluate  # what compare and every sweep record run
 
     with pytest.raises(InputError, match="not yet supported by rrh"):

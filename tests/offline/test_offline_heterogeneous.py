@@ -156,3 +156,41 @@ def test_methods_without_types_refuse_in_one_line():
         solve_offline(instance, EXACT.replace(method="cg"))
     with pytest.raises(InputError, match="pooled_first and online_start: not yet supported on heterogeneous"):
         solve_offline(instance, EXACT.replace(pooled_first=True))
+
+
+# ------------------------------------------------------------------------------------------ solve and compare
+
+
+def test_solve_and_compare_opt_on_a_heterogeneous_instance(tmp_path, capsys):
+    import json
+
+    from offline_helpers import run
+
+    from primaldual.core.files import save_instance
+
+    instance = generate("tiny", 11, gpu_types=[("v100", 1), ("p100", 1), ("k80", 1)])
+    expected = het_brute_force_optimum(instance)[0]
+    path = tmp_path / "h.json"
+    save_instance(instance, path)
+    code, out, err = run(capsys, "solve", path, "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["status"] == "optimal" and answer["objective"] == pytest.approx(expected, rel=1e-7, abs=1e-7)
+    code, out, err = run(capsys, "compare", path, "--opt", "--schedulers", "fifo,oasis")
+    assert code == 0, err
+    assert "OPT lies in [" in out and "not yet supported by the simulator" in err  # until het-sim lands
+    code, _, err = run(capsys, "solve", path, "--restart-cost", "0.1")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "not yet supported" in err
+
+
+def test_evaluate_gives_the_opt_interval_on_a_heterogeneous_instance():
+    from primaldual.evaluation.pipeline import evaluate
+
+    instance = tiny_heterogeneous(21, 3, 5, 1)
+    expected = het_brute_force_optimum(instance)[0]
+    evaluation = evaluate(instance, ["fifo", "rrh"], solve=EXACT)
+    low, high = evaluation.interval.low, evaluation.interval.high
+    assert low == pytest.approx(expected, rel=1e-7, abs=1e-7) and high >= expected - 1e-7
+    assert verify(instance, evaluation.offline.schedule).feasible
+    with pytest.raises(InputError, match="not yet supported"):  # nothing to show without the solve: one line
+        evaluate(instance, ["fifo"])
