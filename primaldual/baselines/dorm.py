@@ -45,6 +45,11 @@ Solving and its fallback, in order (each use is counted in ``report()``):
 3. if that finds nothing either, the previous partitions are kept (shrunk to their remaining work) and the new
    jobs are given what is left by DRF's progressive filling (``kept_previous``).
 
+On a **heterogeneous cluster** it is type-unaware (:mod:`primaldual.simulation.placement`): it always solves the
+pooled MILP (pool-wide counts; the per-server model would mix types in a partition), its capacities summed
+over every type; each count is placed on one type, a kept partition on its own and a new one on the first type
+with room; caps read the work left on a job's slowest type and each slot trims to what its type needs.
+
 Parameters: ``fairness_threshold`` (>= 0 or None for no fairness constraint), ``max_adjustments`` (None or
 >= 0), ``solver``, ``time_limit`` (seconds), ``mip_gap``, ``formulation`` (``auto``, ``per_server``,
 ``pooled``), ``placement`` (for pooled counts, fallback 3 and the DRF shares), ``skip_unfinishable`` (True).
@@ -62,7 +67,8 @@ import numpy as np
 from primaldual.simulation.parameter_ranges import check_parameters
 from primaldual.baselines.drf import progressive_filling
 from primaldual.baselines import parameter_specs
-from primaldual.simulation.placement import FreeCapacity, check_placement, dominant_share_unit, grow, trim
+from primaldual.simulation.placement import (FreeCapacity, check_placement, dominant_share_unit, grow, most_needed,
+                                             need_of, trim)
 from primaldual.models.dorm import DormProblem, build_dorm_model, extract_partition
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
 from primaldual.backends.solvers import check_solver, solve_model
@@ -101,6 +107,7 @@ class DormCounts:
 class DormScheduler(OnlineScheduler):
     name = "dorm"
     PARAMETER_SPECS = parameter_specs.DORM
+    handles_gpu_types = True
 
     def __init__(
         self,
@@ -173,7 +180,7 @@ class DormScheduler(OnlineScheduler):
             self.history.append((slot, {i: int(a.workers.sum()) for i, a in self.partitions.items()}))
         out = {}
         for i, allocation in self.partitions.items():
-            remaining = int(state.remaining_work[i])
+            remaining = need_of(self.instance, state, i, allocation)  # remaining_work[i] on one type
             if remaining <= 0:
                 continue
             if remaining < int(allocation.workers.sum()):
@@ -187,9 +194,10 @@ class DormScheduler(OnlineScheduler):
         jobs = self.instance.jobs
         slots_left = state.slots_left
         candidates, min_workers, max_workers, previous = [], [], [], []
+        caps = state.remaining_work if state.remaining_fraction is None else most_needed(self.instance, state)
         for i in state.active:
             remaining = int(state.remaining_work[i])
-            most = int(min(self.chunks[i], remaining))
+            most = int(min(self.chunks[i], caps[i]))
             least = max(1, -(-remaining // slots_left)) if self.skip_unfinishable else 1
             if least > most:
                 continue  # cannot finish by the horizon any more
@@ -234,7 +242,8 @@ class DormScheduler(OnlineScheduler):
     def _solve(self, problem: DormProblem, candidates: list[int]) -> dict[int, Allocation] | None:
         cluster = self.instance.cluster
         size = problem.n_jobs * (cluster.n_worker_servers + cluster.n_ps_servers)
-        pooled = self.formulation == "pooled" or (self.formulation == "auto" and size > AUTO_PER_SERVER_LIMIT)
+        pooled = self.formulation == "pooled" or (self.formulation == "auto" and size > AUTO_PER_SERVER_LIMIT) \
+            or cluster.worker_types is not None  # heterogeneous: counts, placed on one type each
         model = build_dorm_model(problem, pooled=pooled)
         with _quiet_pyomo():
             outcome = solve_model(model, solver=self.solver, time_limit=self.time_limit, mip_gap=self.mip_gap)

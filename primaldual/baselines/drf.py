@@ -22,6 +22,11 @@ Choices in the baseline's favour:
   would earn nothing and take resources from jobs that can finish;
 * a job is capped at its remaining work, so in its last slot it takes no worker it cannot use.
 
+On a **heterogeneous cluster** (type-unaware, :mod:`primaldual.simulation.placement`): a job's first bundle of
+the slot goes to the first server with room (by the placement rule) and fixes its type; its later bundles go
+to servers of that type only. Its cap reads the work left on its slowest type and the filled allocation is then
+trimmed to what its type needs.
+
 Parameters: ``placement`` (``first_fit`` default, or ``least_loaded``), ``skip_unfinishable`` (True).
 """
 
@@ -33,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from primaldual.simulation.placement import FreeCapacity, ps_needed_at, ps_needed_table, widest
+from primaldual.simulation.placement import (FreeCapacity, fit_to_need, most_needed, ps_needed_at, ps_needed_table,
+                                             type_of, widest)
 from primaldual.baselines.finishing import FinishingBaseline, place_bundle
 from primaldual.simulation.scheduler import Allocation, SlotState
 
@@ -121,18 +127,20 @@ def progressive_filling(
     # Two memos, not one: their lifetimes differ (no_room: the whole filling; failed: until free next changes).
     no_room: set[bytes] = set()
     failed: set[tuple] = set()  # (worker key, PS key, added PSs) that failed at the current free capacity
+    typed = free.types is not None  # heterogeneous: the keys carry the job's type (None before its first bundle)
     while heap:
         _, i = heapq.heappop(heap)
         job = instance.jobs[i]
-        if tables.worker_key[i] in no_room:
+        worker_key = (tables.worker_key[i], held.type.get(i)) if typed else tables.worker_key[i]
+        if worker_key in no_room:
             continue
         extra = _added_ps(tables.ps_needed[i], job, held.count[i])
-        key = (tables.worker_key[i], tables.ps_key[i], extra)
+        key = (worker_key, tables.ps_key[i], extra)
         if key in failed:
             continue
-        outcome = _try_bundle(free, job, extra, placement)
+        outcome = _try_bundle(free, job, extra, placement, held.servers(free, i, job, placement) if typed else None)
         if outcome is None:
-            no_room.add(tables.worker_key[i])
+            no_room.add(worker_key)
             continue
         if outcome is _UNCHANGED:
             failed.add(key)
@@ -140,7 +148,7 @@ def progressive_filling(
         failed.clear()
         if outcome is _CHANGED:
             continue
-        held.add(i, *outcome)
+        held.add(i, *outcome, free.types)
         if held.count[i] < limits[i]:
             share = _share(job, held.count[i], int(held.z[i].sum()), worker_total, ps_total)
             heapq.heappush(heap, (share, i))
@@ -159,11 +167,14 @@ def _added_ps(needed: list[int], job, count: int) -> int:
 _UNCHANGED, _CHANGED = object(), object()
 
 
-def _try_bundle(free: FreeCapacity, job, extra: int, placement: str):
-    """One pop's attempt: one worker of ``job`` and its ``extra`` added PSs. Returns the placed ``(worker,
-    ps)`` counts; None if the worker fits nowhere (``free`` untouched); :data:`_UNCHANGED` or :data:`_CHANGED`
-    if the worker fitted and the PSs did not (the worker is given back, as the one-attempt loop does)."""
-    worker, ps, before = place_bundle(free, job, extra, placement)
+def _try_bundle(free: FreeCapacity, job, extra: int, placement: str, servers=None):
+    """One pop's attempt: one worker of ``job`` (on ``servers``, a mask, if given) and its ``extra`` added PSs.
+    Returns the placed ``(worker, ps)`` counts; None if the worker fits nowhere (``free`` untouched);
+    :data:`_UNCHANGED` or :data:`_CHANGED` if the worker fitted and the PSs did not (the worker is given back,
+    as the one-attempt loop does)."""
+    if servers is False:
+        return None
+    worker, ps, before = place_bundle(free, job, extra, placement, servers)
     if worker is None:
         return None
     if ps is None:  # given back by addition, which may round: the outcome says whether it did
@@ -180,16 +191,28 @@ class _Held:
         self.y: dict[int, np.ndarray] = {}  # only the jobs that get a unit: most of a long queue gets none
         self.z: dict[int, np.ndarray] = {}
         self.count = {i: 0 for i in jobs}
+        self.type: dict[int, int] = {}  # heterogeneous: the GPU type of each job's workers
 
-    def add(self, i: int, worker: np.ndarray, ps: np.ndarray) -> None:
+    def add(self, i: int, worker: np.ndarray, ps: np.ndarray, types=None) -> None:
         self.y[i] = self.y.get(i, np.zeros(self.shape[0], dtype=np.int64)) + worker
         self.z[i] = self.z.get(i, np.zeros(self.shape[1], dtype=np.int64)) + ps
         self.count[i] += 1
+        if types is not None and i not in self.type:
+            self.type[i] = type_of(types, Allocation(worker, ps))
+
+    def servers(self, free: FreeCapacity, i: int, job, placement: str):
+        """Heterogeneous: the mask of the servers of job ``i``'s type, or of the first type with room for its
+        first bundle; False when no server has room."""
+        if i in self.type:
+            return free.types == self.type[i]
+        mask = free.servers_for(job, placement)
+        return False if mask is None else mask
 
 
 class DrfScheduler(FinishingBaseline):
     name = "drf"
     PARAMETER_SPECS = parameter_specs.DRF
+    handles_gpu_types = True
     # 2: skip_unfinishable assumes the width the job can have (placement.widest), not N_i.
     revision = 2
 
@@ -207,8 +230,10 @@ class DrfScheduler(FinishingBaseline):
         if self.skip_unfinishable:
             finishable = self.finishable(slot, active, remaining, self.widest[active])
             active, remaining = active[finishable], remaining[finishable]
+        if state.remaining_fraction is not None:  # heterogeneous: capped on the slowest type, then fitted
+            remaining = most_needed(self.instance, state)[active]
         limits = {int(i): int(min(n, r)) for i, n, r in zip(active, self.chunks[active], remaining)}
-        return progressive_filling(
+        return fit_to_need(self.instance, state, progressive_filling(
             self.instance, [int(i) for i in active], limits, FreeCapacity(self.instance.cluster), self.placement,
             self.tables,
-        )
+        ))

@@ -19,6 +19,10 @@ Choices in the baseline's favour:
 * in its last slot a job uses only as many workers as its remaining work needs, which may let the queue head
   start one slot earlier.
 
+On a **heterogeneous cluster** (type-unaware, :mod:`primaldual.simulation.placement`): a job starts on the first
+type, in the placement rule's order, where all its workers fit, and keeps those servers (so that type) until it
+completes; its last slot is trimmed to what its type still needs.
+
 Parameters: ``workers`` (None or a positive integer), ``placement`` (``first_fit`` default, or
 ``least_loaded``; see :mod:`primaldual.simulation.placement`), ``skip_unfinishable`` (True).
 """
@@ -29,13 +33,14 @@ from primaldual.simulation.parameter_ranges import check_parameters
 from primaldual.baselines import parameter_specs
 from collections import deque
 
-from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, trim
+from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, need_of, trim
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
 
 
 class FifoScheduler(OnlineScheduler):
     name = "fifo"
     PARAMETER_SPECS = parameter_specs.FIFO
+    handles_gpu_types = True
 
     def __init__(self, workers: int | None = None, placement: str = "first_fit", skip_unfinishable: bool = True):
         # The range table's check and message, also for a Python caller (an integral float is its int).
@@ -78,7 +83,7 @@ class FifoScheduler(OnlineScheduler):
         out: dict[int, Allocation] = {}
 
         def used(i: int, allocation: Allocation) -> Allocation:
-            remaining = int(state.remaining_work[i])
+            remaining = need_of(self.instance, state, i, allocation)  # remaining_work[i] on one type
             return trim(jobs[i], allocation, remaining) if remaining < self.size[i] else allocation
 
         for i, allocation in self.running.items():

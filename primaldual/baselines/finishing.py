@@ -46,12 +46,13 @@ class FinishingBaseline(OnlineScheduler):
         return keep
 
 
-def place_bundle(free: FreeCapacity, job, added_ps: int, placement: str):
-    """Place one worker of ``job`` and ``added_ps`` of its PSs into ``free``: ``(worker, ps, before)``, the
-    per-server counts and the worker pool as it was. ``worker`` None: no worker fits (``free`` untouched);
-    ``ps`` None: the PSs do not fit and the worker stays taken, for the caller to give back its own way."""
+def place_bundle(free: FreeCapacity, job, added_ps: int, placement: str, servers=None):
+    """Place one worker of ``job`` (on the worker servers of the mask ``servers``, if given: one GPU type) and
+    ``added_ps`` of its PSs into ``free``: ``(worker, ps, before)``, the per-server counts and the worker pool as
+    it was. ``worker`` None: no worker fits (``free`` untouched); ``ps`` None: the PSs do not fit and the worker
+    stays taken, for the caller to give back its own way."""
     before = free.worker.copy()
-    worker = place_units(free.worker, job.worker_demand, 1, placement)
+    worker = place_units(free.worker, job.worker_demand, 1, placement, servers)
     if worker is None:
         return None, None, before
     return worker, place_units(free.ps, job.ps_demand, added_ps, placement), before

@@ -30,6 +30,11 @@ Reading in this model, at every slot:
 Clairvoyant (it reads the remaining work, as the source reads its fitted estimate). Choice in the baseline's
 favour: a job that cannot finish by the horizon at its width is not run (``skip_unfinishable``).
 
+On a **heterogeneous cluster** it is type-unaware (:mod:`primaldual.simulation.placement`): the marginal gains read the remaining work on each job's
+fastest type; a job's first unit goes to the first server with room and fixes its type for the slot, its later
+units go to that type; caps read the work left on its slowest type, then each allocation is trimmed to what its
+type needs.
+
 Parameters: ``placement`` (``first_fit`` default, or ``least_loaded``), ``skip_unfinishable`` (True).
 
 Cost per slot: one heap operation and one placement search per unit added or refused.
@@ -44,7 +49,7 @@ import numpy as np
 from primaldual.baselines import parameter_specs
 from primaldual.baselines.ordered import job_tables
 from primaldual.baselines.finishing import FinishingBaseline, place_bundle
-from primaldual.simulation.placement import FreeCapacity
+from primaldual.simulation.placement import FreeCapacity, fit_to_need, most_needed, type_of
 from primaldual.simulation.scheduler import Allocation, SlotState
 
 
@@ -65,10 +70,17 @@ def unit_cost(job, added_ps: int, worker_total: np.ndarray, ps_total: np.ndarray
     return max(shares)
 
 
-def add_unit(free: FreeCapacity, job, added_ps: int, placement: str):
+def add_unit(free: FreeCapacity, job, added_ps: int, placement: str, held=None):
     """Place one worker and ``added_ps`` PSs of ``job`` into ``free``; their per-server counts, or None (and
-    ``free`` untouched) if they do not fit."""
-    worker, ps, before = place_bundle(free, job, added_ps, placement)
+    ``free`` untouched) if they do not fit. Heterogeneous: on the type of the ``held`` worker counts, or of the
+    first server with room."""
+    servers = None
+    if free.types is not None:
+        g = type_of(free.types, None if held is None else Allocation(held, held))
+        servers = free.servers_for(job, placement) if g is None else free.types == g
+        if servers is None:
+            return None
+    worker, ps, before = place_bundle(free, job, added_ps, placement, servers)
     if ps is None:
         free.worker = before  # restored from the copy, bit for bit (a no-op where no worker fitted)
         return None
@@ -78,6 +90,7 @@ def add_unit(free: FreeCapacity, job, added_ps: int, placement: str):
 class OptimusScheduler(FinishingBaseline):
     name = "optimus"
     PARAMETER_SPECS = parameter_specs.OPTIMUS
+    handles_gpu_types = True
 
     def start(self, instance) -> None:
         super().start(instance)
@@ -102,7 +115,8 @@ class OptimusScheduler(FinishingBaseline):
         finishable = self.finishable(slot, active, remaining, self.tables.widest[active])
         active, remaining = active[finishable], remaining[finishable]
         left = dict(zip(active.tolist(), remaining.tolist()))
-        limits = dict(zip(active.tolist(), np.minimum(self.tables.chunks[active], remaining).tolist()))
+        most = remaining if state.remaining_fraction is None else most_needed(self.instance, state)[active]
+        limits = dict(zip(active.tolist(), np.minimum(self.tables.chunks[active], most).tolist()))
         free = FreeCapacity(self.instance.cluster)
         jobs = self.instance.jobs
         held: dict[int, list] = {}  # job -> [worker counts, PS counts, workers]
@@ -120,7 +134,7 @@ class OptimusScheduler(FinishingBaseline):
         heapq.heapify(heap)
         while heap:
             _, i, added = heapq.heappop(heap)
-            unit = add_unit(free, jobs[i], added, self.placement)
+            unit = add_unit(free, jobs[i], added, self.placement, held[i][0])
             if unit is None:
                 continue  # its next unit will not fit later in this slot either
             entry = held[i]
@@ -128,7 +142,7 @@ class OptimusScheduler(FinishingBaseline):
             if entry[2] < limits[i]:
                 score, added = self._score(i, left[i], entry[2])
                 heapq.heappush(heap, (-score, i, added))
-        return {i: Allocation(y, z) for i, (y, z, _) in held.items()}
+        return fit_to_need(self.instance, state, {i: Allocation(y, z) for i, (y, z, _) in held.items()})
 
 
 __all__ = ["OptimusScheduler", "add_unit", "marginal_gain", "unit_cost"]

@@ -7,7 +7,8 @@ tables read once at ``start``, and the two greedy passes that serve jobs in an o
 * :func:`gang_in_order` (all or nothing): each job in turn takes exactly its gang width or nothing, the way
   Tiresias's simulator starts a job only if all its GPUs fit, then tries the next one.
 
-Both take units only from a :class:`~primaldual.simulation.placement.FreeCapacity` and place them with the
+On a heterogeneous cluster each job's workers go to one GPU type, the first with room (elastic) or the first
+where the whole gang fits (:class:`~primaldual.simulation.placement.FreeCapacity`). Both take units only from a :class:`~primaldual.simulation.placement.FreeCapacity` and place them with the
 shared rules of :mod:`primaldual.simulation.placement`, so every allocation respects eqs. (3)-(7).
 Cost: one placement search per job of the order (a job whose demand profile already found no room in the same
 pass is skipped without a search, since free capacity only shrinks within a pass).
@@ -71,7 +72,7 @@ def serve_in_order(instance, order, limits, free: FreeCapacity, placement: str, 
         most = int(limits[i])
         if most <= 0 or profile[i] in no_room:
             continue
-        workers = free.max_workers(jobs[i], most)
+        workers = free.max_workers(jobs[i], most, placement)
         allocation = free.place(jobs[i], workers, placement) if workers > 0 else None
         if allocation is None:
             no_room.add(profile[i])

@@ -45,6 +45,11 @@ mapping to elastic worker/PS jobs is ours):
   and the ranking is present value per resource-time; set ``risk_weight < 1`` for the source's full
   reward, whose opportunity cost also rejects jobs at arrival.
 
+On a **heterogeneous cluster** it is type-unaware (:mod:`primaldual.simulation.placement`): rewards and the
+finishing test read the remaining work on each job's fastest type; each job's workers go to the first type with
+room (a held allocation keeps its type when it grows), capped by the work left on its slowest type, then trimmed
+to what its type needs.
+
 Parameters: ``discount_rate`` (>= 0), ``risk_weight`` (in [0, 1], the source's alpha), ``preemptive``
 (True), ``placement`` (``first_fit`` default, or ``least_loaded``), ``skip_unfinishable`` (True).
 
@@ -76,7 +81,10 @@ from primaldual.simulation.placement import (
     check_placement,
     demand_profiles,
     dominant_share_unit,
+    fit_to_need,
     grow,
+    most_needed,
+    need_of,
     trim,
     widest,
 )
@@ -86,6 +94,7 @@ from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotSta
 class RrhScheduler(OnlineScheduler):
     name = "rrh"
     PARAMETER_SPECS = parameter_specs.RRH
+    handles_gpu_types = True
     # 2: skip_unfinishable assumes the width the job can have (placement.widest), not N_i.
     revision = 2
 
@@ -192,23 +201,25 @@ class RrhScheduler(OnlineScheduler):
         free = FreeCapacity(self.instance.cluster)
         out: dict[int, Allocation] = {}
         for i, allocation in self.held.items():  # empty when preemptive
-            most = int(min(self.chunks[i], self.remaining[i]))
+            most = int(min(self.chunks[i], need_of(self.instance, state, i, allocation)))
             out[i] = trim(jobs[i], allocation, most) if int(allocation.workers.sum()) > most else allocation
             free.take(jobs[i], out[i])
         # Free capacity only shrinks in this pass, so once not one worker of a demand profile fits, none fits
         # for the rest of the slot: those jobs are skipped without the same failed search (same decisions).
         no_room = set()
+        caps = self.remaining if state.remaining_fraction is None else most_needed(self.instance, state)
         for m in order:
             i = self.admitted[m]
-            most = int(min(self.chunks[i], self.remaining[i]))
+            most = int(min(self.chunks[i], caps[i]))
             if i in out:
                 out[i] = grow(free, jobs[i], out[i], most, self.placement)
             elif self.profile[i] not in no_room:
-                workers = free.max_workers(jobs[i], most)
+                workers = free.max_workers(jobs[i], most, self.placement)
                 if workers > 0:
                     out[i] = free.place(jobs[i], workers, self.placement)
                 elif most > 0:
                     no_room.add(self.profile[i])
+        out = fit_to_need(self.instance, state, out)
         for i, allocation in out.items():
             self.remaining[i] -= int(allocation.workers.sum())
         if not self.preemptive:

@@ -21,6 +21,10 @@ Clairvoyant: it reads ``V_i`` (through ``widest``) and the remaining work every 
 favour, as for the paper's baselines (:mod:`primaldual.baselines`): a job that cannot finish by the horizon at
 its width is not run (``skip_unfinishable``), and no job gets a worker beyond its remaining work.
 
+On a **heterogeneous cluster** it is type-unaware (:mod:`primaldual.simulation.placement`): the order reads the remaining work on each job's
+fastest type; each job's workers go to the first type with room, capped by the work left on its slowest type,
+then trimmed to what its type needs.
+
 Parameters: ``placement`` (``first_fit`` default, or ``least_loaded``), ``skip_unfinishable`` (True).
 
 Cost per slot: a sort of the active jobs and one placement search per job served.
@@ -33,7 +37,7 @@ import numpy as np
 from primaldual.baselines import parameter_specs
 from primaldual.baselines.ordered import job_tables, serve_in_order
 from primaldual.baselines.finishing import FinishingBaseline
-from primaldual.simulation.placement import FreeCapacity
+from primaldual.simulation.placement import FreeCapacity, fit_to_need, most_needed
 from primaldual.simulation.scheduler import Allocation, SlotState
 
 
@@ -56,6 +60,7 @@ def srtf_order(jobs: np.ndarray, remaining: np.ndarray, widest: np.ndarray) -> l
 class SrtfScheduler(FinishingBaseline):
     name = "srtf"
     PARAMETER_SPECS = parameter_specs.SRTF
+    handles_gpu_types = True
 
     def start(self, instance) -> None:
         super().start(instance)
@@ -70,9 +75,11 @@ class SrtfScheduler(FinishingBaseline):
         finishable = self.finishable(slot, active, remaining, widest)
         active, remaining, widest = active[finishable], remaining[finishable], widest[finishable]
         order = srtf_order(active, remaining, widest)
+        if state.remaining_fraction is not None:  # heterogeneous: capped on the slowest type, then fitted
+            remaining = most_needed(self.instance, state)[active]
         limits = dict(zip(active.tolist(), np.minimum(self.tables.chunks[active], remaining).tolist()))
-        return serve_in_order(self.instance, order, limits, FreeCapacity(self.instance.cluster), self.placement,
-                              self.tables.profile)
+        return fit_to_need(self.instance, state, serve_in_order(
+            self.instance, order, limits, FreeCapacity(self.instance.cluster), self.placement, self.tables.profile))
 
 
 __all__ = ["SrtfScheduler", "remaining_times", "srtf_order"]

@@ -32,6 +32,10 @@ Clairvoyant (``rho`` reads the remaining work, as the source's agents report the
 baseline's favour: a job that cannot finish by the horizon at its width is not run (``skip_unfinishable``), and
 its lease ends.
 
+On a **heterogeneous cluster** it is type-unaware (:mod:`primaldual.simulation.placement`): the fairness ``rho`` reads the remaining work on each
+job's fastest type; an auction winner's workers go to the first type with room (capped by the work left on its
+slowest type, then trimmed to what its type needs) and its lease keeps those servers.
+
 Parameters: ``fairness`` (f in [0, 1), default 0.8), ``lease`` (null or an integer >= 1, slots),
 ``placement`` (``first_fit`` default, or ``least_loaded``), ``skip_unfinishable`` (True).
 
@@ -47,7 +51,8 @@ import numpy as np
 from primaldual.simulation.parameter_ranges import check_parameters
 from primaldual.baselines import parameter_specs
 from primaldual.baselines.ordered import job_tables, serve_in_order
-from primaldual.simulation.placement import FreeCapacity, can_finish, check_placement, trim
+from primaldual.simulation.placement import (FreeCapacity, can_finish, check_placement, fit_to_need, most_needed,
+                                             need_of, trim)
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState
 
 #: The paper's lease, in seconds (10 minutes).
@@ -87,6 +92,7 @@ def auction_size(fairness: float, contenders: int) -> int:
 class ThemisScheduler(OnlineScheduler):
     name = "themis"
     PARAMETER_SPECS = parameter_specs.THEMIS
+    handles_gpu_types = True
 
     def __init__(self, fairness: float = 0.8, lease: int | None = None, placement: str = "first_fit",
                  skip_unfinishable: bool = True):
@@ -125,7 +131,7 @@ class ThemisScheduler(OnlineScheduler):
             if until <= slot:
                 del self.leases[i]
                 continue
-            most = int(min(self.tables.chunks[i], state.remaining_work[i]))
+            most = int(min(self.tables.chunks[i], need_of(self.instance, state, i, allocation)))
             out[i] = trim(jobs[i], allocation, most) if int(allocation.workers.sum()) > most else allocation
             free.take(jobs[i], out[i])
         return out
@@ -157,11 +163,12 @@ class ThemisScheduler(OnlineScheduler):
         if active.size and waiting[active].any():
             self.auctions += 1
             order = self._order(slot, active, remaining, waiting)
-            limits = dict(zip(active.tolist(), np.minimum(self.tables.chunks[active], remaining).tolist()))
+            most = remaining if state.remaining_fraction is None else most_needed(self.instance, state)[active]
+            limits = dict(zip(active.tolist(), np.minimum(self.tables.chunks[active], most).tolist()))
             won = serve_in_order(self.instance, order, limits, free, self.placement, self.tables.profile)
             for i, allocation in won.items():
                 self.leases[i] = (allocation, slot + self.lease_slots)
-            out.update(won)
+            out.update(fit_to_need(self.instance, state, won))
         for i, allocation in out.items():
             self.received[i] += int(allocation.workers.sum())
         return out

@@ -37,6 +37,9 @@ widths (:func:`.ordered.gang_widths` does not cap at ``V_i``), and it has no ``s
 a job's last slot it may hold more workers than the remaining work needs, and it runs jobs that cannot finish
 by the horizon: both are what a non-clairvoyant scheduler does.
 
+On a **heterogeneous cluster** it is type-unaware (:mod:`primaldual.simulation.placement`): a job's gang goes to the first type, in the placement
+rule's order, where it fits whole; attained service counts worker-slots of any type (it reads no speed).
+
 Parameters: ``threshold`` (> 0, worker-hours), ``starvation_limit`` (null or an integer >= 1, slots),
 ``placement`` (``first_fit`` default, or ``least_loaded``).
 
@@ -71,6 +74,7 @@ def queue_order(live, queue: np.ndarray, entered: np.ndarray) -> list[int]:
 class TiresiasScheduler(OnlineScheduler):
     name = "tiresias"
     PARAMETER_SPECS = parameter_specs.TIRESIAS
+    handles_gpu_types = True
 
     def __init__(self, threshold: float = 1.0, starvation_limit: int | None = None, placement: str = "first_fit"):
         # The range table's check and message, also for a Python caller (an integral float is its int).

@@ -50,7 +50,8 @@ PROCESSES = integer(1, 1024)
 #: The fraction of a slot's work a job loses per placement change, [0, 1) (primaldual.simulation).
 RESTART_COST = number(0, 1, high_open=True)
 GAP = number(0, 1, high_open=True)
-INSTANCE_SOURCE = {"INSTANCE": INPUT, "--preset": NAME, "--seed": SEED, "--jobs": integer(1, MAX_JOBS)}
+INSTANCE_SOURCE = {"INSTANCE": INPUT, "--preset": NAME, "--seed": SEED, "--jobs": integer(1, MAX_JOBS),
+                   "--gpu-types": GPU_TYPES}
 SOLVE_FLAGS = {"--time-limit": SECONDS, "--solver": NAME, "--gap": GAP, "--threads": PROCESSES,
                "--method": Choice(METHODS)}
 
@@ -79,7 +80,8 @@ FLAGS: dict[str, dict[str, object]] = {
     "compare": {"--no-progress": SWITCH, **INSTANCE_SOURCE, "--schedulers": NAMES, "--param": PARAM, "--opt": SWITCH, **SOLVE_FLAGS,
                 "--restart-cost": RESTART_COST, "--json": SWITCH},
     "ratio": {"--config": INPUT, "--preset": NAME, "--instances": integer(1, 100_000), "--seed": SEED,
-              "--jobs": integer(1, MAX_JOBS), "--schedulers": NAMES, "--param": PARAM, **SOLVE_FLAGS,
+              "--jobs": integer(1, MAX_JOBS), "--gpu-types": GPU_TYPES, "--schedulers": NAMES, "--param": PARAM,
+              **SOLVE_FLAGS,
               "--restart-cost": RESTART_COST, "--no-opt": SWITCH, "--executor": Choice(("local", "dask")),
               "--address": NAME, "--workers": PROCESSES, "--out": OUTPUT, "--no-progress": SWITCH,
               "--json": SWITCH},

@@ -9,27 +9,18 @@ and a count that is not a positive integer, each in one line naming the flag. Co
 from __future__ import annotations
 
 from primaldual.commands._lists import comma_list
-from primaldual.core.errors import InputError
-from primaldual.core.gpu_types import check_type_counts
-from primaldual.core.numerals import echo, read_integer
+from primaldual.core.gpu_types import parse_type_counts
 
 FLAG = "--gpu-types"
 HELP = ("TYPE:SERVERS,... worker servers of each GPU type (v100, p100, k80), e.g. v100:2,p100:1,k80:1: a "
-        "heterogeneous cluster (docs/formats.md); schedulers and solves refuse it until they learn types")
+        "heterogeneous cluster (docs/formats.md)")
 
 
 def gpu_types(text: str | None) -> list[tuple[str, int]] | None:
     """``[(type, servers), ...]`` in the order given, or None without the flag."""
     if text is None:
         return None
-    pairs = []
-    for entry in comma_list(text, FLAG):
-        name, colon, count = entry.partition(":")
-        servers = read_integer(count) if colon else None
-        if servers is None:
-            raise InputError(f"{FLAG}: each entry must be TYPE:SERVERS with SERVERS a positive integer, got {echo(entry)}")
-        pairs.append((name, servers))
-    return check_type_counts(pairs, FLAG)
+    return parse_type_counts(comma_list(text, FLAG), FLAG)
 
 
 __all__ = ["FLAG", "HELP", "gpu_types"]

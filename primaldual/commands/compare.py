@@ -60,6 +60,18 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
+def untyped_note(names: list[str], instance) -> tuple[list[str], str | None]:
+    """On a heterogeneous instance, the default list without the schedulers that do not handle GPU types
+    (``handles_gpu_types``), and one line saying which were left out (a named one refuses in the simulator)."""
+    if not instance.cluster.heterogeneous:
+        return names, None
+    left = [name for name in names if not getattr(scheduler_class(name), "handles_gpu_types", False)]
+    if not left:
+        return names, None
+    kept = [name for name in names if name not in left]
+    return kept, f"left out on a heterogeneous cluster (gpu types), which they do not handle yet: {', '.join(left)}"
+
+
 def _scheduler_names(text: str | None) -> list[str]:
     if text is None:
         return available_schedulers()
@@ -206,6 +218,10 @@ def run(args) -> int:
         solve.check_available()
     instance, source = instance_from_args(args)
     names = _scheduler_names(args.schedulers)
+    if args.schedulers is None:
+        names, note = untyped_note(names, instance)
+        if note:
+            print(f"primaldual compare: {note}", file=sys.stderr)
     parameters = scheduler_parameters(args.param, names)
     check_schedulers({name: values for name, values in parameters.items() if values})
     for note in replan_notes(parameters, instance):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from primaldual.commands._common import add_json_flag, check_output_path, print_json
 from primaldual.commands._progress import progress_enabled
+from primaldual.commands._gpu_types import HELP as GPU_TYPES_HELP, gpu_types
 from primaldual.core.errors import InputError
 from primaldual.core.generate import PRESETS
 from primaldual.commands._solve_flags import add_solve_arguments, solve_options_from_args
@@ -53,6 +54,7 @@ def register(subparsers) -> None:
     parser.add_argument("--seed", type=int, default=0, help="first seed (default: 0)")
     parser.add_argument("--jobs", dest="instance_jobs", type=int,
                         help="jobs per instance, as in 'primaldual generate --jobs' (default: the preset's)")
+    parser.add_argument("--gpu-types", help=f"every instance on a heterogeneous cluster: {GPU_TYPES_HELP}")
     parser.add_argument("--schedulers",  # the paper's six; sweep.spec.DEFAULT_SCHEDULERS (a test keeps them equal)
                         help="comma-separated scheduler names (default: oasis,greedy,fifo,drf,rrh,dorm)")
     parser.add_argument("--param", action="append", default=None, metavar="NAME.KEY=VALUE",
@@ -111,6 +113,7 @@ def specs_from_args(args):
         solver=solve.solver, time_limit=solve.time_limit, mip_gap=solve.mip_gap,
         threads=solve.threads, method=solve.method,
         restart_cost=check_restart_cost(args.restart_cost, "--restart-cost"), scheduler_params=parameters,
+        gpu_types=None if gpu_types(args.gpu_types) is None else args.gpu_types,
     )
 
 

@@ -8,6 +8,7 @@ from primaldual.commands._common import add_json_flag, check_output_path, print_
 from primaldual.commands._replan import replan_note
 from primaldual.commands._progress import activity, add_progress_flag, progress_enabled
 from primaldual.evaluation.compare import describe
+from primaldual.commands._gpu_types import HELP as GPU_TYPES_HELP, gpu_types
 from primaldual.core.errors import InputError
 from primaldual.core.numerals import echo
 from primaldual.core.files import load_instance, save_schedule
@@ -33,6 +34,7 @@ def add_instance_arguments(parser) -> None:
     parser.add_argument("--preset", help=f"generate the instance instead: one of {', '.join(PRESETS)}")
     parser.add_argument("--seed", type=int, help="generator seed with --preset (default: 0)")
     parser.add_argument("--jobs", type=int, help="number of jobs with --preset (default: the preset's)")
+    parser.add_argument("--gpu-types", help=f"with --preset: {GPU_TYPES_HELP}")
 
 
 def instance_from_args(args):
@@ -42,14 +44,20 @@ def instance_from_args(args):
     if args.instance:
         if args.seed is not None or args.jobs is not None:
             raise InputError("--seed/--jobs: only apply with --preset (the instance file fixes them)")
+        if args.gpu_types is not None:
+            raise InputError("--gpu-types: only applies with --preset (the instance file fixes the cluster)")
         return load_instance(args.instance), args.instance
     if not args.preset:
         if args.seed is not None or args.jobs is not None:
             raise InputError("--seed/--jobs: need --preset, e.g. --preset small --seed 3")
+        if args.gpu_types is not None:
+            raise InputError("--gpu-types: needs --preset, e.g. --preset small --gpu-types v100:2,k80:2")
         raise InputError("INSTANCE: give an instance file, or generate one with e.g. --preset small --seed 0")
     seed = 0 if args.seed is None else args.seed
-    instance = generate(preset=args.preset, seed=seed, jobs=args.jobs)
-    return instance, f"preset {args.preset}, seed {seed}" + (f", {counted(args.jobs, 'job')}" if args.jobs else "")
+    types = gpu_types(args.gpu_types)
+    instance = generate(preset=args.preset, seed=seed, jobs=args.jobs, gpu_types=types)
+    typed = f", gpu types {args.gpu_types}" if types else ""
+    return instance, f"preset {args.preset}, seed {seed}" + (f", {counted(args.jobs, 'job')}" if args.jobs else "") + typed
 
 
 def parse_parameter(text: str) -> tuple[str, object]:

@@ -10,7 +10,6 @@ Floats are written with ``repr`` precision, so ``load(save(x))`` reproduces ever
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,8 @@ import numpy as np
 from primaldual.core.domains import DEMAND, INSTANCE_FIELDS, JOB_FIELDS, MAX_JOBS, MAX_RESOURCES, MAX_SERVERS, \
     SCHEDULE_COUNT, show
 from primaldual.core.errors import InputError
+from primaldual.core.file_checks import TYPED_VERSION, VERSION, _check_header, _check_meta, _is_integer, _is_number
+from primaldual.core.gpu_types import version_problems
 from primaldual.core.fingerprint import check_pair, check_unstamped, stamp
 from primaldual.core.instance import Cluster, Instance, Job
 from primaldual.core.provenance import provenance
@@ -29,47 +30,6 @@ from primaldual.core.utility import utility_from_dict, utility_to_dict
 
 INSTANCE_FORMAT = "primaldual.instance"
 SCHEDULE_FORMAT = "primaldual.schedule"
-VERSION = 1
-
-
-# ----------------------------------------------------------------------------------------------- helpers
-
-
-def _is_number(value) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return isinstance(value, int) or math.isfinite(value)  # an int is exact: never through float()
-
-
-def _is_integer(value) -> bool:
-    return _is_number(value) and (isinstance(value, int) or float(value).is_integer())
-
-
-def _check_header(data: Any, expected_format: str) -> list[str]:
-    if not isinstance(data, dict):
-        return [f"top level: must be a JSON object, got {type(data).__name__}"]
-    problems = []
-    if data.get("format") != expected_format:
-        problems.append(f"format: must be {expected_format!r}, got {show(data.get('format'))}")
-    if data.get("version") != VERSION:
-        problems.append(f"version: this primaldual reads schema version {VERSION}, got {show(data.get('version'))}")
-    return problems
-
-
-def _check_meta(data: dict, problems: list[str]) -> dict:
-    meta = data.get("meta", {})
-    if not isinstance(meta, dict):
-        problems.append(f"meta: must be an object, got {type(meta).__name__}")
-        return {}
-    try:
-        json.dumps(meta, allow_nan=False, default=_reject_in_meta)
-    except (TypeError, ValueError) as error:
-        problems.append(f"meta: {error}")
-    return meta
-
-
-def _reject_in_meta(value):
-    raise TypeError(f"must hold plain JSON values, got {show(value)}")
 
 
 def write_json(data: Any, path: str | Path) -> None:
@@ -95,7 +55,7 @@ def instance_to_dict(instance: Instance) -> dict:
                                                   "worker_types": list(cluster.worker_types)}
     return {
         "format": INSTANCE_FORMAT,
-        "version": VERSION,
+        "version": VERSION if cluster.gpu_types is None else TYPED_VERSION,
         "horizon": int(instance.horizon),
         "slot_seconds": float(instance.slot_seconds),
         "meta": dict(instance.meta),
@@ -255,9 +215,10 @@ def instance_from_dict(data: Any) -> Instance:
     anything is computed from it; then the built instance passes :meth:`Instance.validate`, the same check
     the generator's instances pass.
     """
-    problems = _check_header(data, INSTANCE_FORMAT)
+    problems = _check_header(data, INSTANCE_FORMAT, (VERSION, TYPED_VERSION))
     if problems and not isinstance(data, dict):
         raise InputError(problems)
+    problems += version_problems(data, VERSION, TYPED_VERSION)
     problems += unknown_keys(data, "instance")
     for name in ("horizon", "slot_seconds"):
         problems += INSTANCE_FIELDS[name].problem(name, data.get(name))

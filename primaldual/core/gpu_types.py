@@ -61,7 +61,34 @@ def check_type_counts(pairs, flag: str, known=GAVEL_TYPES) -> list[tuple[str, in
     return [(gpu_type, int(count)) for gpu_type, count in pairs]
 
 
+def parse_type_counts(entries, flag: str) -> list[tuple[str, int]]:
+    """``TYPE:SERVERS`` entries (``--gpu-types``'s, or a sweep spec's ``gpu_types`` split at commas) as
+    :func:`check_type_counts`' pairs; an entry of another shape is one line naming ``flag``."""
+    from primaldual.core.numerals import echo, read_integer
+
+    pairs = []
+    for entry in entries:
+        name, colon, count = entry.partition(":")
+        servers = read_integer(count) if colon else None
+        if servers is None:
+            raise InputError(f"{flag}: each entry must be TYPE:SERVERS with SERVERS a positive integer, got {echo(entry)}")
+        pairs.append((name, servers))
+    return check_type_counts(pairs, flag)
+
+
 # ------------------------------------------------------------------------------------------ validation
+
+
+def version_problems(data: dict, plain: int, typed_version: int) -> list[str]:
+    """An instance file's version names what it holds (docs/formats.md): ``typed_version`` with GPU types,
+    ``plain`` without, so an older reader refuses a file of types by its version, not by a field it skips."""
+    cluster = data.get("cluster")
+    typed = isinstance(cluster, dict) and ("gpu_types" in cluster or "worker_types" in cluster)
+    if data.get("version") == plain and typed:
+        return [f"version: an instance with cluster.gpu_types is version {typed_version}, got {plain}"]
+    if data.get("version") == typed_version and not typed:
+        return [f"version: version {typed_version} is a heterogeneous instance, but cluster.gpu_types is missing"]
+    return []
 
 
 def cluster_type_problems(cluster) -> list[str]:
@@ -132,4 +159,5 @@ def type_problems(instance) -> list[str]:
     return problems
 
 
-__all__ = ["GAVEL_TIME_RATIO", "GAVEL_TYPES", "check_type_counts", "refuse_heterogeneous", "type_problems"]
+__all__ = ["GAVEL_TIME_RATIO", "GAVEL_TYPES", "check_type_counts", "parse_type_counts", "refuse_heterogeneous",
+           "type_problems"]

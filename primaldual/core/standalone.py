@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.core.instance import Instance, Job
+from primaldual.core.instance import Cluster, Instance, Job
 
 #: Absolute slack when counting how many units fit in a free amount, so that three 0.1-unit workers fit in
 #: 0.3 units. Five times smaller than the verifier's capacity tolerance (1e-9), so what fits here passes it.
@@ -62,13 +62,30 @@ def standalone_utilities(instance: Instance) -> np.ndarray:
     """
     out = np.zeros(instance.n_jobs)
     for i, job in enumerate(instance.jobs):
-        workers = fastest_standalone_workers(instance, i)
-        if workers == 0:
-            continue
-        slots = -(-int(instance.work_units[i]) // workers)
-        if job.arrival + slots <= instance.horizon:
+        slots = standalone_slots(instance, i)
+        if slots and job.arrival + slots <= instance.horizon:
             out[i] = float(job.utility(slots - 1))
     return out
+
+
+def standalone_slots(instance: Instance, i: int) -> int:
+    """The fewest slots job ``i`` alone on the empty cluster needs (0 if it fits nowhere). On a heterogeneous
+    cluster, per type ``g`` the widest ``D_g`` on that type's servers does ``D_g / W_i^g`` of the job per slot,
+    and no slot does more than the best of these rates (one type per slot), so the fewest slots is
+    ``min_g ceil(W_i^g / D_g)`` (up to the verifier's relative 1e-9)."""
+    if not instance.cluster.heterogeneous:
+        workers = fastest_standalone_workers(instance, i)
+        return -(-int(instance.work_units[i]) // workers) if workers else 0
+    cluster, job = instance.cluster, instance.jobs[i]
+    best = 0
+    for g, work in enumerate(instance.work_by_type[i]):
+        rows = cluster.worker_type_index == g
+        typed = Cluster(cluster.resources, cluster.worker_capacity[rows], cluster.ps_capacity)
+        workers = widest_on_empty_cluster(typed, job, int(job.chunks))
+        if workers:
+            slots = max(int(np.ceil(work / workers * (1.0 - 1e-9))), 1)
+            best = slots if not best else min(best, slots)
+    return best
 
 
 def _demand_fraction(job: Job, demand: np.ndarray, capacity: np.ndarray) -> np.ndarray:

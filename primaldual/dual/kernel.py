@@ -114,12 +114,13 @@ def using(value: str):
         _override.pop()
 
 
-def functions(cells: int | None = None) -> types.SimpleNamespace | types.ModuleType:
+def functions(cells: int | None = None,
+              module: types.ModuleType = reference) -> types.SimpleNamespace | types.ModuleType:
     """What :func:`primaldual.dual.subroutine.best_schedule` calls for a search of ``cells`` (module docstring):
-    compiled, or the reference as Python."""
+    ``module`` (the reference, or :mod:`primaldual.dual.typed`) compiled, or as Python."""
     chosen = mode()
-    small = reference.__name__ not in _compiled and cells is not None and cells <= AUTO_LIMIT
-    return reference if chosen == "reference" or (chosen == "auto" and small) else compiled()
+    small = module.__name__ not in _compiled and cells is not None and cells <= AUTO_LIMIT
+    return module if chosen == "reference" or (chosen == "auto" and small) else compiled(module)
 
 
 __all__ = ["AUTO_LIMIT", "MODES", "compiled", "functions", "kernel_sources", "loaded", "mode", "sources_stamp",

@@ -80,7 +80,12 @@ def pool_costs(prices: np.ndarray, free: np.ndarray, demand: np.ndarray, limit: 
     """``cost[n]``, the least cost of ``n = 0..limit`` units on one pool in one slot (``+inf`` past what fits):
     the running sum of the unit prices, cheapest server first."""
     price = pool_prices(prices, demand)
-    visited = np.zeros(price.shape[0], dtype=np.bool_)
+    return pool_costs_among(price, np.zeros(price.shape[0], dtype=np.bool_), free, demand, limit)
+
+
+def pool_costs_among(price: np.ndarray, visited: np.ndarray, free: np.ndarray, demand: np.ndarray,
+                     limit: int) -> np.ndarray:
+    """:func:`pool_costs` on the servers not ``visited`` (marked as they are used): one GPU type's servers."""
     cost = np.full(limit + 1, np.inf)
     cost[0] = 0.0
     units, total = 0, 0.0
@@ -196,7 +201,12 @@ def fill(prices: np.ndarray, free: np.ndarray, demand: np.ndarray, limit: int, u
     """Place ``units`` on one pool in one slot cheapest server first (``out[server] = units taken there``), as
     :func:`pool_costs` counts them."""
     price = pool_prices(prices, demand)
-    visited = np.zeros(price.shape[0], dtype=np.bool_)
+    fill_among(price, np.zeros(price.shape[0], dtype=np.bool_), free, demand, limit, units, out)
+
+
+def fill_among(price: np.ndarray, visited: np.ndarray, free: np.ndarray, demand: np.ndarray, limit: int,
+               units: int, out: np.ndarray) -> None:
+    """:func:`fill` on the servers not ``visited``, at unit prices ``price``."""
     while units > 0:
         server, cap = next_server(free, demand, limit, price, visited)
         if server < 0:
@@ -220,5 +230,6 @@ def place(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_dema
 
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
-KERNEL_FUNCTIONS = ("in_slot", "unit_price", "units_that_fit", "pool_prices", "next_server", "pool_costs",
-                    "slot_costs", "dp_step", "workers_per_slot", "cannot_pay", "search", "fill", "place")
+KERNEL_FUNCTIONS = ("in_slot", "unit_price", "units_that_fit", "pool_prices", "next_server", "pool_costs_among",
+                    "pool_costs", "slot_costs", "dp_step", "workers_per_slot", "cannot_pay", "search", "fill_among",
+                    "fill", "place")

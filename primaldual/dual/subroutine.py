@@ -15,15 +15,16 @@ maximises utility, and among the schedules with the highest utility the one of l
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
 
 from primaldual.dual.cost_floor import cost_floor_of, least_prices  # noqa: F401 - re-exported
-from primaldual.core.instance import Instance
+from primaldual.core.instance import Instance, ceil_tolerant
 from primaldual.core.schedule import JobSchedule
-from primaldual.dual import kernel, reference
+from primaldual.dual import kernel, reference, typed
 from primaldual.core.errors import InputError
 
 #: What the subroutine maximises: ``"payoff"`` (utility minus cost, eq. (21): OASiS) or ``"utility"`` (the
@@ -99,6 +100,8 @@ class DualResult(Offer):
     parameter_servers_per_slot: np.ndarray
     completion_costs: np.ndarray
     tie_break_cost: float = 0.0
+    #: Heterogeneous clusters: the GPU type (index into ``cluster.gpu_types``) of each slot's workers, -1 idle.
+    types_per_slot: np.ndarray | None = None
 
 
 def best_schedule(
@@ -114,6 +117,7 @@ def best_schedule(
     start: int | None = None,
     cost_floor: bool | tuple[np.ndarray, np.ndarray] = False,
     plan: bool = True,
+    relaxed: bool = False,
 ) -> DualResult:
     """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)): a front over the
     kernel (:mod:`primaldual.dual.reference` is its text). Utilities are computed here, by numpy.
@@ -125,8 +129,17 @@ def best_schedule(
     the search where utility no longer exceeds ``max(0, best payoff) + floor`` and skips it when finishing at
     full speed cannot pay the floor: ``mu`` and a positive-``mu`` schedule are unchanged. ``plan=False`` skips
     placing the schedule on servers (``schedule`` None, the rest the same).
+
+    On a heterogeneous cluster the search is :mod:`primaldual.dual.typed`'s: its schedules are feasible and its
+    ``mu`` a lower bound on eq. (21)'s, or with ``relaxed`` an upper bound (no schedule: the certificate's and
+    column generation's bounds); ``work``/``start`` re-offers are for one type only.
     """
     check_objective(objective)
+    if instance.cluster.heterogeneous:
+        if work is not None or start is not None:
+            raise InputError("the dual subroutine re-offers a progressed job on one gpu type only (work/start)")
+        return _typed_schedule(instance, job_index, worker_prices, ps_prices, worker_free, ps_free, objective,
+                               early_stop, cost_floor, plan and not relaxed, relaxed)
     job = instance.jobs[job_index]
     horizon = instance.horizon
     arrival = job.arrival if start is None else max(int(start), job.arrival)
@@ -152,7 +165,54 @@ def best_schedule(
     completion_costs[arrival:] = window_costs
     if best < 0:
         return _infeasible(job_index, horizon, completion_costs)
-    return _answer(instance, job_index, inputs, counts, int(best), arrival, objective, plan, completion_costs, code)
+    place = None
+    if plan:
+        def place(workers, parameter_servers):
+            code.place(*inputs, arrival, counts, workers, parameter_servers)
+    return _answer(instance, job_index, inputs, counts, int(best), arrival, objective, place, completion_costs)
+
+
+def _typed_schedule(instance: Instance, job_index: int, worker_prices, ps_prices, worker_free, ps_free,
+                    objective: str, early_stop: bool, cost_floor, plan: bool, relaxed: bool) -> DualResult:
+    """:func:`best_schedule` on a heterogeneous cluster (:mod:`primaldual.dual.typed`). The cost floor and the
+    skip use the fastest type's work ``V_i`` (``Instance.work_units``): every schedule uses at least that many
+    worker-slots, so both stay valid for every mix of types (proofs/oasis.md section 2b)."""
+    job = instance.jobs[job_index]
+    horizon, arrival = instance.horizon, job.arrival
+    work = int(instance.work_units[job_index])
+    work_by_type = instance.work_by_type[job_index]
+    resolution = typed.RESOLUTION * max(ceil_tolerant(float(work_by_type.max())), 1)
+    max_workers = int(min(job.chunks, resolution))
+    completion_costs = np.full(horizon, np.nan)
+    if arrival >= horizon or max_workers < 1:
+        return _infeasible(job_index, horizon, completion_costs)
+    n_slots = horizon - arrival
+    utility = np.asarray(job.utility(np.arange(n_slots)), dtype=float)
+    floor = 0.0
+    if objective == "payoff" and early_stop and cost_floor is not False:
+        least = least_prices(worker_prices, ps_prices) if cost_floor is True else cost_floor
+        floor = cost_floor_of(job, work, least, arrival)
+        if reference.cannot_pay(utility, work, int(min(job.chunks, work)), floor):
+            return _infeasible(job_index, horizon, completion_costs)
+    inputs = _kernel_inputs(job, max_workers, worker_prices, ps_prices, worker_free, ps_free)
+    server_types = _read_only(np.ascontiguousarray(instance.cluster.worker_type_index))
+    units = _read_only(typed.progress_units(work_by_type, resolution, max_workers, relaxed))
+    cells = n_slots * (max_workers + 1) * units.shape[0] * (inputs.worker_prices.shape[1] + inputs.ps_prices.shape[1])
+    code = kernel.functions(cells, typed)
+    best, counts, types, window_costs = code.typed_search(
+        *inputs, server_types, units, arrival, resolution, _read_only(utility), objective == "payoff", early_stop,
+        floor)
+    completion_costs[arrival:] = window_costs
+    if best < 0:
+        return _infeasible(job_index, horizon, completion_costs)
+    place = None
+    if plan:
+        def place(workers, parameter_servers):
+            code.typed_place(*inputs, server_types, arrival, counts, types, workers, parameter_servers)
+    answer = _answer(instance, job_index, inputs, counts, int(best), arrival, objective, place, completion_costs)
+    types_per_slot = np.full(horizon, -1, dtype=np.int64)
+    types_per_slot[arrival:] = types
+    return dataclasses.replace(answer, types_per_slot=types_per_slot)
 
 
 def _kernel_inputs(job, max_workers: int, worker_prices, ps_prices, worker_free, ps_free) -> KernelInputs:
@@ -187,8 +247,9 @@ def _infeasible(job_index: int, horizon: int, completion_costs: np.ndarray) -> D
 
 
 def _answer(instance: Instance, job_index: int, inputs: KernelInputs, counts: np.ndarray, best: int, arrival: int,
-            objective: str, plan: bool, completion_costs: np.ndarray, code) -> DualResult:
-    """Step (c)'s answer for a search that found a schedule: its numbers, placed on servers if ``plan``."""
+            objective: str, place, completion_costs: np.ndarray) -> DualResult:
+    """Step (c)'s answer for a search that found a schedule: its numbers, placed on servers by ``place(workers,
+    parameter_servers)`` unless it is None."""
     job = instance.jobs[job_index]
     horizon = instance.horizon
     workers_per_slot = np.zeros(horizon, dtype=np.int64)
@@ -196,10 +257,10 @@ def _answer(instance: Instance, job_index: int, inputs: KernelInputs, counts: np
     ps_per_slot = np.zeros(horizon, dtype=np.int64)
     ps_per_slot[arrival:] = inputs.ps_needed[counts]
     schedule = None
-    if plan:
+    if place is not None:
         workers = np.zeros((horizon, instance.cluster.n_worker_servers), dtype=np.int64)
         parameter_servers = np.zeros((horizon, instance.cluster.n_ps_servers), dtype=np.int64)
-        code.place(*inputs, arrival, counts, workers, parameter_servers)
+        place(workers, parameter_servers)
         schedule = JobSchedule(workers, parameter_servers)
     completion = int(np.flatnonzero(workers_per_slot)[-1])  # eq. (8); arrival + best (module docstring, (c))
     value = float(job.utility(completion - job.arrival))

@@ -140,14 +140,15 @@ def final_mu(instance: Instance, worker_prices: np.ndarray, ps_prices: np.ndarra
     """Every job's ``mu_i`` at the final prices over capacity-respecting schedules (module docstring); 0 for a
     job that cannot finish at all (constraint (20) is then empty). Only ``mu`` is needed, so the search uses
     the cost floor (:func:`primaldual.dual.subroutine.best_schedule`), which leaves ``mu`` unchanged and stops once no later
-    completion can pay."""
+    completion can pay. On a heterogeneous cluster the search is relaxed (``relaxed``: an upper bound on each
+    ``mu_i``, proofs/oasis.md section 2b), so the certificate stays a bound; on one type it is exact."""
     cluster = instance.cluster
     least = least_prices(worker_prices, ps_prices)  # the same prices for every job: the floor's tables, once
     out = np.zeros(instance.n_jobs)
     for i in range(instance.n_jobs):
         if instance.can_finish[i]:
             out[i] = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity,
-                                   cluster.ps_capacity, cost_floor=least, plan=False).mu
+                                   cluster.ps_capacity, cost_floor=least, plan=False, relaxed=True).mu
     return out
 
 

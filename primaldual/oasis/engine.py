@@ -155,6 +155,9 @@ def run_greedy(instance: Instance) -> OasisResult:
 class _PlanningScheduler(OnlineScheduler):
     """Plans each job at its arrival (``on_arrival``) and plays the plan back slot by slot (``allocate``)."""
 
+    #: GPU types are the dual subroutine's (primaldual/dual/typed.py): each slot of a plan is on one type.
+    handles_gpu_types = True
+
     def start(self, instance: Instance) -> None:
         super().start(instance)
         self._engine = OnlineEngine(instance, self._make_prices(instance))

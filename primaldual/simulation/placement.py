@@ -12,12 +12,23 @@ Worker servers and PS servers are separate pools (eqs. (4)-(5)), so a job's ``D`
 ``Z(D) = ceil(D b_i / B_i)`` PSs (the fewest eq. (6) allows; eq. (7) holds because ``b_i <= B_i``) are placed
 independently. Everything here is exact in units: on one server, ``floor(free / demand)`` units of a job fit,
 so the number of units of one job that fit in a pool is the sum of those per-server counts.
+
+**Heterogeneous clusters** (:mod:`primaldual.core.gpu_types`): the baselines are type-unaware, as Gavel's
+heterogeneity-agnostic baselines (OSDI 2020): a job takes the **first free GPU of any type**, i.e. the type of the
+placement rule's first choice among the servers with room for one of its workers (``first_fit``: the
+lowest-index such server; ``least_loaded``: the one with the most room), and all its workers of the slot go to
+servers of that one type (:meth:`FreeCapacity.type_order`). A fixed-size (gang) placement tries the types in that
+order and takes the first where the whole gang fits; growing an allocation stays on its type. Limits read the
+work still needed on the job's slowest type (:func:`most_needed`), and :func:`fit_to_need` then trims each
+allocation to what its own type needs, the heterogeneous form of "no worker beyond the remaining work". On a
+homogeneous cluster none of this runs.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from primaldual.simulation.progress import WORK_TOLERANCE, needed_on
 from primaldual.simulation.scheduler import Allocation
 
 PLACEMENTS = ("first_fit", "least_loaded")
@@ -115,10 +126,17 @@ def spread(count: int, caps: np.ndarray, policy: str) -> np.ndarray | None:
     return out
 
 
-def place_units(free: np.ndarray, demand: np.ndarray, count: int, policy: str) -> np.ndarray | None:
+def place_units(free: np.ndarray, demand: np.ndarray, count: int, policy: str, servers=None) -> np.ndarray | None:
     """Place ``count`` units of ``demand`` into ``free`` (subtracted in place); None (and ``free`` untouched)
-    if they do not fit."""
-    counts = spread(count, units_that_fit(free, demand), policy)
+    if they do not fit. ``servers``: a boolean mask of the servers that may take them (all if None)."""
+    if servers is not None:
+        counts = np.zeros(free.shape[0], dtype=np.int64)
+        some = spread(count, units_that_fit(free[servers], demand), policy)
+        if some is None:
+            return None
+        counts[servers] = some
+    else:
+        counts = spread(count, units_that_fit(free, demand), policy)
     if counts is not None and count > 0:
         free -= counts[:, None] * demand[None, :]
     return counts
@@ -130,24 +148,62 @@ class FreeCapacity:
     def __init__(self, cluster):
         self.worker = np.array(cluster.worker_capacity, dtype=float)
         self.ps = np.array(cluster.ps_capacity, dtype=float)
+        #: Each worker server's GPU type (index), None on a homogeneous cluster.
+        self.types = None if cluster.worker_types is None else np.asarray(cluster.worker_type_index)
 
     def copy(self) -> "FreeCapacity":
         other = object.__new__(FreeCapacity)
-        other.worker, other.ps = self.worker.copy(), self.ps.copy()
+        other.worker, other.ps, other.types = self.worker.copy(), self.ps.copy(), self.types
         return other
 
-    def max_workers(self, job, limit: int) -> int:
-        """Largest ``D <= limit`` such that ``D`` workers and their ``Z(D)`` PSs fit now."""
-        workers = int(min(limit, units_that_fit(self.worker, job.worker_demand).sum()))
+    def type_order(self, job, policy: str) -> list[int]:
+        """The types with room for one worker of ``job``, in the order of the placement rule's first choice:
+        ``first_fit`` by their lowest-index server with room, ``least_loaded`` by their server with the most
+        room (lowest index on ties). Heterogeneous clusters only; O(H R)."""
+        room = units_that_fit(self.worker, job.worker_demand)
+        servers = np.flatnonzero(room > 0)
+        if policy == "least_loaded":
+            servers = servers[np.argsort(-room[servers], kind="stable")]
+        return list(dict.fromkeys(self.types[servers].tolist()))
+
+    def servers_for(self, job, policy: str, allocation: Allocation | None = None):
+        """The worker servers ``job`` may use now: all (homogeneous); those of ``allocation``'s type if it holds
+        workers; else those of the first type of :meth:`type_order` (None: no room anywhere)."""
+        if self.types is None:
+            return None
+        held = type_of(self.types, allocation)
+        if held is None:
+            order = self.type_order(job, policy)
+            if not order:
+                return None
+            held = order[0]
+        return self.types == held
+
+    def max_workers(self, job, limit: int, policy: str = "first_fit") -> int:
+        """Largest ``D <= limit`` such that ``D`` workers and their ``Z(D)`` PSs fit now; on a heterogeneous
+        cluster, on the servers of the first type of :meth:`type_order`."""
+        room = units_that_fit(self.worker, job.worker_demand)
+        if self.types is not None:
+            mask = self.servers_for(job, policy)
+            room = room[mask] if mask is not None else room[:0]
+        workers = int(min(limit, room.sum()))
         ps_room = int(min(units_that_fit(self.ps, job.ps_demand).sum(), UNBOUNDED))
         while workers > 0 and job.min_parameter_servers(workers) > ps_room:
             workers -= 1
         return max(workers, 0)
 
     def place(self, job, workers: int, policy: str) -> Allocation | None:
-        """Place ``workers`` workers and ``Z(workers)`` PSs of ``job``; None (nothing taken) if they do not fit."""
+        """Place ``workers`` workers and ``Z(workers)`` PSs of ``job``; None (nothing taken) if they do not fit.
+        On a heterogeneous cluster all the workers go to one type, the first of :meth:`type_order` they fit."""
         before_worker = self.worker.copy()
-        y = place_units(self.worker, job.worker_demand, int(workers), policy)
+        if self.types is None or int(workers) <= 0:
+            y = place_units(self.worker, job.worker_demand, int(workers), policy)
+        else:
+            y = None
+            for g in self.type_order(job, policy):
+                y = place_units(self.worker, job.worker_demand, int(workers), policy, self.types == g)
+                if y is not None:
+                    break
         if y is None:
             return None
         z = place_units(self.ps, job.ps_demand, int(job.min_parameter_servers(int(workers))), policy)
@@ -177,10 +233,13 @@ def grow(free: FreeCapacity, job, allocation: Allocation, workers: int, policy: 
     as far as ``free`` allows; the added units are taken from ``free``. Existing units stay where they are."""
     held_workers = int(allocation.workers.sum())
     held_ps = int(allocation.parameter_servers.sum())
+    servers = free.servers_for(job, policy, allocation)  # heterogeneous: its type, or the first with room
+    if free.types is not None and servers is None:
+        return allocation
     for target in range(int(workers), held_workers, -1):
         extra_ps = max(0, int(job.min_parameter_servers(target)) - held_ps)
         before = free.worker.copy()
-        added = place_units(free.worker, job.worker_demand, target - held_workers, policy)
+        added = place_units(free.worker, job.worker_demand, target - held_workers, policy, servers)
         if added is None:
             continue
         added_ps = place_units(free.ps, job.ps_demand, extra_ps, policy)
@@ -209,6 +268,42 @@ def _shrink(counts: np.ndarray, total: int) -> np.ndarray:
         out[s] -= take
         excess -= take
     return out
+
+
+def type_of(types, allocation) -> int | None:
+    """The GPU type (index) of ``allocation``'s workers; None without workers or on a homogeneous cluster."""
+    if types is None or allocation is None or not allocation.workers.any():
+        return None
+    return int(types[int(np.argmax(allocation.workers > 0))])
+
+
+def most_needed(instance, state) -> np.ndarray:
+    """Per job, the worker-slots it still needs on its slowest type (the cap on a new allocation of a
+    type-unaware baseline, :func:`fit_to_need` trims to the type it gets); ``remaining_work`` on one type."""
+    if state.remaining_fraction is None:
+        return state.remaining_work
+    fraction = np.asarray(state.remaining_fraction)[:, None]
+    need = np.ceil(fraction * instance.work_by_type - WORK_TOLERANCE).max(axis=1)
+    return np.where(fraction[:, 0] > 0, np.maximum(need, 1), 0).astype(np.int64)
+
+
+def need_of(instance, state, i: int, allocation: Allocation) -> int:
+    """Worker-slots job ``i`` still needs on the type of ``allocation`` (``remaining_work[i]`` on one type)."""
+    g = type_of(instance.cluster.worker_type_index if instance.cluster.worker_types is not None else None,
+                allocation)
+    return int(state.remaining_work[i]) if g is None else needed_on(state, instance, i, g)
+
+
+def fit_to_need(instance, state, out: dict) -> dict:
+    """Heterogeneous clusters: each allocation trimmed (:func:`trim`) to what its job still needs on its type;
+    ``out`` itself on a homogeneous cluster. O(n H)."""
+    if state.remaining_fraction is None:
+        return out
+    fitted = {}
+    for i, allocation in out.items():
+        need = need_of(instance, state, i, allocation)
+        fitted[i] = trim(instance.jobs[i], allocation, need) if int(allocation.workers.sum()) > need else allocation
+    return fitted
 
 
 def dominant_share_unit(job, worker_total: np.ndarray, ps_total: np.ndarray) -> float:

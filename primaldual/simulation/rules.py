@@ -5,7 +5,9 @@ A scheduler's ``allocate`` returns ``{job: Allocation}``; :class:`SlotRules` ref
 any allocation that is malformed (not a mapping of known jobs to per-server counts of the cluster's shape) or
 breaks a rule of problem (1): non-negative integer counts (12)-(13), nothing before arrival (9)-(10), at most
 ``N_i`` workers (3), PS bandwidth (6), no more PSs than workers (7), worker- and PS-server capacities (4)-(5)
-summed over all jobs of the slot, and nothing for a job that has already completed.
+summed over all jobs of the slot, and nothing for a job that has already completed. On a heterogeneous cluster
+(:mod:`primaldual.core.gpu_types`) a job's workers in one slot must be of one GPU type (Gavel's rule, the
+verifier's ``one_type``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,11 @@ class SlotRules:
         self.worker_bandwidth = np.array([j.worker_bandwidth_gbps for j in instance.jobs])
         self.ps_bandwidth = np.array([j.ps_bandwidth_gbps for j in instance.jobs])
         self.demands = tuple(pool.demand_matrix(instance) for pool in self.pools)  # (I, R) per pool
+        cluster = instance.cluster
+        self.gpu_types = cluster.gpu_types
+        # (H, G) one-hot of each worker server's type; None on a homogeneous cluster.
+        self.type_matrix = None if cluster.worker_types is None else \
+            (cluster.worker_type_index[:, None] == np.arange(len(cluster.gpu_types))[None, :]).astype(np.int64)
 
     def error(self, slot, message, job=None, rule="", equation=None):
         return SimulationError(self.name, slot, message, job=job, rule=rule, equation=equation)
@@ -145,6 +152,7 @@ class SlotRules:
                 slot, f"{per_job_ps[m]} PSs, more than its {per_job_workers[m]} workers",
                 job=int(jobs[m]), rule="ps_count", equation="7",
             )
+        self.check_types(slot, jobs, workers)
         for pool, counts, demand in zip(self.pools, (workers, parameter_servers), self.demands):
             load = counts.T @ demand[jobs]  # (servers, R)
             over = load > pool.capacity + TOLERANCE
@@ -155,6 +163,21 @@ class SlotRules:
                     slot, f"{pool.server} server {s} {self.resources[r]}: jobs {users} use {load[s, r]:g}, "
                     f"capacity {pool.capacity[s, r]:g}", rule="capacity", equation=pool.capacity_equation.strip("()"),
                 )
+
+
+    def check_types(self, slot, jobs, workers) -> None:
+        """Heterogeneous clusters: each row's workers on servers of one GPU type only. O(n H G)."""
+        if self.type_matrix is None:
+            return
+        per_type = workers @ self.type_matrix  # (n, G)
+        mixed = (per_type > 0).sum(axis=1) > 1
+        if mixed.any():
+            m = int(np.flatnonzero(mixed)[0])
+            used = ", ".join(f"{per_type[m, g]} {self.gpu_types[g]}" for g in np.flatnonzero(per_type[m]))
+            raise self.error(
+                slot, f"workers of more than one gpu type ({used}); a job's workers in one slot are of one type",
+                job=int(jobs[m]), rule="one_type", equation="2",
+            )
 
 
 __all__ = ["MAX_COUNT", "TOLERANCE", "SimulationError", "SlotRules"]

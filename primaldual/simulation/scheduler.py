@@ -65,6 +65,9 @@ class SlotState:
     ``remaining_work[i]`` is the worker-slots job i still needs (``V_i`` minus what it got), ``arrived[i]`` and
     ``completed[i]`` are flags; ``active`` lists arrived, uncompleted jobs in index order. Jobs that cannot
     finish by the horizon any more are still listed: dropping them is the scheduler's decision.
+    On a heterogeneous cluster ``remaining_work[i]`` counts worker-slots of job i's fastest type and
+    ``remaining_fraction[i]`` is the fraction of its work still to do (None on one type; both defined in
+    :mod:`primaldual.simulation.progress`).
     """
 
     slot: int
@@ -73,6 +76,7 @@ class SlotState:
     completed: np.ndarray
     active: tuple[int, ...]
     slots_left: int
+    remaining_fraction: np.ndarray | None = None
 
 
 class OnlineScheduler(ABC):
@@ -82,6 +86,9 @@ class OnlineScheduler(ABC):
     #: Raised when a default or the behaviour changes what a run of the same spec gives: a resumed sweep
     #: recomputes the records an earlier revision made (:func:`scheduler_revision`) instead of reusing them.
     revision: ClassVar[int] = 1
+    #: Whether the scheduler runs on a heterogeneous cluster (GPU types, :mod:`primaldual.core.gpu_types`):
+    #: one type per job and slot, work at each type's speed. ``simulate`` refuses the instance otherwise.
+    handles_gpu_types: ClassVar[bool] = False
 
     def start(self, instance) -> None:
         """Called once before slot 0. Keep the instance; reset all state (a scheduler may be reused)."""

@@ -10,6 +10,13 @@ At each slot ``t = 0..T-1`` the simulator
    remaining work reaches 0 completes in ``t`` (``on_completion(t, jobs)``). Refusing allocations to completed
    jobs makes ``t`` the last slot with a worker, i.e. the completion slot of eq. (8).
 
+**Heterogeneous clusters** (:mod:`primaldual.core.gpu_types`). A scheduler runs on one only if its class says
+``handles_gpu_types = True`` (:class:`~primaldual.simulation.scheduler.OnlineScheduler`); the others are refused
+in one line. A job's workers in one slot must all be of one type (the slot rules refuse a mix); ``D`` workers of
+type ``g`` do the fraction ``D / W_i^g`` of the job (``(1 - F) D / W_i^g`` on a restart; a change of type is a
+change of placement), and the job completes when its done fraction reaches 1 within the verifier's tolerance
+(:mod:`primaldual.simulation.progress`, which also says what ``remaining_work`` and ``remaining_fraction`` hold).
+
 The result's :class:`~primaldual.core.schedule.Schedule` holds the **completed** jobs only: a job that received
 resources but did not finish its work by the horizon earns nothing (docs/architecture.md, Model conventions)
 and is left out, so the schedule satisfies eq. (2) and passes :func:`primaldual.core.verify.verify`. Such jobs still count in
@@ -61,11 +68,9 @@ from primaldual.core.instance import Instance
 from primaldual.core.metrics import RunMetrics, compute_metrics
 from primaldual.core.jsonable import jsonable
 from primaldual.core.schedule import JobSchedule, Schedule
+from primaldual.simulation.progress import WORK_TOLERANCE, Progress
 from primaldual.simulation.rules import SimulationError, SlotRules
 from primaldual.simulation.scheduler import Allocation, OnlineScheduler, SlotState, make_scheduler
-
-#: Remaining work at or below this counts as done (fractional work under restart costs).
-WORK_TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class Promises:
@@ -273,10 +278,11 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
     if isinstance(scheduler, str):
         scheduler = make_scheduler(scheduler)
     name = str(getattr(scheduler, "name", type(scheduler).__name__))
-    refuse_heterogeneous(instance, name)  # until the schedulers learn GPU types (issue 64's later steps)
+    if not getattr(scheduler, "handles_gpu_types", False):
+        refuse_heterogeneous(instance, name)  # OnlineScheduler.handles_gpu_types: not every scheduler has learnt
     horizon, n_jobs = instance.horizon, instance.n_jobs
     checker = SlotRules(instance, name)
-    remaining = np.array(instance.work_units, dtype=float)
+    progress = Progress(instance)
     arrived = np.zeros(n_jobs, dtype=bool)
     completed = np.zeros(n_jobs, dtype=bool)
     received = np.zeros(n_jobs, dtype=bool)
@@ -302,10 +308,7 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
         active = np.flatnonzero(arrived & ~completed)
         if not active.size and arrived.all():
             break  # every job has arrived and completed: nothing is left to allocate
-        needed = np.maximum(np.ceil(remaining - WORK_TOLERANCE), 0).astype(np.int64)
-        state = SlotState(slot=t, remaining_work=_frozen(needed), arrived=_frozen(arrived),
-                          completed=_frozen(completed), active=tuple(int(i) for i in active), slots_left=horizon - t)
-        allocation = clock.call(scheduler.allocate, t, state)
+        allocation = clock.call(scheduler.allocate, t, _state(t, progress, arrived, completed, active, horizon))
 
         jobs, workers, parameter_servers = checker.rows(t, allocation)
         nonempty = workers.any(axis=1) | parameter_servers.any(axis=1)
@@ -316,14 +319,14 @@ def simulate(instance: Instance, scheduler: OnlineScheduler | str, *, restart_co
         checker.check(t, jobs, workers, parameter_servers, completed, completion_slot)
 
         per_job_workers = workers.sum(axis=1)
-        remaining[jobs] -= restarts.work(t, jobs, workers, parameter_servers)
+        done = progress.apply(jobs, workers, restarts.work(t, jobs, workers, parameter_servers))
         given[jobs] += per_job_workers
         received[jobs] = True
         for load, per_job, demand in zip(loads, (per_job_workers, parameter_servers.sum(axis=1)), checker.demands):
             load += per_job @ demand[jobs]
         for m, i in enumerate(jobs.tolist()):
             records.setdefault(i, []).append((t, workers[m], parameter_servers[m]))
-        finished = jobs[(remaining[jobs] <= WORK_TOLERANCE) & ~completed[jobs]]
+        finished = jobs[done & ~completed[jobs]]
         if finished.size:
             completed[finished] = True
             completion_slot[finished] = t
@@ -378,6 +381,14 @@ def _assignments(instance: Instance, records: dict, completed: np.ndarray) -> di
             counts.append(array)
         assignments[i] = JobSchedule.windowed(first, *counts, instance.horizon)
     return assignments
+
+
+def _state(t: int, progress: Progress, arrived, completed, active, horizon: int) -> SlotState:
+    """What the scheduler reads at slot ``t`` (read-only copies)."""
+    fraction = progress.remaining_fraction()
+    return SlotState(slot=t, remaining_work=_frozen(progress.remaining_work()), arrived=_frozen(arrived),
+                     completed=_frozen(completed), active=tuple(int(i) for i in active), slots_left=horizon - t,
+                     remaining_fraction=None if fraction is None else _frozen(fraction))
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

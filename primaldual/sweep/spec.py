@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from primaldual.core.errors import InputError
+from primaldual.core.gpu_types import parse_type_counts
 from primaldual.offline.options import SolveOptions
 
 #: Bumped when the meaning of a spec field or of a record changes, so that old results are not reused.
@@ -21,7 +22,7 @@ SPEC_VERSION = 2
 DEFAULT_SCHEDULERS = ("oasis", "greedy", "fifo", "drf", "rrh", "dorm")
 #: Fields added after a spec version was fixed, with their defaults: they enter the canonical form only when
 #: they differ from the default, so the keys of every spec that does not use them stay what they were.
-_OPTIONAL_FIELDS = {"method": "ilp", "restart_cost": 0.0}
+_OPTIONAL_FIELDS = {"method": "ilp", "restart_cost": 0.0, "gpu_types": None}
 
 
 def _params_tuple(params: Any) -> tuple:
@@ -107,6 +108,8 @@ class Spec:
     label: str = ""
     method: str = "ilp"
     restart_cost: float = 0.0
+    #: ``TYPE:SERVERS,...`` (``--gpu-types``): a heterogeneous cluster of that many worker servers per type.
+    gpu_types: str | None = None
 
     def __post_init__(self):
         from primaldual.core.generate import PRESETS
@@ -149,6 +152,13 @@ class Spec:
         if unknown:
             problems.append(f"scheduler_params: parameters for schedulers not in the spec: {unknown}")
         object.__setattr__(self, "label", str(self.label))
+        if self.gpu_types is not None and not isinstance(self.gpu_types, str):
+            problems.append(f"gpu_types: must be a string TYPE:SERVERS,..., got {self.gpu_types!r}")
+        elif self.gpu_types is not None:
+            try:
+                parse_type_counts(self.gpu_types.split(","), "gpu_types")
+            except InputError as error:
+                problems.extend(error.problems)
         if problems:
             raise InputError(problems)
 
@@ -176,6 +186,7 @@ class Spec:
             "worker_servers": self.worker_servers,
             "ps_servers": self.ps_servers,
             "capacity_scale": self.capacity_scale,
+            "gpu_types": None if self.gpu_types is None else parse_type_counts(self.gpu_types.split(","), "gpu_types"),
         }
 
     def to_dict(self) -> dict[str, Any]:

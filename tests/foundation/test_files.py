@@ -164,7 +164,9 @@ RULES = [
     ("duplicate resources", ("cluster", "resources"), ["gpu", "gpu", "cpu"], "cluster.resources: names must be unique"),
     ("bad horizon", ("horizon",), 0, "horizon: must be an integer in 1..100000, got 0"),
     ("bad slot length", ("slot_seconds",), -3600, "slot_seconds: must be a number in [1e-6, 1e9], got -3600"),
-    ("wrong version", ("version",), 2, "version: this primaldual reads schema version 1, got 2"),
+    ("wrong version", ("version",), 3, "version: this primaldual reads schema version 1 or 2, got 3"),
+    ("types missing in version 2", ("version",), 2,
+     "version: version 2 is a heterogeneous instance, but cluster.gpu_types is missing"),
     ("wrong format", ("format",), "primaldual.schedule", "format: must be 'primaldual.instance'"),
     ("jobs not a list", ("jobs",), {"a": 1}, "jobs: must be a list of at most 100000 jobs"),
 ]

@@ -139,7 +139,8 @@ RULES = [
     ("no times", lambda d: d["jobs"][1].pop("compute_seconds_by_type"), "jobs[1].compute_seconds_by_type: missing"),
     ("not the fastest", lambda d: d["jobs"][1].__setitem__("compute_seconds", 1.0),
      "jobs[1].compute_seconds: must equal the least of compute_seconds_by_type"),
-    ("types on a homogeneous cluster", lambda d: [d["cluster"].pop(k) for k in ("gpu_types", "worker_types")],
+    ("types on a homogeneous cluster", lambda d: [d["cluster"].pop(k) for k in ("gpu_types", "worker_types")]
+     + [d.__setitem__("version", 1)],
      "jobs[0].compute_seconds_by_type: the cluster declares no gpu_types"),
     ("worker types without declared types", lambda d: d["cluster"].pop("gpu_types"), "cluster.gpu_types: missing"),
     ("one type per server", lambda d: d["cluster"]["worker_types"].pop(),
@@ -259,30 +260,43 @@ REFUSED = "heterogeneous clusters (gpu types): not yet supported by"
 
 
 @pytest.mark.parametrize("argv, name", [
-    (["run", "{i}", "--scheduler", "oasis"], "oasis"),
-    (["run", "{i}", "--scheduler", "fifo"], "fifo"),
-    (["compare", "{i}"], ""),  # with --opt the OPT interval is printed (tests/offline/test_offline_heterogeneous.py)
-    (["solve", "{i}", "--method", "cg"], "the offline solve (method cg)"),  # the ILP, LP and pooled take types
+    (["run", "{i}", "--scheduler", "oasis-lr"], "oasis-lr"),
+    (["run", "{i}", "--scheduler", "oasis-p"], "oasis-p"),
+    (["compare", "{i}", "--schedulers", "rrh,oasis-lr"], "oasis-lr"),
 ])
-def test_every_scheduling_path_refuses_a_heterogeneous_instance_in_one_line(tmp_path, capsys, argv, name):
+def test_the_schedulers_without_types_refuse_a_heterogeneous_instance_in_one_line(tmp_path, capsys, argv, name):
+    """OASiS-LR and OASiS-P (their rollouts do not see types yet) refuse in one line, exit 2; the rest run."""
     save_instance(generate("tiny", seed=2, gpu_types=[("v100", 1), ("k80", 1)]), tmp_path / "h.json")
     assert main([a.format(i=tmp_path / "h.json") for a in argv]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and f"{REFUSED} {name}" in err and "Traceback" not in err
 
 
-def test_the_library_entries_refuse_too():
-    from primaldual.offline.options import EXACT
-    from primaldual.offline.solve import solve_offline
+def test_compare_leaves_them_out_by_default_and_says_so(tmp_path, capsys):
+    save_instance(generate("tiny", seed=2, gpu_types=[("v100", 1), ("k80", 1)]), tmp_path / "h.json")
+    assert main(["compare", str(tmp_path / "h.json"), "--json"]) == 0
+    out, err = capsys.readouterr()
+    rows = {row["scheduler"] for row in json.loads(out)["rows"]}
+    assert {"oasis", "greedy", "rrh", "drf", "fifo"} <= rows and not rows & {"oasis-lr", "oasis-p"}
+    assert "left out on a heterogeneous cluster (gpu types), which they do not handle yet: oasis-lr, oasis-p" in err
+
+
+def test_the_library_entry_refuses_too():
     from primaldual.simulation.simulator import simulate
 
     instance = generate("tiny", seed=2, gpu_types=[("p100", 2)])
-    with pytest.raises(InputError, match="not yet supported by greedy"):
-        simulate(instance, "greedy")
-    with pytest.raises(InputError, match="not yet supported by the offline solve"):
-        solve_offline(instance, EXACT.replace(method="cg"))
-    from primaldual.evaluation.pipeline import evaluate  # what compare and every sweep record run
+    with pytest.raises(InputError, match="not yet supported by oasis-lr"):
+        simulate(instance, "oasis-lr")
+    simulate(generate("tiny", seed=2), "oasis-lr")  # the homogeneous instance still runs
 
-    with pytest.raises(InputError, match="not yet supported by rrh"):
-        evaluate(instance, ["rrh"])
-    simulate(generate("tiny", seed=2), "greedy")  # the homogeneous instance still runs
+
+def test_the_instance_version_names_its_types():
+    """A heterogeneous instance is written as version 2 and a homogeneous one as version 1; each refuses the
+    other's fields in one line (docs/formats.md, GPU types)."""
+    typed = instance_to_dict(generate("small", seed=4, gpu_types=[("v100", 2), ("k80", 2)]))
+    plain = instance_to_dict(generate("small", seed=4))
+    assert (typed["version"], plain["version"]) == (2, 1)
+    assert instance_from_dict(json.loads(json.dumps(typed))).cluster.gpu_types == ("v100", "k80")
+    typed["version"] = 1
+    with pytest.raises(InputError, match="an instance with cluster.gpu_types is version 2, got 1"):
+        instance_from_dict(typed)

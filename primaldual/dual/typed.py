@@ -1,0 +1,161 @@
+"""The dual subroutine on a heterogeneous cluster (issue 64; proofs/oasis.md section 2b), in plain loops.
+
+:mod:`primaldual.dual.kernel` compiles these functions as it compiles :mod:`primaldual.dual.reference` (whose
+pool costs and fills they call, restricted to one type's servers). On a heterogeneous cluster a job's workers in
+one slot are of one type ``g`` and ``D`` of them do the fraction ``D / W^g`` of the job
+(:mod:`primaldual.core.gpu_types`), so the work is no longer a count of worker-slots.
+
+**Progress in integral units.** The job is ``Q`` units (``Q = RESOLUTION ceil(W^slowest)``: at least
+``RESOLUTION`` units per worker on every type); ``D`` workers of type ``g`` make ``u_g(D)`` units, rounded
+
+* *down* (``inner``): ``u_g(D) = floor(D Q / W^g)``, so a schedule reaching ``Q`` units does at least the whole
+  job: every schedule found is feasible (the online decision);
+* *up* (``outer``): ``u_g(D) = ceil(D Q / W^g)``, so every feasible schedule reaches ``Q`` units: the search
+  ranges over a superset of the schedules and its ``mu`` is an upper bound on eq. (21)'s (the certificate).
+
+(a) ``c_{s,g}(D)``: the cheapest placement of ``D`` workers on type ``g``'s servers and of ``Z(D)`` PSs.
+(b) ``F_s(v) = min_{g, D, v'} F_{s-1}(v') + c_{s,g}(D)`` over ``min(Q, v' + u_g(D)) = v``, pushed forward from each
+    reachable ``v'`` (types, then worker counts, in index order; the first minimum is kept); the back-pointers
+    keep the type, the count and ``v'`` (the cap at ``Q`` makes ``v'`` unrecoverable from ``v``).
+(c) as in :mod:`primaldual.dual.reference`: the earliest maximiser of ``f(s) - F_s(Q)``, the same early stop.
+
+Cost: ``O(Q G N)`` per slot against ``O(V N)`` on one type, ``Q`` about ``V`` times the slowest type's slowdown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from primaldual.dual.reference import fill, fill_among, in_slot, pool_costs, pool_costs_among, pool_prices
+
+#: Units per worker-slot of the slowest type: the rounding loses at most ``1 / Q`` of the job per slot (so a
+#: schedule may need a little more than its work, or the bound be a little loose); the search costs ``O(Q)``.
+RESOLUTION = 4
+#: Slack of the rounding of ``D Q / W^g`` (a relative 1e-9, the verifier's tolerance on eq. (2)).
+UNIT_TOLERANCE = 1e-9
+
+
+def progress_units(work_by_type: np.ndarray, resolution: int, max_workers: int, outer: bool) -> np.ndarray:
+    """``u[g, D]`` for ``D = 0..max_workers`` (module docstring): down for ``inner``, up for ``outer``."""
+    units = np.zeros((work_by_type.shape[0], max_workers + 1), dtype=np.int64)
+    for g in range(work_by_type.shape[0]):
+        for d in range(1, max_workers + 1):
+            x = d * resolution / work_by_type[g]
+            if outer:
+                units[g, d] = int(np.ceil(x - UNIT_TOLERANCE * x))
+            else:
+                units[g, d] = int(np.floor(x + UNIT_TOLERANCE * x))
+    return units
+
+
+def typed_slot_costs(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed,
+                     ps_max: int, server_types: np.ndarray, n_types: int) -> np.ndarray:
+    """Step (a) for one slot: ``cost[g, D]``, ``+inf`` where ``D`` workers do not fit on type ``g``."""
+    max_workers = ps_needed.shape[0] - 1
+    price = pool_prices(worker_prices, worker_demand)
+    parameter_servers = pool_costs(ps_prices, ps_free, ps_demand, ps_max)
+    cost = np.empty((n_types, max_workers + 1))
+    for g in range(n_types):
+        workers = pool_costs_among(price, server_types != g, worker_free, worker_demand, max_workers)
+        for d in range(max_workers + 1):
+            cost[g, d] = workers[d] + parameter_servers[min(ps_needed[d], ps_max)]
+        cost[g, 0] = 0.0
+    return cost
+
+
+def typed_dp_step(before: np.ndarray, cost: np.ndarray, units: np.ndarray, resolution: int, row: np.ndarray,
+                  chosen_type: np.ndarray, chosen_workers: np.ndarray, came_from: np.ndarray) -> None:
+    """Step (b) for one slot (module docstring), into ``row`` and the three back-pointer rows."""
+    row[:] = np.inf
+    for v in range(resolution + 1):
+        if before[v] == np.inf:
+            continue
+        for g in range(cost.shape[0]):
+            for d in range(cost.shape[1]):
+                if cost[g, d] == np.inf:
+                    continue
+                after = min(resolution, v + units[g, d])
+                candidate = before[v] + cost[g, d]
+                if candidate < row[after]:
+                    row[after] = candidate
+                    chosen_type[after], chosen_workers[after], came_from[after] = g, d, v
+
+
+def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed,
+                 ps_max: int, server_types: np.ndarray, units: np.ndarray, arrival: int, resolution: int,
+                 utility: np.ndarray, payoff_objective: bool, early_stop: bool, floor: float):
+    """Steps (a)-(c) over the window: ``(best, workers per window slot, type per window slot, C(s))``, as
+    :func:`primaldual.dual.reference.search` with the units of the module docstring."""
+    n_slots, n_types = utility.shape[0], units.shape[0]
+    completion_cost = np.full(n_slots, np.nan)
+    chosen_type = np.zeros((n_slots, resolution + 1), dtype=np.int32)
+    chosen_workers = np.zeros((n_slots, resolution + 1), dtype=np.int32)
+    came_from = np.zeros((n_slots, resolution + 1), dtype=np.int64)
+    before = np.full(resolution + 1, np.inf)
+    before[0] = 0.0
+    row = np.full(resolution + 1, np.inf)
+    best, best_payoff, best_utility, best_cost = -1, -np.inf, -np.inf, np.inf
+    for s in range(n_slots):
+        t = arrival + s
+        cost = typed_slot_costs(in_slot(worker_prices, t), in_slot(ps_prices, t), in_slot(worker_free, t),
+                                in_slot(ps_free, t), worker_demand, ps_demand, ps_needed, ps_max, server_types,
+                                n_types)
+        typed_dp_step(before, cost, units, resolution, row, chosen_type[s], chosen_workers[s], came_from[s])
+        total = row[resolution]
+        completion_cost[s] = total
+        if total < np.inf:  # step (c)
+            if payoff_objective:
+                if utility[s] - total > best_payoff:
+                    best, best_payoff = s, utility[s] - total
+            elif utility[s] > best_utility or (utility[s] == best_utility and total < best_cost):
+                best, best_utility, best_cost = s, utility[s], total
+        if early_stop and s + 1 < n_slots:
+            if payoff_objective and utility[s + 1] - floor <= max(0.0, best_payoff):
+                break
+            if not payoff_objective and utility[s + 1] < best_utility:
+                break
+        before, row = row, before
+    counts, types = typed_path(chosen_type, chosen_workers, came_from, best, resolution, n_slots)
+    return best, counts, types, completion_cost
+
+
+def typed_path(chosen_type, chosen_workers, came_from, best: int, resolution: int, n_slots: int):
+    """The schedule's workers and type per window slot, back from ``(best, Q)`` (type -1 where idle)."""
+    counts = np.zeros(n_slots, dtype=np.int64)
+    types = np.full(n_slots, -1, dtype=np.int64)
+    v = resolution
+    for s in range(best, -1, -1):
+        counts[s] = chosen_workers[s, v]
+        if counts[s] > 0:
+            types[s] = chosen_type[s, v]
+        v = came_from[s, v]
+    return counts, types
+
+
+def typed_place(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed, ps_max: int,
+                server_types: np.ndarray, arrival: int, counts: np.ndarray, types: np.ndarray, workers: np.ndarray,
+                parameter_servers: np.ndarray) -> None:
+    """The schedule on servers: each window slot's workers on its type's servers and their PSs, cheapest first."""
+    max_workers = ps_needed.shape[0] - 1
+    for s in range(counts.shape[0]):
+        if counts[s] > 0:
+            t = arrival + s
+            price = pool_prices(in_slot(worker_prices, t), worker_demand)
+            fill_among(price, server_types != types[s], in_slot(worker_free, t), worker_demand, max_workers,
+                       counts[s], workers[t])
+            fill(in_slot(ps_prices, t), in_slot(ps_free, t), ps_demand, ps_max, ps_needed[counts[s]],
+                 parameter_servers[t])
+
+
+def kernel_globals() -> dict:
+    """What the compiled copy calls instead of :mod:`primaldual.dual.reference`'s Python functions."""
+    from primaldual.dual import kernel, reference
+
+    code = kernel.compiled(reference)
+    return {name: getattr(code, name) for name in ("fill", "fill_among", "in_slot", "pool_costs",
+                                                    "pool_costs_among", "pool_prices")}
+
+
+#: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
+KERNEL_FUNCTIONS = ("typed_slot_costs", "typed_dp_step", "typed_path", "typed_search",
+                    "typed_place")

@@ -1,0 +1,129 @@
+"""The dual subroutine on heterogeneous clusters (primaldual.dual.typed) against brute-force enumeration of every
+schedule of a tiny job: its schedules verify, its ``mu`` is at most the true one, the relaxed ``mu`` at least."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from oasis_helpers import make_job, slot_options
+from primaldual.core.instance import Cluster, Instance
+from primaldual.core.schedule import Schedule
+from primaldual.core.verify import verify
+from primaldual.dual import kernel
+from primaldual.dual.subroutine import best_schedule
+from primaldual.core.utility import Constant, LinearDecay, Sigmoid
+
+TYPES = ("fast", "slow")
+
+
+@st.composite
+def typed_cases(draw):
+    """One job on 2-3 worker servers of two types (the slow one 1-3x slower), 1-3 slots, random prices and
+    residual capacities, as tests/oasis/test_oasis_dual.py's tiny cases."""
+    n_worker_servers = draw(st.integers(2, 3))
+    worker_types = ("fast", "slow") + tuple(draw(st.sampled_from(TYPES)) for _ in range(n_worker_servers - 2))
+    horizon = draw(st.integers(1, 3))
+    arrival = draw(st.integers(0, horizon - 1))
+    chunks = draw(st.integers(1, 3))
+    work = draw(st.integers(1, chunks * (horizon - arrival)))
+    slowdown = draw(st.sampled_from([1.0, 1.25, 1.5, 2.0, 3.0]))
+    kind = draw(st.sampled_from(["sigmoid", "linear", "constant"]))
+    value = draw(st.floats(0.5, 40.0))
+    utility = {"sigmoid": Sigmoid(value, 1.0, 1.0), "linear": LinearDecay(value, 3.0), "constant": Constant(value)}
+    job = make_job(arrival, work, chunks, [1.0, 1.0], [0.0, 1.0], utility[kind], bandwidth_ratio=0.5)
+    seconds = job.compute_seconds
+    job = dataclasses.replace(job, compute_seconds_by_type={"fast": seconds, "slow": seconds * slowdown})
+    worker_capacity = [[draw(st.sampled_from([0.0, 2.0, 3.0, 3.0])), 4.0] for _ in range(n_worker_servers)]
+    cluster = Cluster(("gpu", "cpu"), np.asarray(worker_capacity), np.asarray([[0.0, 4.0]]), worker_types=worker_types,
+                      gpu_types=TYPES)
+    instance = Instance(cluster, (job,), horizon, 1.0)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    worker_prices = rng.uniform(0.0, 6.0, size=(horizon, n_worker_servers, 2))
+    ps_prices = rng.uniform(0.0, 10.0, size=(horizon, 1, 2))
+    shares = [0.0, 0.5, 1.0, 1.0, 1.0, 1.0]
+    worker_free = np.asarray(worker_capacity)[None] * rng.choice(shares, size=(horizon, n_worker_servers, 1))
+    ps_free = np.asarray([[0.0, 4.0]])[None] * rng.choice(shares, size=(horizon, 1, 1))
+    return instance, worker_prices, ps_prices, worker_free, ps_free
+
+
+def brute_force_typed(instance, worker_prices, ps_prices, worker_free, ps_free) -> float:
+    """The best payoff over every schedule: per slot every placement on one type's servers (Gavel's rule),
+    progress ``sum D / W^g >= 1`` exactly as the verifier counts it; ``-inf`` if none."""
+    job, types = instance.jobs[0], instance.cluster.worker_type_index
+    work = instance.work_by_type[0]
+    per_slot = []
+    for t in range(job.arrival, instance.horizon):
+        cheapest = {}  # (progress of the slot) -> least cost
+        for y, _, cost in slot_options(job, worker_prices[t], ps_prices[t], worker_free[t], ps_free[t], job.chunks):
+            used = {int(types[h]) for h in range(len(y)) if y[h] > 0}
+            if len(used) > 1:
+                continue
+            progress = sum(y) / work[used.pop()] if used else 0.0
+            cheapest[progress] = min(cost, cheapest.get(progress, math.inf))
+        per_slot.append(sorted(cheapest.items()))
+    best = -math.inf
+    for choice in itertools.product(*per_slot):
+        if sum(p for p, _ in choice) < 1.0 - 1e-9:
+            continue
+        last = max(s for s, (p, _) in enumerate(choice) if p > 0)
+        best = max(best, float(job.utility(last)) - sum(c for _, c in choice))  # window slot = duration
+    return best
+
+
+def _payoff(instance, result, worker_prices, ps_prices) -> float:
+    """Utility minus the schedule's cost at the prices, recomputed from its counts on servers."""
+    job, schedule = instance.jobs[0], result.schedule
+    cost = float(np.einsum("th,thr,r->", schedule.workers, worker_prices, job.worker_demand))
+    cost += float(np.einsum("tk,tkr,r->", schedule.parameter_servers, ps_prices, job.ps_demand))
+    return float(job.utility(result.completion_slot - job.arrival)) - cost
+
+
+@settings(max_examples=300)
+@given(typed_cases())
+def test_typed_subroutine_brackets_the_brute_force(case):
+    instance, worker_prices, ps_prices, worker_free, ps_free = case
+    truth = brute_force_typed(instance, worker_prices, ps_prices, worker_free, ps_free)
+    inner = best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free, early_stop=False)
+    outer = best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free, early_stop=False, relaxed=True)
+    event("no schedule" if truth == -math.inf else ("inner exact" if math.isclose(inner.payoff, truth) else "inner below"))
+    assert inner.payoff <= truth + 1e-9  # its schedules are feasible: never better than the best one
+    assert outer.payoff >= truth - 1e-9  # the relaxation ranges over every feasible schedule
+    assert inner.mu <= max(truth, 0.0) + 1e-9 <= outer.mu + 2e-9
+    if inner.feasible:
+        report = verify(instance, Schedule({0: inner.schedule}))
+        assert not [v for v in report.violations if v.kind in ("work", "one_type")], report.violations
+        assert math.isclose(_payoff(instance, inner, worker_prices, ps_prices), inner.payoff, rel_tol=1e-9, abs_tol=1e-9)
+
+
+@settings(max_examples=60)
+@given(typed_cases())
+def test_typed_kernel_compiled_equals_reference(case):
+    instance, worker_prices, ps_prices, worker_free, ps_free = case
+    answers = []
+    for mode in ("reference", "compiled"):
+        with kernel.using(mode):
+            result = best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free)
+        answers.append((result.payoff, result.completion_slot, result.workers_per_slot.tobytes(),
+                        None if result.types_per_slot is None else result.types_per_slot.tobytes()))
+    assert answers[0] == answers[1]
+
+
+def test_hand_case_one_slow_worker_or_two_fast():
+    """Work 2 on the fast type (4 on the slow one), 2 chunks, one slot each way: the fast server (price 1 per GPU)
+    finishes in slot 0 for a cost of 2 + PS; the slow one cannot finish in one slot at all."""
+    job = make_job(0, 2, 2, [1.0, 0.0], [0.0, 0.0], Constant(10.0), bandwidth_ratio=0.5)
+    job = dataclasses.replace(job, compute_seconds_by_type={"fast": job.compute_seconds,
+                                                            "slow": 2 * job.compute_seconds})
+    cluster = Cluster(("gpu", "cpu"), np.array([[2.0, 0.0], [2.0, 0.0]]), np.array([[0.0, 1.0]]),
+                      worker_types=("slow", "fast"), gpu_types=TYPES)
+    instance = Instance(cluster, (job,), 1, 1.0)
+    prices = np.ones((1, 2, 2))
+    result = best_schedule(instance, 0, prices, np.zeros((1, 1, 2)), cluster.worker_capacity, cluster.ps_capacity)
+    assert result.feasible and result.payoff == 8.0
+    assert result.schedule.workers[0].tolist() == [0, 2] and result.types_per_slot.tolist() == [0]
