@@ -129,7 +129,7 @@ METHOD_TABLE: dict[str, Method] = {
                solver_of=_highspy, streams_progress=True, source="offline:cg", meta_keys=("method",),
                memory_advice="raise --memory-limit",
                no_bound_note="column generation completed no pricing round: the bound is the trivial one "
-                             "(each job alone on the empty cluster)", one_model=False, seeded=True, types=False),
+                             "(each job alone on the empty cluster)", one_model=False, seeded=True),
 }
 
 #: What ``auto`` resolves to (:func:`primaldual.offline.methods.resolve_method`): the exact ILP on a model it is
@@ -213,12 +213,11 @@ def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start
     applies = plans_large_ilp(method) and options.solver == "highs"
     if (options.pooled_first or options.online_start) and not applies:
         raise InputError("pooled_first and online_start apply to the ILP solved by HiGHS")
-    if instance.cluster.worker_types is not None:  # issue 64: no online seeds, no placement per type yet
-        if options.pooled_first or options.online_start:
-            raise InputError("pooled_first and online_start: not yet supported on heterogeneous clusters (gpu types)")
-        return IlpPlan(pooled_first=False, online_start=False)
+    typed = instance.cluster.worker_types is not None  # issue 64: the pooled optimum is not placed per type yet
+    if typed and options.pooled_first:
+        raise InputError("pooled_first: not yet supported on heterogeneous clusters (gpu types)")
     large = applies and options.formulation == "strong" and placement_count(instance) > AUTO_MATRIX_PLACEMENTS
-    return IlpPlan(pooled_first=large if options.pooled_first is None else options.pooled_first,
+    return IlpPlan(pooled_first=False if typed else large if options.pooled_first is None else options.pooled_first,
                    online_start=(large and start is None) if options.online_start is None else options.online_start)
 
 
@@ -248,12 +247,10 @@ def resolve_builder(instance: Instance, options: SolveOptions, pooled: bool) -> 
 
 def resolve_method(instance: Instance, method: str) -> str:
     """The method ``method`` means: itself, and for ``"auto"`` the ILP when the model has at most
-    :data:`AUTO_ILP_PLACEMENTS` placement variables or the cluster has gpu types, else ``"cg"`` (:data:`~primaldual.offline.methods.AUTO_SMALL`,
+    :data:`AUTO_ILP_PLACEMENTS` placement variables, else ``"cg"`` (:data:`~primaldual.offline.methods.AUTO_SMALL`,
     :data:`~primaldual.offline.methods.AUTO_LARGE`)."""
     if method != AUTO:
         return method
-    if instance.cluster.worker_types is not None:
-        return ILP  # column generation does not take gpu types yet (issue 64)
     return AUTO_SMALL if placement_count(instance) <= AUTO_ILP_PLACEMENTS else AUTO_LARGE
 
 
