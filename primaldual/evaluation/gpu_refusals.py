@@ -9,19 +9,15 @@ a solve there is nothing to show, so the refusal stands.
 
 from __future__ import annotations
 
-from primaldual.core.errors import InputError
-
 #: How :func:`primaldual.core.gpu_types.refuse_heterogeneous` begins: a scheduler that does not take gpu types yet.
 NOT_YET_HETEROGENEOUS = "heterogeneous clusters (gpu types): not yet supported"
 
 
-def refusals(instance, solve, restart_cost: float) -> list | None:
+def refusals(instance, solve) -> list | None:
     """A list to collect the schedulers that refuse gpu types, on a heterogeneous instance evaluated with a solve;
-    None where a refusal is the answer; :class:`InputError` under a restart cost (no restart model with types)."""
+    None where a refusal is the answer."""
     if instance.cluster.worker_types is None:
         return None
-    if restart_cost:
-        raise InputError("restart cost on heterogeneous clusters (gpu types): not yet supported by the OPT interval")
     return [] if solve is not None else None
 
 

@@ -277,7 +277,7 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     """
     step = step or _quiet
     parameters = parameters or {}
-    refused = _refusals(instance, solve, restart_cost)
+    refused = _refusals(instance, solve)
     seconds: dict[str, float] = {}
     started = time.monotonic()
     budget = None if time_limit is None else SCHEDULER_SHARE * time_limit

@@ -228,8 +228,8 @@ def test_solve_and_compare_opt_on_a_heterogeneous_instance(tmp_path, capsys):
     assert compared["opt_interval"]["low"] == pytest.approx(expected, rel=1e-7, abs=1e-7)
     assert compared["opt_interval"]["high"] >= expected - 1e-7
     assert all(row["verified"] for row in compared["rows"]), compared["rows"]
-    code, _, err = run(capsys, "solve", path, "--restart-cost", "0.1")
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "not yet supported" in err
+    code, out, err = run(capsys, "solve", path, "--restart-cost", "0.1", "--json")
+    assert code == 0, err
 
 
 def test_evaluate_gives_the_opt_interval_on_a_heterogeneous_instance():
@@ -248,3 +248,66 @@ def test_evaluate_gives_the_opt_interval_on_a_heterogeneous_instance():
     assert "oasis-lr" not in evaluation.outcomes and any("oasis-lr" in w for w in evaluation.warnings)
     with pytest.raises(InputError, match="not yet supported by oasis-lr"):  # ... a one-line refusal without one
         evaluate(instance, ["oasis-lr"])
+
+
+# ------------------------------------------------------------------------------------------ restart costs
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=10**6), jobs=st.integers(2, 3), horizon=st.integers(3, 4),
+       pair=st.integers(0, len(PAIRS) - 1), restart_cost=st.sampled_from([0.1, 0.5]))
+def test_the_restart_optimum_on_heterogeneous_instances_equals_a_brute_force_and_its_replay(
+        seed, jobs, horizon, pair, restart_cost):
+    from het_bruteforce import het_restart_brute_force
+
+    from primaldual.evaluation.restart_opt import replay_utility
+    from primaldual.offline.restart import solve_restart_offline
+
+    instance = tiny_heterogeneous(seed, jobs, horizon, pair)
+    expected = het_restart_brute_force(instance, restart_cost)[0]
+    solved = solve_restart_offline(instance, restart_cost)
+    assert solved.status == "optimal" and solved.objective == pytest.approx(expected, rel=1e-7, abs=1e-9)
+    utility, replayed = replay_utility(instance, solved.schedule, restart_cost)  # the simulator earns it
+    assert utility == pytest.approx(solved.objective, rel=1e-9, abs=1e-12) and verify(instance, replayed).feasible
+
+
+def test_a_change_of_type_is_a_move():
+    # W = 2 on either type, one worker a slot, F = 0.6. On the p100 throughout: 0.2 (the start) + 0.5 + 0.5, done
+    # in slot 2. From the v100 in slot 0 to the p100: 0.2 + 0.2 (the move, charged) + 0.5 < 1, done in slot 3.
+    import pyomo.environ as pyo
+
+    from primaldual.evaluation.restart_opt import replay_utility
+    from primaldual.models.restart import build_restart_model
+    from primaldual.offline.restart import seed_restart_model, solve_restart_offline
+
+    job = typed_job({"v100": 2.0, "p100": 2.0}, utility=LinearDecay(10.0, 10.0))
+    instance = typed_instance([job], 4, [[1.0], [1.0]], ["v100", "p100"])
+    ps = np.array([[1], [1], [1], [1]])
+    stay = Schedule({0: JobSchedule(np.array([[0, 1], [0, 1], [0, 1], [0, 1]]), ps)})
+    move = Schedule({0: JobSchedule(np.array([[1, 0], [0, 1], [0, 1], [0, 1]]), ps)})
+    assert replay_utility(instance, stay, 0.6)[0] == pytest.approx(8.0)
+    assert replay_utility(instance, move, 0.6)[0] == pytest.approx(7.0)
+    assert solve_restart_offline(instance, 0.6).objective == pytest.approx(8.0)
+    model = build_restart_model(instance, 0.6)  # the move's values with no restart in slot 1 break a row
+    seed_restart_model(model, instance, move)
+    assert model.restart[0, 1].value == 1
+    model.restart[0, 1].set_value(0)
+    assert any(pyo.value(row.body) > pyo.value(row.upper) + 1e-7 for row in model.worker_change_up.values())
+
+
+@pytest.mark.parametrize("scheduler", ["fifo", "drf", "oasis", "rrh"])
+def test_every_online_schedule_is_a_point_of_the_heterogeneous_restart_model(scheduler):
+    import pyomo.environ as pyo
+
+    from primaldual.models.restart import build_restart_model
+    from primaldual.offline.restart import seed_restart_model
+    from primaldual.simulation.simulator import simulate
+
+    instance = generate("small", 3, jobs=6, gpu_types=[("v100", 2), ("p100", 1), ("k80", 1)])
+    result = simulate(instance, scheduler, restart_cost=0.1)
+    model = build_restart_model(instance, 0.1)
+    seed_restart_model(model, instance, result.schedule)
+    broken = [row.name for row in model.component_data_objects(pyo.Constraint, active=True)
+              if (row.has_lb() and pyo.value(row.body) < pyo.value(row.lower) - 1e-7)
+              or (row.has_ub() and pyo.value(row.body) > pyo.value(row.upper) + 1e-7)]
+    assert broken == [] and pyo.value(model.total_utility) == pytest.approx(result.utility, rel=1e-9)
