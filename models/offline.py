@@ -50,6 +50,13 @@ and one PS server get variables (the others have no feasible schedule and are re
 where one worker (PS) of job i fits; each count is bounded by how many fit on the server and by ``N_i``
 (by (3), and by (7) for PSs). A capacity row (4)-(5) is only written where these bounds could exceed it.
 
+Heterogeneous clusters
+----------------------
+Where the cluster declares GPU types, :func:`primaldual.models.gpu_choice.declare_type_choice` adds the choice of
+one type per job and slot and eq. (2) is written at each type's speed (that module's docstring: the rows and
+their exactness); ``work_units`` is then ``(1 - 1e-9) W_i`` and ``work_done`` sums the weighted workers. On a
+homogeneous cluster none of it is built.
+
 Pooled relaxation
 -----------------
 ``pooled=True`` merges each pool's servers into one server per resource and slot: a job's workers (PSs) per

@@ -51,6 +51,13 @@ restarts, so ``sum_t D_it >= V_i - tol + F D_first > V_i`` and, being an integer
 1)(x_i - unfinished[i, t + 1])``; and no completion before ``a_i + d_i - 1`` with ``d_i`` the fewest slots with
 ``N_i (d - F) >= V_i - tol`` (the first running slot is charged). None cuts off a schedule of (a).
 
+Heterogeneous clusters (:mod:`primaldual.models.gpu_choice`): ``D_it`` above is the slot's work in worker-slots of
+the job's fastest type, ``sum_h (W_i / W_i^{g(h)}) y_iht`` (the simulator's ``Progress`` supplies ``(1 - F) D`` or
+``D`` worker-slots on the slot's one type and counts ``sum_g S_g / W^g >= 1 - FRACTION_TOLERANCE``, i.e. that sum
+times ``W_i``, the model's ``work_units``, with no further tolerance); a slot that repeats the placement repeats its
+type, so ``kept <= D_i,t-1`` still holds. **A change of type is a move**: the job's servers change, so a per-server
+count changes and ``restart`` is forced. The start-cost rounding cut is left out (the work is not integral).
+
 Cost: on top of the base model, one binary and one continuous variable per job and slot (two more for the
 running sums of the cuts), and two rows per placement variable (its change in each direction).
 """
@@ -61,6 +68,7 @@ import pyomo.environ as pyo
 
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
+from primaldual.models.gpu_choice import weighted_workers
 from primaldual.models.offline import build_offline_model
 
 #: ``primaldual.simulation.simulator.WORK_TOLERANCE``: remaining work at or below it counts as done (a test
@@ -96,8 +104,6 @@ def build_restart_model(instance: Instance, restart_cost: float, *, cuts: bool =
     ``cumulative_effective_work``, ``start_cost_work``, ``start_cost_cumulative``. ``model.restart_cost`` is F.
     """
     restart_cost = check_restart_cost(restart_cost)
-    if instance.cluster.worker_types is not None:
-        raise InputError("restart cost on heterogeneous clusters (gpu types): not yet supported by the restart model")
     model = build_offline_model(instance, relax=relax, formulation="strong")
     model.name = f"offline_restart{'_lp' if relax else ''}"
     model.restart_cost = restart_cost
@@ -107,7 +113,7 @@ def build_restart_model(instance: Instance, restart_cost: float, *, cuts: bool =
     declare_kept_work(model, arrival)
     declare_effective_work(model, arrival, instance.horizon, restart_cost)
     if cuts:
-        declare_restart_cuts(model, arrival, instance.horizon, restart_cost)
+        declare_restart_cuts(model, arrival, instance.horizon, restart_cost, typed=hasattr(model, "type_weight"))
         declare_earliest_completion(model, arrival, restart_cost)
     return model
 
@@ -126,7 +132,15 @@ def declare_earliest_completion(model, arrival: dict, restart_cost: float) -> No
 
 
 def _workers(m, i, t):
+    """``D_it``, or on a heterogeneous cluster the slot's work in worker-slots of the fastest type."""
+    if hasattr(m, "type_weight"):
+        return weighted_workers(m, i, t)
     return sum(m.workers[i, t, h] for h in m.servers_of[0][i])
+
+
+def _required(m, i):
+    """The supplied work's target: ``V_i - tol``, or heterogeneous ``(1 - 1e-9) W_i`` (module docstring)."""
+    return m.work_units[i] if hasattr(m, "type_weight") else m.work_units[i] - WORK_TOLERANCE
 
 
 def declare_restart_variables(model, relax: bool) -> None:
@@ -182,12 +196,12 @@ def declare_effective_work(model, arrival: dict, horizon: int, restart_cost: flo
     """``remaining <= WORK_TOLERANCE``: the work supplied over the job's slots covers ``V_i``."""
     model.effective_work = pyo.Constraint(
         model.jobs, rule=lambda m, i: sum(_supplied(m, i, t, restart_cost) for t in range(arrival[i], horizon))
-        >= (m.work_units[i] - WORK_TOLERANCE) * m.admit[i],
+        >= _required(m, i) * m.admit[i],
         doc="simulate(): the supplied work (1 - F) D + F kept reaches V_i (within WORK_TOLERANCE)")
 
 
-def declare_restart_cuts(model, arrival: dict, horizon: int, restart_cost: float) -> None:
-    """The valid cuts of the module docstring."""
+def declare_restart_cuts(model, arrival: dict, horizon: int, restart_cost: float, typed: bool = False) -> None:
+    """The valid cuts of the module docstring (``typed``: without the rounding, whose work is not integral)."""
     model.kept_done = pyo.Var(model.job_slots, domain=pyo.NonNegativeReals, doc="running sum of kept")
     model.kept_done_definition = pyo.Constraint(
         model.job_slots, rule=lambda m, i, t: m.kept_done[i, t]
@@ -195,13 +209,13 @@ def declare_restart_cuts(model, arrival: dict, horizon: int, restart_cost: float
 
     def cumulative(m, i, t):
         done = (1.0 - restart_cost) * m.work_done[i, t] + restart_cost * m.kept_done[i, t]
-        return done >= (m.work_units[i] - WORK_TOLERANCE) * (m.admit[i] - m.unfinished[i, t + 1])
+        return done >= _required(m, i) * (m.admit[i] - m.unfinished[i, t + 1])
 
     model.cumulative_effective_work = pyo.Constraint(
         model.cumulative_work_slots, rule=cumulative,
         doc="a job that completes by slot t has been supplied its work by slot t")
-    if restart_cost <= WORK_TOLERANCE:
-        return  # the rounding below needs a start that loses more than the completion tolerance
+    if restart_cost <= WORK_TOLERANCE or typed:
+        return  # the rounding below needs a start that loses more than the tolerance, and integral work
     model.start_cost_work = pyo.Constraint(
         model.jobs, rule=lambda m, i: sum(_workers(m, i, t) for t in range(arrival[i], horizon))
         >= (m.work_units[i] + 1) * m.admit[i],

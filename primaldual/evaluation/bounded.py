@@ -139,7 +139,7 @@ def bounded_seeds(instance: Instance, options: SolveOptions, start=None,
         return (), SeedAccount((), (), 0.0, None, "here")
     ran = ran or {}
     budget = SEED_SHARE * options.time_limit
-    names = seeds_to_run(ran)
+    names = seeds_to_run(ran, instance)
     cells = instance.n_jobs * instance.horizon * instance.cluster.n_worker_servers
     runner = _here if cells <= IN_PROCESS_CELLS or multiprocessing.current_process().daemon else _in_child
     computed, where = runner(instance, names, budget)

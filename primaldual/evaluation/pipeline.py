@@ -42,7 +42,9 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Mapping, Protocol, runtime_checkable
 
+from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
+from primaldual.evaluation.gpu_refusals import NOT_YET_HETEROGENEOUS, refusals as _refusals
 from primaldual.core.metrics import compute_metrics
 from primaldual.core.verify import VerificationReport, verify
 from primaldual.evaluation.bounds import OptInterval, Ratio, best_feasible, opt_interval, standalone_bound
@@ -187,13 +189,18 @@ def _quiet(_: str) -> ContextManager:
     return nullcontext()
 
 
-def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float) -> SchedulerOutcome:
+def _run_scheduler(instance, name: str, parameters: dict, restart_cost: float, refusable: bool = False):
+    """The scheduler's outcome; with ``refusable``, None where it refuses a heterogeneous instance (issue 64)."""
     scheduler = make_scheduler(name, **parameters)
     clock = time.perf_counter()
     try:
         result = simulate(instance, scheduler, restart_cost=restart_cost)
     except SimulationError as error:
         return SchedulerOutcome(name=name, error=error, seconds=time.perf_counter() - clock)
+    except InputError as error:
+        if refusable and str(error).startswith(NOT_YET_HETEROGENEOUS):
+            return None
+        raise
     seconds = time.perf_counter() - clock
     verification = verify(instance, result.schedule)
     bounds = {key: float(value) for key, value in scheduler.upper_bounds().items()} if (
@@ -218,25 +225,29 @@ SCHEDULER_SHARE = 0.5
 BEST_FIRST = ("rrh", "oasis-lr")
 
 
-def _stream_outcomes(sender, instance, names, parameters, restart_cost) -> None:  # runs in a spawned child
+def _stream_outcomes(sender, instance, names, parameters, restart_cost, refusable=False) -> None:  # in a child
     for name in names:
-        sender.send((name, _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)))
+        sender.send((name, _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost, refusable)))
 
 
 def _run_schedulers(instance, names: tuple[str, ...], parameters, restart_cost: float, step: Step,
-                    budget: float | None) -> tuple[dict[str, SchedulerOutcome], tuple[str, ...]]:
+                    budget: float | None, refused: list | None = None) -> tuple[dict[str, SchedulerOutcome], tuple]:
     """Every scheduler's outcome, in order; with a ``budget`` (seconds) only those that finish within it (in a
     spawned child killed at the budget, :func:`primaldual.evaluation.bounded.stream_in_child`; here, between
-    schedulers, on small instances and in daemonic processes), and the names left out."""
+    schedulers, on small instances and in daemonic processes), and the names left out. Given a list ``refused``,
+    the schedulers that refuse a heterogeneous instance are appended to it instead (:func:`_run_scheduler`)."""
     from primaldual.evaluation.bounded import IN_PROCESS_CELLS, stream_in_child
 
+    refusable = refused is not None
     order = names if budget is None else tuple(sorted(
         names, key=lambda name: BEST_FIRST.index(name) if name in BEST_FIRST else len(BEST_FIRST)))
     cells = instance.n_jobs * instance.horizon * instance.cluster.n_worker_servers
     if budget is not None and cells > IN_PROCESS_CELLS and not multiprocessing.current_process().daemon:
         with step(f"running {len(names)} schedulers (within {budget:.0f} s)"):
-            got = stream_in_child(_stream_outcomes, (instance, order, parameters, restart_cost), len(names), budget)
-        ran = {name: got[name][0] for name in order if name in got}
+            got = stream_in_child(_stream_outcomes, (instance, order, parameters, restart_cost, refusable),
+                                  len(names), budget)
+        refused_here = [name for name in order if name in got and got[name][0] is None]
+        ran = {name: got[name][0] for name in order if name in got and got[name][0] is not None}
     else:
         ran = {}
         clock = time.monotonic()
@@ -244,9 +255,15 @@ def _run_schedulers(instance, names: tuple[str, ...], parameters, restart_cost: 
             if budget is not None and time.monotonic() - clock >= budget:
                 break
             with step(f"running {name}"):
-                ran[name] = _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost)
+                outcome = _run_scheduler(instance, name, dict(parameters.get(name, {})), restart_cost, refusable)
+            ran[name] = outcome
+        refused_here = [name for name in order if ran.get(name, False) is None]
+        ran = {name: outcome for name, outcome in ran.items() if outcome is not None}
+    if refusable:
+        refused.extend(refused_here)
     # Reported in the caller's order, whatever order they ran in.
-    return {name: ran[name] for name in names if name in ran}, tuple(name for name in names if name not in ran)
+    left_out = set(ran) | set(refused_here)
+    return {name: ran[name] for name in names if name in ran}, tuple(name for name in names if name not in left_out)
 
 
 def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None = None, restart_cost: float = 0.0,
@@ -260,13 +277,17 @@ def evaluate(instance, schedulers: Iterable[str], *, solve: SolveOptions | None 
     """
     step = step or _quiet
     parameters = parameters or {}
+    refused = _refusals(instance, solve)
     seconds: dict[str, float] = {}
     started = time.monotonic()
-    outcomes, skipped = _run_schedulers(instance, tuple(schedulers), parameters, restart_cost, step,
-                                        None if time_limit is None else SCHEDULER_SHARE * time_limit)
+    budget = None if time_limit is None else SCHEDULER_SHARE * time_limit
+    outcomes, skipped = _run_schedulers(instance, tuple(schedulers), parameters, restart_cost, step, budget,
+                                        refused)
     best = best_feasible(outcomes.values())
     bound_instance, warning = relaxation_or_instance(instance, restart_cost)
     extra_warnings = [warning] if warning else []
+    if refused:
+        extra_warnings.append(f"left out {', '.join(refused)}: {NOT_YET_HETEROGENEOUS} by the simulator")
     if skipped:
         extra_warnings.append(f"left out {', '.join(skipped)}: not done within the schedulers' "
                               f"{SCHEDULER_SHARE * time_limit:.0f} s of the {time_limit:g} s time limit")

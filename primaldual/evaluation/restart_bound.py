@@ -48,6 +48,10 @@ def relaxation_or_instance(instance: Instance, restart_cost: float) -> tuple[Ins
     itself, with a warning, where the relaxation cannot be built (a job at the edge of the file format's
     ranges, whose raised compute time or work would leave them; ``docs/input-ranges.md``): the optimum without
     restart costs still bounds every run, only more loosely."""
+    if instance.cluster.worker_types is not None and applies(restart_cost):
+        return instance, (f"on a heterogeneous cluster (gpu types) the start-cost relaxation is not built (its rounding "
+                          f"needs integral work): OPT at restart cost {float(restart_cost):g} is bounded by the "
+                          "optimum without restart costs")
     try:
         return start_cost_relaxation(instance, restart_cost), None
     except InputError as error:

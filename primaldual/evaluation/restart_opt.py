@@ -41,6 +41,7 @@ class ReplayScheduler(OnlineScheduler):
     simulator refuses allocations to completed jobs)."""
 
     name = "offline-replay"
+    handles_gpu_types = True  # per-server counts as given: a schedule's one type per slot, kept
 
     def __init__(self, schedule: Schedule):
         self.schedule = schedule

@@ -48,7 +48,7 @@ def online_seeds(instance: Instance, ran: Mapping[str, object] | None = None) ->
     ``ran`` maps a name to an outcome already computed with default parameters (``.result.schedule``,
     ``.verification``, and for OASiS ``.certificate``); the seeds it lacks are run here (:func:`seeds_to_run`)."""
     ran = ran or {}
-    computed = {name: compute_seed(instance, name) for name in seeds_to_run(ran)}
+    computed = {name: compute_seed(instance, name) for name in seeds_to_run(ran, instance)}
     return to_seeds(instance, ran, computed)
 
 
@@ -61,9 +61,20 @@ def _reusable(name: str, known: object) -> bool:
     return name not in CERTIFIED_SEEDS or getattr(known, "certificate", None) is not None
 
 
-def seeds_to_run(ran: Mapping[str, object]) -> tuple[str, ...]:
-    """The names of :data:`SEED_SCHEDULERS` that ``ran`` does not already hold in a usable form, in order."""
-    return tuple(name for name in SEED_SCHEDULERS if not _reusable(name, ran.get(name)))
+def seeds_to_run(ran: Mapping[str, object], instance: Instance | None = None) -> tuple[str, ...]:
+    """The names of :data:`SEED_SCHEDULERS` that ``ran`` does not already hold in a usable form, in order; on a
+    heterogeneous ``instance`` only those that take gpu types (the others would refuse it)."""
+    return tuple(name for name in SEED_SCHEDULERS
+                 if not _reusable(name, ran.get(name)) and _takes(instance, name))
+
+
+def _takes(instance: Instance | None, name: str) -> bool:
+    """Whether scheduler ``name`` runs on ``instance`` (every one on a homogeneous cluster; issue 64)."""
+    if instance is None or instance.cluster.worker_types is None:
+        return True
+    from primaldual.simulation.scheduler import make_scheduler
+
+    return bool(make_scheduler(name).handles_gpu_types)
 
 
 def to_seeds(instance: Instance, ran: Mapping[str, object], computed: Mapping[str, tuple]) -> tuple[OnlineSeed, ...]:

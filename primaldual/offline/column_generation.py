@@ -101,7 +101,10 @@ class Cells:
         worker_capacity = np.tile(np.asarray(cluster.worker_capacity, dtype=float).ravel(), self.horizon)
         ps_capacity = np.tile(np.asarray(cluster.ps_capacity, dtype=float).ravel(), self.horizon)
         self.capacity = np.concatenate([worker_capacity, ps_capacity])
-        self.worker_groups = _identical(np.asarray(cluster.worker_capacity, dtype=float))
+        worker_key = np.asarray(cluster.worker_capacity, dtype=float)
+        if cluster.worker_types is not None:  # only servers of one gpu type are identical
+            worker_key = np.column_stack([worker_key, cluster.worker_type_index])
+        self.worker_groups = _identical(worker_key)
         self.ps_groups = _identical(np.asarray(cluster.ps_capacity, dtype=float))
 
         self.row_of_cell, self.row_capacity = self._aggregate()
@@ -345,7 +348,9 @@ class PricingRound:
 
 def price_all(cells: Cells, jobs, prices: np.ndarray, deadline: float | None = None) -> PricingRound:
     """Price every job at ``prices`` (one dual-subroutine call each) and return the Lagrangian bound
-    ``sum_i mu_i + prices . capacity``. ``complete`` is False (and the bound meaningless) if the deadline
+    ``sum_i mu_i + prices . capacity``. On a heterogeneous cluster the typed subroutine's schedule (progress
+    rounded down: feasible) is the column and its relaxed ``mu`` (rounded up: at least eq. (21)'s) the bound's
+    term, two calls per job (:mod:`primaldual.dual.typed`). ``complete`` is False (and the bound meaningless) if the deadline
     (``time.time()``) passed before every job was priced."""
     instance = cells.instance
     worker_prices, ps_prices = cells.prices(prices)
@@ -356,7 +361,11 @@ def price_all(cells: Cells, jobs, prices: np.ndarray, deadline: float | None = N
         if deadline is not None and time.time() > deadline:
             return PricingRound(float("inf"), tuple(columns), False)
         result = best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity, cluster.ps_capacity)
-        mu_sum += result.mu
+        if cluster.worker_types is not None:  # the typed search's plan is feasible, its relaxed mu a bound
+            mu_sum += best_schedule(instance, i, worker_prices, ps_prices, cluster.worker_capacity,
+                                    cluster.ps_capacity, plan=False, relaxed=True).mu
+        else:
+            mu_sum += result.mu
         if result.schedule is not None and result.mu > 0:
             columns.append(cells.column(i, result.schedule))
     return PricingRound(float(mu_sum + prices @ cells.capacity), tuple(columns), True)

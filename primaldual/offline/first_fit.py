@@ -4,7 +4,8 @@
 The aggregated master counts units per slot and group of identical servers; nothing in (1)-(13) links one
 slot's servers to another's, so each job's counts are placed slot by slot on the capacity the jobs placed
 before it left. A job that does not fit in some slot is dropped whole, so the result respects (4)-(5) by
-construction (and is verified like every other schedule). Cost: O(jobs x slots x servers x resources).
+construction (and is verified like every other schedule). On a heterogeneous cluster the schedules are per server
+and each slot's workers are placed on the servers of the type they were on: the same work, the same type rule. Cost: O(jobs x slots x servers x resources).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def place_on_servers(instance: Instance, schedules: dict[int, JobSchedule]) -> S
         completion = schedules[i].completion_slot()
         return 0.0 if completion is None else float(instance.jobs[i].utility(completion - instance.jobs[i].arrival))
 
+    typed = cluster.worker_types is not None
     placed = {}
     for i in sorted(schedules, key=lambda j: (-utility(j), j)):
         spec, schedule = instance.jobs[i], schedules[i]
@@ -40,6 +42,8 @@ def place_on_servers(instance: Instance, schedules: dict[int, JobSchedule]) -> S
             out = np.zeros(trial[pool].shape[:2], dtype=np.int64)
             for t in np.flatnonzero(counts):
                 fit = np.full(out.shape[1], int(counts[t]), dtype=np.int64)
+                if typed and pool == 0:  # on the servers of the type the job runs on in slot t, as given
+                    fit[cluster.worker_type_index != slot_type(cluster, schedule.workers[t])] = 0
                 for r in np.flatnonzero(demand > 0):
                     fit = np.minimum(fit, np.floor((trial[pool][t, :, r] + FIT_TOLERANCE) / demand[r]).astype(np.int64))
                 fit = np.maximum(fit, 0)
@@ -59,4 +63,9 @@ def place_on_servers(instance: Instance, schedules: dict[int, JobSchedule]) -> S
     return Schedule(placed)
 
 
-__all__ = ["FIT_TOLERANCE", "place_on_servers"]
+def slot_type(cluster, workers: np.ndarray) -> int:
+    """The gpu type (index) of a slot's workers: its first busy server's (one type per slot, Gavel's rule)."""
+    return int(cluster.worker_type_index[np.flatnonzero(workers)[0]])
+
+
+__all__ = ["FIT_TOLERANCE", "place_on_servers", "slot_type"]

@@ -129,7 +129,7 @@ METHOD_TABLE: dict[str, Method] = {
                solver_of=_highspy, streams_progress=True, source="offline:cg", meta_keys=("method",),
                memory_advice="raise --memory-limit",
                no_bound_note="column generation completed no pricing round: the bound is the trivial one "
-                             "(each job alone on the empty cluster)", one_model=False, seeded=True, types=False),
+                             "(each job alone on the empty cluster)", one_model=False, seeded=True),
 }
 
 #: What ``auto`` resolves to (:func:`primaldual.offline.methods.resolve_method`): the exact ILP on a model it is
@@ -213,12 +213,11 @@ def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start
     applies = plans_large_ilp(method) and options.solver == "highs"
     if (options.pooled_first or options.online_start) and not applies:
         raise InputError("pooled_first and online_start apply to the ILP solved by HiGHS")
-    if instance.cluster.worker_types is not None:  # issue 64: no online seeds, no placement per type yet
-        if options.pooled_first or options.online_start:
-            raise InputError("pooled_first and online_start: not yet supported on heterogeneous clusters (gpu types)")
-        return IlpPlan(pooled_first=False, online_start=False)
+    typed = instance.cluster.worker_types is not None  # issue 64: the pooled optimum is not placed per type yet
+    if typed and options.pooled_first:
+        raise InputError("pooled_first: not yet supported on heterogeneous clusters (gpu types)")
     large = applies and options.formulation == "strong" and placement_count(instance) > AUTO_MATRIX_PLACEMENTS
-    return IlpPlan(pooled_first=large if options.pooled_first is None else options.pooled_first,
+    return IlpPlan(pooled_first=False if typed else large if options.pooled_first is None else options.pooled_first,
                    online_start=(large and start is None) if options.online_start is None else options.online_start)
 
 
@@ -228,6 +227,8 @@ def uses_seeds(instance: Instance, options: SolveOptions, start=None) -> bool:
     if not offline_sparsity(instance).jobs:
         return False  # the solve returns the empty schedule without a solver
     method = resolve_method(instance, options.method)
+    if instance.cluster.worker_types is not None and not METHOD_TABLE[method].types:
+        return False  # the solve refuses it in one line naming the method, before any seed would run
     return always_seeded(method) or large_ilp_plan(instance, options, method, start).online_start
 
 

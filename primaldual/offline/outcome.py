@@ -124,6 +124,8 @@ class Stop(Enum):
     TIME_SPENT = "the column-generation share of the time is spent"
     LP_STOPPED = "the master LP stopped before it was solved"
     PRICING_STOPPED = "a pricing round did not complete in time"
+    NO_TYPED_COLUMN = ("no column of the typed pricing (progress rounded down) prices out at the master's duals: "
+                       "the master LP may still be below the LP optimum (gpu types)")
 
     @property
     def converged(self) -> bool:

@@ -261,6 +261,10 @@ def pooled_lp_prices(instance: Instance, time_limit: float | None, threads: int 
     duals = np.maximum(duals, 0.0)  # a maximisation's <= rows: prices are the nonnegative duals
     prices = []
     for pool, n_servers in ((0, instance.cluster.n_worker_servers), (1, instance.cluster.n_ps_servers)):
+        if pool == 0 and model.types is not None:  # the worker pool is one merged server per gpu type
+            rows = model.capacity_rows[0][:, instance.cluster.worker_type_index, :]  # (T, H, R)
+            prices.append(np.where(rows >= 0, duals[np.maximum(rows, 0)], 0.0))
+            continue
         rows = model.capacity_rows[pool][:, 0, :]  # (T, R): the one pooled server
         per_slot = np.where(rows >= 0, duals[np.maximum(rows, 0)], 0.0)
         prices.append(np.repeat(per_slot[:, None, :], n_servers, axis=1))

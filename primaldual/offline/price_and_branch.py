@@ -308,8 +308,9 @@ class _Generation:
             f"incumbent {self.best_utility:.6g}, {len(self.master.columns)} columns ({dropped} dropped), "
             f"{time.time() - self.started:.0f} s"))
         if added == 0:
-            if not smoothed or len(rounds) == 2:
-                return Stop.NO_ENTERING_COLUMN  # priced exactly at the master's duals: its LP is optimal
+            if not smoothed or len(rounds) == 2:  # priced exactly at the master's duals: its LP is optimal
+                typed = self.cells.instance.cluster.worker_types is not None  # (not proven by a typed pricing)
+                return Stop.NO_TYPED_COLUMN if typed else Stop.NO_ENTERING_COLUMN
             self.alpha = 0.0  # a mis-pricing: price at the master's duals next round
         else:
             self.alpha = SMOOTHING

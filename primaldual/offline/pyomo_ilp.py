@@ -42,14 +42,14 @@ def _seed(model, instance: Instance, start: Schedule) -> None:
         for t in range(instance.jobs[i].arrival, completion + 1):
             model.unfinished[i, t].set_value(1, skip_validation=True)
         if hasattr(model, "uses_type"):
-            _seed_types(model, instance, i, assignment)
+            seed_types(model, instance, i, assignment)
         if hasattr(model, "work_done"):
-            running = np.cumsum(_work_per_slot(model, i, assignment))
+            running = np.cumsum(work_per_slot(model, i, assignment))
             for t in range(instance.jobs[i].arrival, instance.horizon):
                 model.work_done[i, t].set_value(float(running[t]), skip_validation=True)
 
 
-def _work_per_slot(model, i: int, assignment) -> np.ndarray:
+def work_per_slot(model, i: int, assignment) -> np.ndarray:
     """Per slot, the start's workers (homogeneous) or its workers weighted by their type's speed (the rows of
     eq. (2) of :mod:`primaldual.models.gpu_choice`)."""
     if not hasattr(model, "type_weight"):
@@ -57,7 +57,7 @@ def _work_per_slot(model, i: int, assignment) -> np.ndarray:
     return assignment.workers @ model.type_weight[i][np.asarray(model.server_type)]
 
 
-def _seed_types(model, instance: Instance, i: int, assignment) -> None:
+def seed_types(model, instance: Instance, i: int, assignment) -> None:
     """``uses_type[i, t, g] = 1`` where the start runs job i on type g (one type per slot: it is verified)."""
     index = instance.cluster.worker_type_index
     for t in np.flatnonzero(assignment.workers_per_slot):
@@ -119,4 +119,4 @@ def prepare_pyomo(task: IlpTask) -> None:
     solver_version(task.solver)
 
 
-__all__ = ["build_and_solve_pyomo", "prepare_pyomo"]
+__all__ = ["build_and_solve_pyomo", "prepare_pyomo", "seed_types", "work_per_slot"]

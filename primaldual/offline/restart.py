@@ -28,6 +28,7 @@ from primaldual.backends.solvers import check_solver, solve_model
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import JobSchedule, Schedule
 from primaldual.models.restart import build_restart_model, check_restart_cost
+from primaldual.offline.pyomo_ilp import seed_types, work_per_slot
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +75,9 @@ def seed_restart_model(model, instance: Instance, start: Schedule) -> None:
         model.admit[i].set_value(1, skip_validation=True)
         model.complete[i, completion].set_value(1, skip_validation=True)
         same = _running_same(job.workers, job.parameter_servers)
-        per_slot = job.workers_per_slot
+        per_slot = work_per_slot(model, i, job)
+        if hasattr(model, "uses_type"):
+            seed_types(model, instance, i, job)
         arrival = instance.jobs[i].arrival
         for t in range(arrival, instance.horizon):
             model.unfinished[i, t].set_value(1 if t <= completion else 0, skip_validation=True)

@@ -78,3 +78,48 @@ def het_job_schedules(instance, i):
 def het_brute_force_optimum(instance):
     """``(value, {job: (workers, PSs)})`` of an optimal heterogeneous schedule, by exhaustive search."""
     return best_packing(instance, [het_job_schedules(instance, i) for i in range(instance.n_jobs)])
+
+
+def het_restart_job_schedules(instance, i, restart_cost):
+    """All schedules of job i alone that complete under ``restart_cost`` on a heterogeneous cluster, in the words
+    of the simulator's rule (``restart_bruteforce.py``) with the work at each type's speed: a slot's ``D`` workers,
+    all on one type g, do ``D / W^g`` of the job, ``(1 - F) D / W^g`` where the placement differs from the slot
+    before (a change of type always does); done at ``1 - 1e-9``."""
+    from restart_bruteforce import _placements
+
+    job, horizon, cluster = instance.jobs[i], instance.horizon, instance.cluster
+    index = np.asarray(cluster.worker_type_index)
+    worker_caps = [_fits_alone(job.worker_demand, c) for c in cluster.worker_capacity]
+    ps_caps = [_fits_alone(job.ps_demand, c) for c in cluster.ps_capacity]
+    work = instance.work_by_type[i]
+    options = []
+    for y, z in _placements(job, worker_caps, ps_caps):
+        types = {int(index[h]) for h, n in enumerate(y) if n}
+        if len(types) == 1:
+            options.append((y, z, sum(y) / work[types.pop()]))
+    out = []
+    y = np.zeros((horizon, len(worker_caps)), dtype=np.int64)
+    z = np.zeros((horizon, len(ps_caps)), dtype=np.int64)
+
+    def extend(t, remaining, previous):
+        if t == horizon:
+            return
+        extend(t + 1, remaining, None)
+        for workers, servers, fraction in options:
+            supplied = fraction * (1.0 if previous == (workers, servers) else 1.0 - restart_cost)
+            y[t], z[t] = workers, servers
+            if remaining - supplied <= 1e-9:
+                out.append((float(job.utility(t - job.arrival)), y.copy(), z.copy()))
+            else:
+                extend(t + 1, remaining - supplied, (workers, servers))
+            y[t], z[t] = 0, 0
+
+    extend(job.arrival, 1.0, None)
+    out.sort(key=lambda entry: -entry[0])
+    return out
+
+
+def het_restart_brute_force(instance, restart_cost):
+    """``(value, {job: (workers, PSs)})``: the optimum under ``restart_cost`` on a heterogeneous cluster."""
+    return best_packing(instance, [het_restart_job_schedules(instance, i, restart_cost)
+                                   for i in range(instance.n_jobs)])
