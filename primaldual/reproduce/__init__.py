@@ -17,9 +17,12 @@ readings, Dorm), each experiment at restart cost 0 and 0.1 (``--restart-cost``):
    busiest windows, with OPT's interval (column generation on windows, standalone and pooled LP on whole VCs),
    JCT and slowdown CDFs and Jain's index of slowdowns (``traces.jsonl``, resumable; ``--quick``: one 12-hour
    window and two tiny VCs).
+5. heterogeneous GPUs (:mod:`primaldual.reproduce.hetero_report`, issue 64): the same cases' code on the busiest
+   weeks imported onto V100, P100 and K80 (``hetero.jsonl``; ``--quick``: one day): every scheduler that handles
+   types and Gavel's policies against OPT's interval, and Gavel's comparison of mean JCT with and without awareness.
 
-``sections`` (``--sections``) runs a subset of these, named ``ratios`` (1), ``paper`` (2), ``lbbsp`` (3) and
-``traces`` (4) (:data:`~primaldual.reproduce.experiments.SECTIONS`): the full trace section alone takes about an
+``sections`` (``--sections``) runs a subset of these, named ``ratios`` (1), ``paper`` (2), ``lbbsp`` (3),
+``traces`` (4) and ``hetero`` (5) (:data:`~primaldual.reproduce.experiments.SECTIONS`): the full trace section alone takes about an
 hour of the full run's many. summary.md, summary.json and figures.md then report only the sections that ran
 and name them; the records of the others stay in ``results.jsonl`` and ``traces.jsonl`` for a later run.
 
@@ -122,6 +125,9 @@ def reproduce(
     trace_records = _traces(settings, out, restart_cost, log, figures, captions, outcomes) \
         if "traces" in sections else []
     traces_seconds = time.perf_counter() - clock
+    clock = time.perf_counter()
+    hetero_records = _hetero(settings, out, restart_cost, log, outcomes) if "hetero" in sections else []
+    hetero_seconds = time.perf_counter() - clock
     headline = write_index(out, settings, outcomes, figures, sections)
     groups, labels = swept["groups"], swept["labels"]
     reproduction = Reproduction(
@@ -131,6 +137,7 @@ def reproduce(
             "settings": settings.name, "sections": list(sections), "headline": headline,
             "sweep_seconds": swept["seconds"], "lbbsp_seconds": lbbsp_seconds,
             "traces_seconds": traces_seconds, "traces": trace_records,
+            "hetero_seconds": hetero_seconds, "hetero": hetero_records,
             "captions": {str(path): text for path, text in captions.items()},
             "summaries": {label: summarize(groups[label]) for label in labels if base_label(label)[0] in SET_NAMES},
             "utility": {label: relative_utilities(groups[label], KNOB_OF[base_label(label)[0]])
@@ -241,6 +248,21 @@ def _traces(settings: Settings, out: Path, restart_cost: float, log, figures: li
     figures += drawn
     captions.update(drawn)
     outcomes += trace_checks(records)
+    return records
+
+
+def _hetero(settings: Settings, out: Path, restart_cost: float, log, outcomes: list) -> list[dict]:
+    """The heterogeneous section (:mod:`primaldual.reproduce.hetero_report`): the trace cases' code on
+    ``settings.hetero``, into ``hetero.jsonl``; its records and checks."""
+    if settings.hetero is None:
+        return []
+    from primaldual.reproduce.hetero_report import hetero_checks
+    from primaldual.reproduce.traces import run_traces
+
+    log("reproduce: heterogeneous GPUs (Philly weeks on V100, P100, K80)")
+    costs = (0.0, restart_cost) if restart_cost else (0.0,)
+    records = run_traces(settings.hetero, out / "hetero.jsonl", costs, log)
+    outcomes += hetero_checks(records)
     return records
 
 

@@ -36,12 +36,16 @@ class TraceCase:
     source: str
     window: tuple[float, float] | None = None
     busiest: float | None = None
+    #: A heterogeneous cluster of that many 8-GPU worker servers per type (``trace import --gpu-types``).
+    gpu_types: tuple[tuple[str, int], ...] | None = None
 
     @property
     def name(self) -> str:
         if self.busiest is not None:
-            return f"{self.source} busiest {self.busiest:g} h"
-        return self.source + ("" if self.window is None else f" {self.window[0]:g}:{self.window[1]:g}")
+            name = f"{self.source} busiest {self.busiest:g} h"
+        else:
+            name = self.source + ("" if self.window is None else f" {self.window[0]:g}:{self.window[1]:g}")
+        return name + ("" if self.gpu_types is None else " on " + ",".join(f"{g}:{n}" for g, n in self.gpu_types))
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,19 @@ FULL_TRACES = TraceSettings(
     whole=tuple(TraceCase(f"philly:0/{vc}") for vc in SMALL_WHOLE_VCS),
     schedulers=tuple(name for name in SCHEDULERS if name != "dorm"))
 
+
+#: The heterogeneous section's cluster: about Gavel's simulated 36:36:36 GPUs (5 8-GPU servers of each type).
+GAVEL_MIX = (("v100", 5), ("p100", 5), ("k80", 5))
+#: Gavel's policies (OSDI 2020), agnostic and aware of the GPU types (primaldual/baselines/gavel.py).
+GAVEL_POLICIES = ("las", "gavel-las", "gavel-ftf")
+#: The schedulers that handle GPU types (OASiS-LR and OASiS-P do not yet) and Gavel's policies.
+HETERO_SCHEDULERS = tuple(name for name in SCHEDULERS if name not in ("oasis-lr", "oasis-p")) + GAVEL_POLICIES
+QUICK_HETERO = TraceSettings(
+    windows=(TraceCase("philly:0/b436b2", busiest=24.0, gpu_types=GAVEL_MIX),), whole=(),
+    schedulers=HETERO_SCHEDULERS, cg_time_limit=10.0, skip_tight_solve=True)
+FULL_HETERO = TraceSettings(
+    windows=tuple(TraceCase(f"philly:0/{vc}", busiest=168.0, gpu_types=GAVEL_MIX) for vc in BUSIEST_VCS), whole=(),
+    schedulers=tuple(name for name in HETERO_SCHEDULERS if name != "dorm"))
 
 
 @dataclass(frozen=True)
@@ -107,6 +124,8 @@ class Settings:
     paper_capacity_scale: float = 1.0
     #: The trace section (:mod:`primaldual.reproduce.traces`); None: no trace section.
     traces: TraceSettings | None = None
+    #: The heterogeneous section: trace weeks on :data:`GAVEL_MIX` (the same cases' code); None: none.
+    hetero: TraceSettings | None = None
 
 
 #: The two settings side by side, one row per :class:`Settings` field: (quick, full).
@@ -134,6 +153,7 @@ _SIZES: dict[str, tuple] = {
     "lbbsp_training": (False, True),
     "paper_dorm": (False, True),
     "traces": (QUICK_TRACES, FULL_TRACES),
+    "hetero": (QUICK_HETERO, FULL_HETERO),
 }
 QUICK, FULL = (Settings(name=name, **{key: row[column] for key, row in _SIZES.items()})
                for column, name in enumerate(("quick", "full")))
@@ -153,6 +173,7 @@ SECTIONS = {
     "paper": "total utility vs number of jobs and vs capacity on the paper preset",
     "lbbsp": "LB-BSP's benchmark and expectations",
     "traces": "real arrivals: every scheduler on packaged Philly VCs",
+    "hetero": "heterogeneous GPUs (V100, P100, K80): every scheduler and Gavel's policies on Philly weeks",
 }
 
 #: The ratio sets of summary.md's table: label -> what the set is.

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from primaldual.core.output import write_text
 from primaldual.core.provenance import describe, provenance
+from primaldual.reproduce.hetero_report import hetero_lines
 from primaldual.reproduce.trace_report import trace_lines
 from primaldual.reproduce.experiments import (
     BASELINES, CLAIMANT, RATIO_SETS, SCHEDULERS, SECTIONS, Settings, base_label,
@@ -47,7 +48,8 @@ def write_summary(reproduction: Reproduction, settings: Settings) -> Path:
     summaries = reproduction.extra.get("summaries", {})
     lines = (_header(reproduction, settings) + _verdicts(reproduction) + _ratio_sections(summaries)
              + _utility_sections(reproduction.extra.get("utility", {}))
-             + trace_lines(reproduction.extra.get("traces", [])) + _figures(reproduction))
+             + trace_lines(reproduction.extra.get("traces", []))
+             + hetero_lines(reproduction.extra.get("hetero", [])) + _figures(reproduction))
     path = reproduction.out / "summary.md"
     write_text(path, "\n".join(lines) + "\n", "--out")
     _write_json(reproduction, settings, summaries)
@@ -86,8 +88,8 @@ def _settings_line(reproduction: Reproduction, settings: Settings) -> str:
     sections = extra.get("sections", list(SECTIONS))
     swept = "ratios" in sections or "paper" in sections
     parts = [("sweeps", "sweep_seconds")] if swept else []
-    parts += [(name, f"{key}_seconds") for name, key in (("LB-BSP", "lbbsp"), ("traces", "traces"))
-              if key in sections]
+    parts += [(name, f"{key}_seconds") for name, key in (("LB-BSP", "lbbsp"), ("traces", "traces"),
+                                                         ("heterogeneous", "hetero")) if key in sections]
     records = (f"{reproduction.records} sweep records ({reproduction.computed} computed in this run, the rest "
                "reused from `results.jsonl`); ") if swept else ""
     times = ", ".join(f"{name} {extra.get(key, 0):.0f} s" for name, key in parts)
@@ -226,10 +228,10 @@ def _write_json(reproduction, settings: Settings, summaries: dict[str, dict]) ->
         "distributions": {label: s["distributions"] for label, s in summaries.items()},
         "utility": {label: [{"value": v, CLAIMANT: mine, **others} for v, mine, others in rows]
                     for label, rows in extra.get("utility", {}).items()},
-        # per-job lists stay in traces.jsonl
-        "traces": [{**record, "schedulers": {name: {k: v for k, v in row.items() if k not in ("jct", "slowdown")}
-                                             for name, row in record["schedulers"].items()}}
-                   for record in extra.get("traces", [])],
+        # per-job lists stay in traces.jsonl and hetero.jsonl
+        **{key: [{**record, "schedulers": {name: {k: v for k, v in row.items() if k not in ("jct", "slowdown")}
+                                           for name, row in record["schedulers"].items()}}
+                 for record in extra.get(key, [])] for key in ("traces", "hetero") if key == "traces" or key in extra},
         "figures": [{"path": str(p.relative_to(reproduction.out)), "caption": extra.get("captions", {}).get(str(p), "")}
                     for p in reproduction.figures],
     }

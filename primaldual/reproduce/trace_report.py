@@ -37,18 +37,18 @@ def _where(record: dict) -> str:
     return record["case"] + (f", restart {cost:g}" if cost else "")
 
 
-def trace_checks(records: list[dict]) -> list[Outcome]:
-    """The three expectations of the module docstring."""
+def trace_checks(records: list[dict], section: str = "traces") -> list[Outcome]:
+    """The three expectations of the module docstring (``section`` names them: ``traces`` or ``heterogeneous``)."""
     if not records:
         return []
     rows = [(r, name, row) for r in records for name, row in r["schedulers"].items()]
     bad = [f"{name} on {_where(r)}" for r, name, row in rows if not row["ran"] or not row["verified"]]
-    outcomes = [Outcome("feasibility (traces)", "every schedule on every trace instance passes the verifier",
+    outcomes = [Outcome(f"feasibility ({section})", "every schedule on every trace instance passes the verifier",
                         f"{len(rows) - len(bad)}/{len(rows)} verified", not bad,
                         why="" if not bad else "not verified: " + ", ".join(bad[:5]))]
     below = [f"{name} on {_where(r)}" for r, name, row in rows if row["ran"] and r["opt"]["high"] is not None
              and row["utility"] > r["opt"]["high"] * (1 + BOUND_SLACK) + BOUND_SLACK]
-    outcomes.append(Outcome("OPT bound on traces", "the certified bound >= every scheduler's utility",
+    outcomes.append(Outcome(f"OPT bound on {section}", "the certified bound >= every scheduler's utility",
                             f"{len(records) - len({w.split(' on ')[1] for w in below})}/{len(records)} cases hold",
                             not below, why="" if not below else "exceeded by " + ", ".join(below[:5])))
     windows = [r for r in records if r["window"] is not None and r["opt"]["width"] is not None]
@@ -56,7 +56,8 @@ def trace_checks(records: list[dict]) -> list[Outcome]:
         widest = max(windows, key=lambda r: r["opt"]["width"])
         wide = [r for r in windows if r["opt"]["width"] > WIDTH_TARGET]
         outcomes.append(Outcome(
-            "OPT interval on trace windows", f"width <= {WIDTH_TARGET:.0%} of the bound on every window",
+            f"OPT interval on {'trace' if section == 'traces' else section} windows",
+            f"width <= {WIDTH_TARGET:.0%} of the bound on every window",
             f"widest {widest['opt']['width']:.2%} ({_where(widest)}); {len(windows) - len(wide)}/{len(windows)} "
             "within", not wide, inconclusive=bool(wide) and all(r["opt"]["time_limited"] for r in wide),
             why="" if not wide else "stopped by the time limit: " + ", ".join(_where(r) for r in wide[:5])))

@@ -60,7 +60,8 @@ def case_window(case: TraceCase) -> tuple[float, float] | None:
 
 
 def case_key(case: TraceCase, restart_cost: float, settings: TraceSettings) -> str:
-    text = json.dumps([asdict(case), restart_cost, list(settings.schedulers), settings.cg_time_limit,
+    fields = {k: v for k, v in asdict(case).items() if k != "gpu_types" or v is not None}  # keys stay as before
+    text = json.dumps([fields, restart_cost, list(settings.schedulers), settings.cg_time_limit,
                        settings.pooled_lp_time_limit], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -101,7 +102,7 @@ def run_case(case: TraceCase, settings: TraceSettings, restart_cost: float) -> d
     from primaldual.traces import TraceOptions, import_trace
 
     window = case_window(case)
-    instance = import_trace(case.source, TraceOptions(window=window))
+    instance = import_trace(case.source, TraceOptions(window=window, gpu_types=case.gpu_types))
     solve = SolveOptions(method="cg", time_limit=settings.cg_time_limit, threads=settings.threads) \
         if window is not None else None
     clock = time.perf_counter()

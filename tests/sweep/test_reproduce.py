@@ -250,7 +250,7 @@ def test_sections_parse_from_the_flag_and_the_config_file(tmp_path, capsys):
 
     parser = build_parser()
     args = parser.parse_args(["reproduce", "--out", "x"])
-    assert parse_sections(args.sections) == tuple(SECTIONS) == ("ratios", "paper", "lbbsp", "traces")
+    assert parse_sections(args.sections) == tuple(SECTIONS) == ("ratios", "paper", "lbbsp", "traces", "hetero")
     args = parser.parse_args(["reproduce", "--out", "x", "--sections", "traces,ratios"])
     assert parse_sections(args.sections) == ("traces", "ratios")
     assert ordered_sections(("traces", "ratios")) == ("ratios", "traces")  # they run in SECTIONS' order

@@ -152,7 +152,7 @@ def test_sections_traces_runs_and_reports_only_the_trace_section(tmp_path, capsy
     records = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
     assert {o["result"] for o in printed["outcomes"]} == {o.result for o in trace_checks(records)}
     summary = (out / "summary.md").read_text()
-    assert "Sections run: **traces**; not run, so not reported here: ratios, paper, lbbsp." in summary
+    assert "Sections run: **traces**; not run, so not reported here: ratios, paper, lbbsp, hetero." in summary
     assert "## Real arrivals (Philly traces)" in summary and "## Mean OPT/ALG per set" not in summary
     assert "total utility (mean over seeds)" not in summary and "LB-BSP" not in summary
     assert "sweep records" not in summary and "wall time" in summary
