@@ -213,11 +213,8 @@ def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start
     applies = plans_large_ilp(method) and options.solver == "highs"
     if (options.pooled_first or options.online_start) and not applies:
         raise InputError("pooled_first and online_start apply to the ILP solved by HiGHS")
-    typed = instance.cluster.worker_types is not None  # issue 64: the pooled optimum is not placed per type yet
-    if typed and options.pooled_first:
-        raise InputError("pooled_first: not yet supported on heterogeneous clusters (gpu types)")
     large = applies and options.formulation == "strong" and placement_count(instance) > AUTO_MATRIX_PLACEMENTS
-    return IlpPlan(pooled_first=False if typed else large if options.pooled_first is None else options.pooled_first,
+    return IlpPlan(pooled_first=large if options.pooled_first is None else options.pooled_first,
                    online_start=(large and start is None) if options.online_start is None else options.online_start)
 
 
