@@ -1,8 +1,11 @@
 """The offline optimum on heterogeneous clusters (issue 64, item 2) agrees with an independent brute force.
 
 Tiny instances (2-3 jobs, 3-5 slots, two worker servers of two gpu types), fresh seeds drawn by hypothesis:
-``solve_offline``'s OPT (the Pyomo model and the matrix path) equals :func:`het_brute_force_optimum`, every
-solved schedule passes the verifier, and the relaxations (LP, pooled per type) bound it from above.
+``solve_offline``'s OPT (the Pyomo model, the matrix path with and without work cuts and symmetry rows, the
+pooled-first plan) equals :func:`het_brute_force_optimum`, every solved schedule passes the verifier, and the
+relaxations (LP, pooled per type) bound it from above; column generation's schedule verifies and its bound holds;
+the restart model equals a brute force of the simulator's rule. Hand cases pin each rule; ``solve`` and
+``compare --opt`` run on a heterogeneous file.
 """
 
 import pytest
