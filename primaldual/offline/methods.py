@@ -54,8 +54,7 @@ class Method:
     tags the work's schedule with ``source`` and the result's fields ``meta_keys``, advises ``memory_advice``
     past the memory cap, and says ``no_bound_note`` when the work gave no bound (None: nothing). ``one_model``:
     the method solves one model that ``solve --write-mps`` can export; ``large_ilp``: the large-ILP plan
-    (``pooled_first``, ``online_start``) applies; ``seeded``: it always reads the online seeds; ``types``: it
-    solves heterogeneous clusters (issue 64; the others refuse them in one line)."""
+    (``pooled_first``, ``online_start``) applies; ``seeded``: it always reads the online seeds."""
 
     name: str
     make_task: Callable[..., object]
@@ -72,7 +71,6 @@ class Method:
     one_model: bool = True
     large_ilp: bool = False
     seeded: bool = False
-    types: bool = True
 
     @property
     def relaxation(self) -> bool:
@@ -213,11 +211,8 @@ def large_ilp_plan(instance: Instance, options: SolveOptions, method: str, start
     applies = plans_large_ilp(method) and options.solver == "highs"
     if (options.pooled_first or options.online_start) and not applies:
         raise InputError("pooled_first and online_start apply to the ILP solved by HiGHS")
-    typed = instance.cluster.worker_types is not None  # issue 64: the pooled optimum is not placed per type yet
-    if typed and options.pooled_first:
-        raise InputError("pooled_first: not yet supported on heterogeneous clusters (gpu types)")
     large = applies and options.formulation == "strong" and placement_count(instance) > AUTO_MATRIX_PLACEMENTS
-    return IlpPlan(pooled_first=False if typed else large if options.pooled_first is None else options.pooled_first,
+    return IlpPlan(pooled_first=large if options.pooled_first is None else options.pooled_first,
                    online_start=(large and start is None) if options.online_start is None else options.online_start)
 
 
@@ -227,8 +222,6 @@ def uses_seeds(instance: Instance, options: SolveOptions, start=None) -> bool:
     if not offline_sparsity(instance).jobs:
         return False  # the solve returns the empty schedule without a solver
     method = resolve_method(instance, options.method)
-    if instance.cluster.worker_types is not None and not METHOD_TABLE[method].types:
-        return False  # the solve refuses it in one line naming the method, before any seed would run
     return always_seeded(method) or large_ilp_plan(instance, options, method, start).online_start
 
 

@@ -128,13 +128,24 @@ def place_pooled(instance: Instance, counts: dict) -> tuple[dict | None, int | N
         demand = np.array([getattr(instance.jobs[i], name) for i in jobs], dtype=float).reshape(
             len(jobs), cluster.n_resources)
         for t in range(instance.horizon):
-            units = np.array([counts[i][pool][t] for i in jobs], dtype=np.int64)
-            placed = pack_slot(units, demand, fit, np.asarray(capacity, dtype=float))
-            if placed is None:
-                return None, t
-            for j, i in enumerate(jobs):
-                out[i][pool][t] = placed[j]
+            for part, servers in _server_groups(cluster, pool):  # each gpu type's servers apart (issue 64)
+                units = np.array([counts[i][pool][t] if part is None else counts[i][pool][t, part] for i in jobs],
+                                 dtype=np.int64)
+                placed = pack_slot(units, demand, fit[:, servers], np.asarray(capacity, dtype=float)[servers])
+                if placed is None:
+                    return None, t
+                for j, i in enumerate(jobs):
+                    out[i][pool][t, servers] = placed[j]
     return {i: (arrays[0], arrays[1]) for i, arrays in out.items()}, None
+
+
+def _server_groups(cluster, pool: int):
+    """``(part, servers)`` to pack apart: every server of the pool at once (``part`` None), or on a heterogeneous
+    cluster's worker pool each type ``part`` with its servers (a pooled count per type goes to that type's)."""
+    if pool == 1 or cluster.worker_types is None:
+        return [(None, slice(None))]
+    index = np.asarray(cluster.worker_type_index)
+    return [(g, np.flatnonzero(index == g)) for g in range(len(cluster.gpu_types))]
 
 
 def _place_what_fits(instance: Instance, counts: dict) -> Schedule:
@@ -144,6 +155,15 @@ def _place_what_fits(instance: Instance, counts: dict) -> Schedule:
     from primaldual.offline.first_fit import place_on_servers
     from primaldual.core.schedule import JobSchedule
 
+    if instance.cluster.worker_types is not None:  # each slot's count on the first server of its type
+        first = [int(np.flatnonzero(instance.cluster.worker_type_index == g)[0])
+                 for g in range(len(instance.cluster.gpu_types))]
+        per_slot = {}
+        for i, (w, z) in counts.items():
+            workers = np.zeros((w.shape[0], instance.cluster.n_worker_servers), dtype=np.int64)
+            workers[:, first] = w
+            per_slot[i] = JobSchedule(workers, z[:, None])
+        return place_on_servers(instance, per_slot)
     per_slot = {i: JobSchedule(w[:, None], z[:, None]) for i, (w, z) in counts.items()}
     return place_on_servers(instance, per_slot)
 
@@ -219,15 +239,21 @@ def solve_pooled_and_place(instance: Instance, *, time_limit, mip_gap, threads, 
 
 
 def matrix_pooled_counts(model, values: np.ndarray) -> dict:
-    """Per admitted job of a solved pooled matrix model, its workers and PSs per slot, (T,) integer arrays."""
+    """Per admitted job of a solved pooled matrix model, its workers and PSs per slot, (T,) integer arrays (the
+    workers (T, G), per gpu type, on a heterogeneous cluster)."""
     o, horizon = model.offsets, model.slot_index.shape[1]
     admitted = np.flatnonzero(values[o["admit"]: o["admit"] + model.jobs.size] > 0.5)
     out = {}
     per_pool = []
     for pool, key in ((0, "workers"), (1, "ps")):
-        pj, pt, _ = model.placements[pool]
-        counts = np.zeros((model.jobs.size, horizon), dtype=np.int64)
-        counts[pj, pt] = np.rint(values[o[key]: o[key] + pj.size]).astype(np.int64)
+        pj, pt, pg = model.placements[pool]
+        value = np.rint(values[o[key]: o[key] + pj.size]).astype(np.int64)
+        if pool == 0 and model.types is not None:  # per slot and gpu type: (T, G) per job
+            counts = np.zeros((model.jobs.size, horizon, model.types.fit.shape[1]), dtype=np.int64)
+            counts[pj, pt, pg] = value
+        else:
+            counts = np.zeros((model.jobs.size, horizon), dtype=np.int64)
+            counts[pj, pt] = value
         per_pool.append(counts)
     for j in admitted:
         out[int(model.jobs[j])] = (per_pool[0][j], per_pool[1][j])

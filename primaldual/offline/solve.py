@@ -41,7 +41,6 @@ from typing import Sequence
 
 from primaldual.backends.solvers import check_solver
 from primaldual.core.errors import InputError
-from primaldual.core.gpu_types import refuse_heterogeneous
 from primaldual.core.instance import Instance
 from primaldual.core.schedule import Schedule
 from primaldual.models.sparsity import schedulable_jobs
@@ -91,8 +90,6 @@ def solve_offline(instance: Instance, options: SolveOptions | None = None, *,
     options = options.replace(solver=solver) if auto_note else options
     check_solver(options.solver)
     method = METHOD_TABLE[resolve_method(instance, options.method)]
-    if not method.types:  # the methods that do not yet take gpu types say so in one line
-        refuse_heterogeneous(instance, f"the offline solve (method {method.name})")
     start, start_utility = _checked_start(instance, start, method.relaxation)
     jobs = schedulable_jobs(instance)
     if not jobs:

@@ -1,8 +1,11 @@
 """The offline optimum on heterogeneous clusters (issue 64, item 2) agrees with an independent brute force.
 
 Tiny instances (2-3 jobs, 3-5 slots, two worker servers of two gpu types), fresh seeds drawn by hypothesis:
-``solve_offline``'s OPT (the Pyomo model and the matrix path) equals :func:`het_brute_force_optimum`, every
-solved schedule passes the verifier, and the relaxations (LP, pooled per type) bound it from above.
+``solve_offline``'s OPT (the Pyomo model, the matrix path with and without work cuts and symmetry rows, the
+pooled-first plan) equals :func:`het_brute_force_optimum`, every solved schedule passes the verifier, and the
+relaxations (LP, pooled per type) bound it from above; column generation's schedule verifies and its bound holds;
+the restart model equals a brute force of the simulator's rule. Hand cases pin each rule; ``solve`` and
+``compare --opt`` run on a heterogeneous file.
 """
 
 import pytest
@@ -27,11 +30,12 @@ def check_against_brute_force(instance) -> float:
     expected, choice = het_brute_force_optimum(instance)
     witness = verify(instance, Schedule({i: JobSchedule(y, z) for i, (y, z) in choice.items()}))
     assert witness.feasible and witness.utility == pytest.approx(expected, abs=1e-9)
-    for builder in ("pyomo", "matrix"):
-        result = solve_offline(instance, EXACT.replace(builder=builder))
-        assert result.status == "optimal", (builder, result.message)
-        assert verify(instance, result.schedule).feasible, builder
-        assert result.objective == pytest.approx(expected, rel=1e-7, abs=1e-7), builder
+    for options in ({"builder": "pyomo"}, {"builder": "matrix"}, {"builder": "matrix", "work_cuts": True},
+                    {"builder": "matrix", "symmetry": True}, {"pooled_first": True}):
+        result = solve_offline(instance, EXACT.replace(**options))
+        assert result.status == "optimal", (options, result.message)
+        assert verify(instance, result.schedule).feasible, options
+        assert result.objective == pytest.approx(expected, rel=1e-7, abs=1e-7), options
         assert result.bound >= result.objective - 1e-9
     for kwargs in ({"method": "lp"}, {"method": "lp", "formulation": "weak"}, {"method": "pooled"}):
         relaxation = solve_offline(instance, EXACT.replace(**kwargs))
@@ -150,10 +154,17 @@ def test_homogeneous_models_have_no_type_choice():
     assert model.types is None and "types" not in model.offsets
 
 
-def test_pooled_first_refuses_in_one_line():
-    # The pooled optimum is not yet placed on servers per type; the pooled bound itself is (method pooled).
-    with pytest.raises(InputError, match="pooled_first: not yet supported on heterogeneous"):
-        solve_offline(tiny_heterogeneous(1, 2, 3, 0), EXACT.replace(pooled_first=True))
+def test_the_pooled_optimum_is_placed_per_type():
+    # Two jobs that each fill one type: the pooled optimum (per type) packs on the servers of each type.
+    from primaldual.offline.pooled import solve_pooled_and_place
+
+    jobs = [typed_job({"v100": 2.0, "k80": 8.0}, chunks=2, utility=LinearDecay(9.0, 9.0)),
+            typed_job({"v100": 4.0, "k80": 2.0}, chunks=2, utility=LinearDecay(7.0, 7.0))]
+    instance = typed_instance(jobs, 3, [[1.0], [1.0], [1.0], [1.0]], ["v100", "k80", "v100", "k80"])
+    pooled = solve_pooled_and_place(instance, time_limit=None, mip_gap=0.0, threads=1)
+    placed = Schedule({i: JobSchedule(*pair) for i, pair in pooled.solve.assignments.items()})
+    report = verify(instance, placed)
+    assert report.feasible and report.utility == pytest.approx(het_brute_force_optimum(instance)[0]) == 16.0
 
 
 def test_an_online_start_seeds_the_heterogeneous_ilp():
