@@ -37,8 +37,8 @@ Common to all four:
   (and the PSs those need), so the rest of its share is free for others in that slot.
 
 Gavel's policies (issue 64; :mod:`.gavel`, their LPs in :mod:`.gavel_lp`) are registered here by name
-(:func:`~primaldual.simulation.scheduler.register_scheduler`), so that the golden capture of the built-in
-schedulers stays what it was:
+(:func:`~primaldual.simulation.scheduler.register_scheduler`) and run by name only (not in
+``available_schedulers()``), so that the golden capture and the default rows of ``compare`` stay what they were:
 
 =============  ===============================================================  ==========
 name           reading                                                          module

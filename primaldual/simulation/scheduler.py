@@ -143,8 +143,9 @@ BASELINES = ("greedy", "fifo", "drf", "rrh", "rrh-full-reward", "rrh-nonpreempti
 CLAIMANT = "oasis-lr"
 #: Gavel's policies (issue 64), registered by :mod:`primaldual.baselines` (:func:`register_scheduler`) and found
 #: by name from anywhere (:func:`scheduler_class` imports that package before it calls a name unknown). Not
-#: built-in names and not in :data:`BASELINES`: the golden capture, ``reproduce``'s recorded runs and "the best
-#: baseline" stay what they were until they are recaptured with them.
+#: built-in names, not in :data:`BASELINES` nor in :func:`available_schedulers`: the golden capture, the default
+#: rows of ``compare``, ``reproduce``'s recorded runs and "the best baseline" stay what they were until they are
+#: recaptured with them.
 GAVEL_POLICIES = ("las", "gavel-las", "gavel-ftf")
 #: The package whose import registers :data:`GAVEL_POLICIES`.
 REGISTERING_PACKAGE = "primaldual.baselines"
@@ -171,8 +172,9 @@ def _entry_points() -> dict[str, metadata.EntryPoint]:
 
 
 def available_schedulers() -> list[str]:
-    """Built-in names first (in the paper's order), then registered and entry-point ones, sorted."""
-    extra = sorted((set(_REGISTERED) | set(_entry_points())) - set(BUILTIN_SCHEDULERS))
+    """Built-in names first (in the paper's order), then registered and entry-point ones, sorted; not
+    :data:`GAVEL_POLICIES` (run by name only)."""
+    extra = sorted((set(_REGISTERED) | set(_entry_points())) - set(BUILTIN_SCHEDULERS) - set(GAVEL_POLICIES))
     return list(BUILTIN_SCHEDULERS) + extra
 
 

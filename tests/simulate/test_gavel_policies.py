@@ -137,3 +137,15 @@ def test_on_a_contended_heterogeneous_trace_week_the_aware_form_has_the_lower_me
     assert np.mean(list(jct["gavel-las"].values())) < np.mean(list(jct["las"].values()))
     assert np.mean([jct["gavel-las"][i] for i in both]) < np.mean([jct["las"][i] for i in both])
     assert runs["gavel-las"].completed >= runs["las"].completed
+
+
+def test_they_run_by_name_from_a_fresh_process_and_leave_the_default_list_alone():
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json; from primaldual.simulation.scheduler import available_schedulers, make_scheduler; "
+            "names = [make_scheduler(n).name for n in ('las', 'gavel-las', 'gavel-ftf')]; "
+            "print(json.dumps([names, [n for n in available_schedulers() if 'las' in n or 'ftf' in n]]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [["las", "gavel-las", "gavel-ftf"], []]
