@@ -30,7 +30,7 @@ from primaldual.core.provenance import provenance
 from primaldual.commands._solve_flags import add_solve_arguments, solve_options_from_args
 from primaldual.simulation.simulator import ReportedLookahead, check_restart_cost
 from primaldual.commands._progress import add_progress_flag, progress_enabled, slow_steps
-from primaldual.simulation.scheduler import available_schedulers, scheduler_class
+from primaldual.simulation.scheduler import GAVEL_POLICIES, available_schedulers, scheduler_class
 
 ORDER = 50
 
@@ -50,7 +50,8 @@ def register(subparsers) -> None:
     )
     add_instance_arguments(parser)
     parser.add_argument("--schedulers", metavar="A,B,...",
-                        help=f"comma-separated scheduler names (default: all: {', '.join(available_schedulers())})")
+                        help=f"comma-separated scheduler names (default: all: {', '.join(available_schedulers())}; "
+                             f"on several GPU types those that handle them, and {', '.join(GAVEL_POLICIES)})")
     parser.add_argument("--param", action="append", default=[], metavar="NAME.KEY=VALUE",
                         help="a scheduler's parameter (repeatable), e.g. --param fifo.workers=2")
     parser.add_argument("--opt", action="store_true", help="also solve the offline optimum (ILP)")
@@ -62,13 +63,15 @@ def register(subparsers) -> None:
 
 def untyped_note(names: list[str], instance) -> tuple[list[str], str | None]:
     """On a heterogeneous instance, the default list without the schedulers that do not handle GPU types
-    (``handles_gpu_types``), and one line saying which were left out (a named one refuses in the simulator)."""
+    (``handles_gpu_types``; a named one refuses in the simulator) and with Gavel's policies, which run by name
+    elsewhere (:data:`~primaldual.simulation.scheduler.GAVEL_POLICIES`), and one line saying which were left out."""
     if not instance.cluster.heterogeneous:
         return names, None
+    names = names + [name for name in GAVEL_POLICIES if name not in names]
     left = [name for name in names if not getattr(scheduler_class(name), "handles_gpu_types", False)]
-    if not left:
-        return names, None
     kept = [name for name in names if name not in left]
+    if not left:
+        return kept, None
     return kept, f"left out on a heterogeneous cluster (gpu types), which they do not handle yet: {', '.join(left)}"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from primaldual.commands._common import add_json_flag, print_json
 from primaldual.core.domains import show
 from primaldual.simulation.parameters import HOW_TO_SET
-from primaldual.simulation.scheduler import available_schedulers, scheduler_info
+from primaldual.simulation.scheduler import GAVEL_POLICIES, available_schedulers, scheduler_info
 
 ORDER = 35
 
@@ -33,7 +33,7 @@ def _type(parameter: dict) -> str:
 
 
 def run(args) -> int:
-    infos = [scheduler_info(name) for name in available_schedulers()]
+    infos = [scheduler_info(name) for name in available_schedulers() + list(GAVEL_POLICIES)]
     if args.json:
         print_json({"schedulers": infos, "how_to_set": HOW_TO_SET})
         return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from primaldual.reproduce.readings import READINGS, run_task  # noqa: F401  (run_task: the sweep task)
-from primaldual.simulation.scheduler import BASELINES, CLAIMANT, OASIS_FAMILY  # noqa: F401  (re-exported)
+from primaldual.simulation.scheduler import BASELINES, CLAIMANT, GAVEL_POLICIES, OASIS_FAMILY  # noqa: F401  (re-exported)
 from primaldual.sweep import Spec, ratio_specs
 
 #: OASiS and its variants (whose claims summary.md checks), the baselines (RRH in its three readings) and the
@@ -77,8 +77,6 @@ FULL_TRACES = TraceSettings(
 
 #: The heterogeneous section's cluster: about Gavel's simulated 36:36:36 GPUs (5 8-GPU servers of each type).
 GAVEL_MIX = (("v100", 5), ("p100", 5), ("k80", 5))
-#: Gavel's policies (OSDI 2020), agnostic and aware of the GPU types (primaldual/baselines/gavel.py).
-GAVEL_POLICIES = ("las", "gavel-las", "gavel-ftf")
 #: The schedulers that handle GPU types (OASiS-LR and OASiS-P do not yet) and Gavel's policies.
 HETERO_SCHEDULERS = tuple(name for name in SCHEDULERS if name not in ("oasis-lr", "oasis-p")) + GAVEL_POLICIES
 QUICK_HETERO = TraceSettings(

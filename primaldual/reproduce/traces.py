@@ -79,7 +79,7 @@ def _scheduler_row(instance, outcome, low: float, high: float | None) -> dict:
     return {
         "ran": True, "verified": bool(outcome.feasible), "utility": outcome.utility,
         "ratio": [_ratio(low, alg), _ratio(high, alg)], "admitted": outcome.result.metrics.admitted,
-        "completed": int(done.sum()),
+        "completed": int(done.sum()), "completed_jobs": np.flatnonzero(done).tolist(),
         "jct": jobs.jct[done].tolist(), "slowdown": slowdown.tolist(), "jain_slowdown": jain_index(slowdown),
         "seconds": outcome.seconds,
     }

@@ -16,7 +16,7 @@ import pytest
 
 from primaldual.cli import main
 from primaldual.core.errors import InputError
-from primaldual.simulation.scheduler import available_schedulers, make_scheduler, scheduler_class
+from primaldual.simulation.scheduler import GAVEL_POLICIES, available_schedulers, make_scheduler, scheduler_class
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,7 +104,7 @@ def test_no_command_prints_the_help_on_stderr_and_exits_2(capsys):
 def test_schedulers_json_lists_every_parameter_with_its_default(capsys):
     assert main(["schedulers", "--json"]) == 0
     listed = {info["name"]: info for info in json.loads(capsys.readouterr().out)["schedulers"]}
-    assert list(listed) == available_schedulers()
+    assert list(listed) == available_schedulers() + list(GAVEL_POLICIES)  # Gavel's: by name, listed too
     for name, info in listed.items():
         assert info["doc"], name
         cls = scheduler_class(name)

@@ -15,7 +15,8 @@ from primaldual.simulation.scheduler import scheduler_class
 
 def _row(utility: float, jct: list[float]) -> dict:
     return {"ran": True, "verified": True, "utility": utility, "ratio": [1.2, 1.5], "admitted": len(jct),
-            "completed": len(jct), "jct": jct, "slowdown": [1.0] * len(jct), "jain_slowdown": 1.0, "seconds": 0.1}
+            "completed": len(jct), "completed_jobs": list(range(len(jct))), "jct": jct,
+            "slowdown": [1.0] * len(jct), "jain_slowdown": 1.0, "seconds": 0.1}
 
 
 RECORD = {"case": "philly:0/x busiest 6 h on v100:1,k80:1", "restart_cost": 0.0, "window": [0, 6], "jobs": 3,
@@ -32,10 +33,10 @@ def test_every_scheduler_of_the_section_handles_gpu_types():
 def test_gavel_s_comparison_passes_and_fails_on_the_mean_jct():
     outcomes = {o.result: o for o in hetero_checks([RECORD])}
     gavel = outcomes["Gavel: awareness lowers mean JCT"]
-    assert gavel.passed and "2.0 vs 3.0" in gavel.measured
+    assert gavel.passed and "1.5 vs 3.0" in gavel.measured  # jobs 0 and 1, which both complete
     assert outcomes["feasibility (heterogeneous)"].passed and outcomes["OPT bound on heterogeneous"].passed
     slower = copy.deepcopy(RECORD)
-    slower["schedulers"]["gavel-las"]["jct"] = [5.0, 5.0]
+    slower["schedulers"]["gavel-las"]["jct"] = [5.0, 5.0, 0.5]  # faster on average, slower on the shared jobs
     failed = {o.result: o for o in hetero_checks([slower])}["Gavel: awareness lowers mean JCT"]
     assert failed.failed and RECORD["case"] in failed.why
     assert mean_jct(RECORD["schedulers"]["las"]) == 3.0 and mean_jct({"ran": False}) is None
