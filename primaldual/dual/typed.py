@@ -63,11 +63,13 @@ def typed_slot_costs(worker_prices, ps_prices, worker_free, ps_free, worker_dema
     return cost
 
 
-def typed_dp_step(before: np.ndarray, cost: np.ndarray, units: np.ndarray, resolution: int, row: np.ndarray,
-                  chosen_type: np.ndarray, chosen_workers: np.ndarray, came_from: np.ndarray) -> None:
-    """Step (b) for one slot (module docstring), into ``row`` and the three back-pointer rows."""
+def typed_dp_step(before: np.ndarray, reach: int, cost: np.ndarray, units: np.ndarray, resolution: int,
+                  row: np.ndarray, chosen_type: np.ndarray, chosen_workers: np.ndarray, came_from: np.ndarray) -> int:
+    """Step (b) for one slot (module docstring), into ``row`` and the three back-pointer rows; ``before`` is
+    ``+inf`` past ``reach``. Returns the reach of ``row``."""
     row[:] = np.inf
-    for v in range(resolution + 1):
+    most = min(resolution, reach + units.max())
+    for v in range(reach + 1):
         if before[v] == np.inf:
             continue
         for g in range(cost.shape[0]):
@@ -79,6 +81,7 @@ def typed_dp_step(before: np.ndarray, cost: np.ndarray, units: np.ndarray, resol
                 if candidate < row[after]:
                     row[after] = candidate
                     chosen_type[after], chosen_workers[after], came_from[after] = g, d, v
+    return most
 
 
 def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed,
@@ -88,19 +91,27 @@ def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, 
     :func:`primaldual.dual.reference.search` with the units of the module docstring."""
     n_slots, n_types = utility.shape[0], units.shape[0]
     completion_cost = np.full(n_slots, np.nan)
-    chosen_type = np.zeros((n_slots, resolution + 1), dtype=np.int32)
-    chosen_workers = np.zeros((n_slots, resolution + 1), dtype=np.int32)
-    came_from = np.zeros((n_slots, resolution + 1), dtype=np.int64)
+    # Back-pointer rows grow by doubling: a search that stops early holds only the rows it used.
+    rows = min(n_slots, 16)
+    chosen_type = np.zeros((rows, resolution + 1), dtype=np.int16)  # types <= servers <= MAX_SERVERS
+    chosen_workers = np.zeros((rows, resolution + 1), dtype=np.int32)
+    came_from = np.zeros((rows, resolution + 1), dtype=np.int32)
     before = np.full(resolution + 1, np.inf)
     before[0] = 0.0
     row = np.full(resolution + 1, np.inf)
+    reach = 0
     best, best_payoff, best_utility, best_cost = -1, -np.inf, -np.inf, np.inf
     for s in range(n_slots):
         t = arrival + s
+        if s == rows:
+            rows = min(n_slots, 2 * rows)
+            chosen_type, chosen_workers, came_from = (grown(chosen_type, rows), grown(chosen_workers, rows),
+                                                      grown(came_from, rows))
         cost = typed_slot_costs(in_slot(worker_prices, t), in_slot(ps_prices, t), in_slot(worker_free, t),
                                 in_slot(ps_free, t), worker_demand, ps_demand, ps_needed, ps_max, server_types,
                                 n_types)
-        typed_dp_step(before, cost, units, resolution, row, chosen_type[s], chosen_workers[s], came_from[s])
+        reach = typed_dp_step(before, reach, cost, units, resolution, row, chosen_type[s], chosen_workers[s],
+                              came_from[s])
         total = row[resolution]
         completion_cost[s] = total
         if total < np.inf:  # step (c)
@@ -117,6 +128,13 @@ def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, 
         before, row = row, before
     counts, types = typed_path(chosen_type, chosen_workers, came_from, best, resolution, n_slots)
     return best, counts, types, completion_cost
+
+
+def grown(rows: np.ndarray, count: int) -> np.ndarray:
+    """``rows`` with room for ``count`` rows (the first ones copied)."""
+    out = np.zeros((count, rows.shape[1]), dtype=rows.dtype)
+    out[:rows.shape[0]] = rows
+    return out
 
 
 def typed_path(chosen_type, chosen_workers, came_from, best: int, resolution: int, n_slots: int):
@@ -157,5 +175,5 @@ def kernel_globals() -> dict:
 
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
-KERNEL_FUNCTIONS = ("typed_slot_costs", "typed_dp_step", "typed_path", "typed_search",
+KERNEL_FUNCTIONS = ("typed_slot_costs", "typed_dp_step", "grown", "typed_path", "typed_search",
                     "typed_place")
