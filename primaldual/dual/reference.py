@@ -148,6 +148,29 @@ def cannot_pay(utility: np.ndarray, work: int, max_workers: int, floor: float) -
     return fastest >= utility.shape[0] or utility[fastest] - floor <= 0.0
 
 
+def completion_step(s: int, total: float, utility: np.ndarray, payoff_objective: bool, best: int,
+                    best_payoff: float, best_utility: float, best_cost: float):
+    """Step (c) at window slot ``s`` of cost ``total = F_s(V)``: the best so far, ``(best, best_payoff,
+    best_utility, best_cost)`` (the earliest maximiser; for ``greedy`` the highest utility, then least cost)."""
+    if total < np.inf:
+        if payoff_objective:
+            if utility[s] - total > best_payoff:
+                best, best_payoff = s, utility[s] - total
+        elif utility[s] > best_utility or (utility[s] == best_utility and total < best_cost):
+            best, best_utility, best_cost = s, utility[s], total
+    return best, best_payoff, best_utility, best_cost
+
+
+def stops_after(s: int, utility: np.ndarray, payoff_objective: bool, floor: float, best_payoff: float,
+                best_utility: float) -> bool:
+    """The early stop after window slot ``s``: no later completion can beat the best (module docstring, (c))."""
+    if s + 1 >= utility.shape[0]:
+        return False
+    if payoff_objective:
+        return utility[s + 1] - floor <= max(0.0, best_payoff)
+    return utility[s + 1] < best_utility
+
+
 def search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed, ps_max: int,
            arrival: int, work: int, utility: np.ndarray, payoff_objective: bool, early_stop: bool,
            floor: float):
@@ -171,17 +194,10 @@ def search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_dem
         reach = dp_step(before, reach_before, cost, work, row, choice[s])
         total = row[work] if reach == work else np.inf
         completion_cost[s] = total
-        if total < np.inf:  # step (c)
-            if payoff_objective:
-                if utility[s] - total > best_payoff:
-                    best, best_payoff = s, utility[s] - total
-            elif utility[s] > best_utility or (utility[s] == best_utility and total < best_cost):
-                best, best_utility, best_cost = s, utility[s], total
-        if early_stop and s + 1 < n_slots:
-            if payoff_objective and utility[s + 1] - floor <= max(0.0, best_payoff):
-                break
-            if not payoff_objective and utility[s + 1] < best_utility:
-                break
+        best, best_payoff, best_utility, best_cost = completion_step(
+            s, total, utility, payoff_objective, best, best_payoff, best_utility, best_cost)
+        if early_stop and stops_after(s, utility, payoff_objective, floor, best_payoff, best_utility):
+            break
         before, row, reach_before = row, before, reach
     return best, workers_per_slot(choice, best, work, n_slots), completion_cost
 
@@ -231,5 +247,5 @@ def place(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_dema
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
 KERNEL_FUNCTIONS = ("in_slot", "unit_price", "units_that_fit", "pool_prices", "next_server", "pool_costs_among",
-                    "pool_costs", "slot_costs", "dp_step", "workers_per_slot", "cannot_pay", "search", "fill_among",
-                    "fill", "place")
+                    "pool_costs", "slot_costs", "dp_step", "workers_per_slot", "cannot_pay", "completion_step",
+                    "stops_after", "search", "fill_among", "fill", "place")

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from primaldual.dual.reference import fill, fill_among, in_slot, pool_costs, pool_costs_among, pool_prices
+from primaldual.dual.reference import (completion_step, fill, fill_among, in_slot, pool_costs, pool_costs_among,
+                                      pool_prices, stops_after)
 
 #: Units per worker-slot of the slowest type: the rounding loses at most ``1 / Q`` of the job per slot (so a
 #: schedule may need a little more than its work, or the bound be a little loose); the search costs ``O(Q)``.
@@ -114,17 +115,10 @@ def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, 
                               came_from[s])
         total = row[resolution]
         completion_cost[s] = total
-        if total < np.inf:  # step (c)
-            if payoff_objective:
-                if utility[s] - total > best_payoff:
-                    best, best_payoff = s, utility[s] - total
-            elif utility[s] > best_utility or (utility[s] == best_utility and total < best_cost):
-                best, best_utility, best_cost = s, utility[s], total
-        if early_stop and s + 1 < n_slots:
-            if payoff_objective and utility[s + 1] - floor <= max(0.0, best_payoff):
-                break
-            if not payoff_objective and utility[s + 1] < best_utility:
-                break
+        best, best_payoff, best_utility, best_cost = completion_step(
+            s, total, utility, payoff_objective, best, best_payoff, best_utility, best_cost)
+        if early_stop and stops_after(s, utility, payoff_objective, floor, best_payoff, best_utility):
+            break
         before, row = row, before
     counts, types = typed_path(chosen_type, chosen_workers, came_from, best, resolution, n_slots)
     return best, counts, types, completion_cost
@@ -170,8 +164,8 @@ def kernel_globals() -> dict:
     from primaldual.dual import kernel, reference
 
     code = kernel.compiled(reference)
-    return {name: getattr(code, name) for name in ("fill", "fill_among", "in_slot", "pool_costs",
-                                                    "pool_costs_among", "pool_prices")}
+    return {name: getattr(code, name) for name in ("completion_step", "fill", "fill_among", "in_slot", "pool_costs",
+                                                    "pool_costs_among", "pool_prices", "stops_after")}
 
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
