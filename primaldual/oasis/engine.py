@@ -73,8 +73,11 @@ class OnlineEngine:
         """The subroutine at the current prices and residual capacity (no side effect)."""
         state = self.state
         worker_prices, ps_prices = self.prices.read(state, self.instance.jobs[i].arrival)
+        # On several GPU types the search is dearer (proofs/oasis.md section 2b): the cost floor stops it where no
+        # later completion can pay, which changes neither mu nor a positive-mu plan (only a rejected job's record).
+        floor = self.instance.cluster.heterogeneous and self.prices.objective == "payoff"
         return best_schedule(self.instance, i, worker_prices, ps_prices, state.worker_free, state.ps_free,
-                             objective=self.prices.objective)
+                             objective=self.prices.objective, cost_floor=floor)
 
     def decide(self, i: int) -> JobDecision:
         """Algorithm 1 for job ``i``: evaluate, admit iff ``mu_i > 0``, commit, raise prices."""
