@@ -352,3 +352,23 @@ def _pooled_lp(instance) -> float:
     model = build_matrix_model(instance, pooled=True)
     return solve_matrix_model(model, relax=True, time_limit=None, mip_gap=None, threads=1)[0].bound \
         + model.objective_slack
+
+
+@settings(derandomize=True, max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=10**6), jobs=st.integers(2, 3), horizon=st.integers(3, 5),
+       pair=st.integers(0, len(PAIRS) - 1))
+def test_the_greedy_after_the_rounds_gives_verified_schedules_at_most_opt(seed, jobs, horizon, pair):
+    """Column generation without seeds on a heterogeneous instance: every incumbent it announces (the greedy
+    ones after the rounds among them) verifies and is worth at most OPT, and its bound is at least OPT."""
+    from primaldual.offline.outcome import Incumbent
+    from primaldual.offline.price_and_branch import column_generation_solve
+
+    instance = tiny_heterogeneous(seed, jobs, horizon, pair)
+    expected = het_brute_force_optimum(instance)[0]
+    seen = []
+    run = column_generation_solve(instance, range(instance.n_jobs), notify=seen.append, threads=1)
+    for event in [e for e in seen if isinstance(e, Incumbent)] + [Incumbent(run.assignments, run.objective, None)]:
+        schedule = Schedule({i: JobSchedule(y, z) for i, (y, z) in event.assignments.items()})
+        witness = verify(instance, schedule)
+        assert witness.feasible and witness.utility <= expected + 1e-7
+    assert run.bound >= expected - 1e-7 * max(1.0, expected)
