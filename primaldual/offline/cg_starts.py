@@ -3,9 +3,9 @@ duals, and greedy schedules at a point's prices.
 
 :func:`pooled_start` solves the pooled LP relaxation (an upper bound on OPT) and prices every job at its duals
 (a Lagrangian bound, and the first stability centre); :func:`greedy_start` builds a feasible schedule at given
-prices (:mod:`primaldual.offline.price_greedy`), run at the pooled LP's duals before the rounds and, on a
-heterogeneous cluster, at the best bound's prices after them. Neither certifies anything beyond what it
-computes: the bounds are the LP's and the Lagrangian's, and every schedule is verified by the solver.
+prices (:mod:`primaldual.offline.price_greedy`), run at the pooled LP's duals before the rounds. Neither
+certifies anything beyond what it computes: the bounds are the LP's and the Lagrangian's, and every schedule is
+verified by the solver.
 """
 
 from __future__ import annotations

@@ -175,7 +175,6 @@ class _Generation:
         self.best, self.centre, self.best_lagrangian, self.best_utility = bound, centre, best_lagrangian, best_utility
         self.until, self.deadline = until, deadline
         self.rounds, self.lp_value, self.alpha, self.extended = 0, None, SMOOTHING, False
-        self.duals = None  # the master's duals at its last optimal LP
         self.round_bounds: list[float] = []  # every complete pricing round's Lagrangian bound, in order
 
     @property
@@ -198,7 +197,7 @@ class _Generation:
             if not self.extended and self.until is not None and time.time() >= self.until:
                 return None  # stopped at the share's end: the next step may hand it the branching time
             return Stop.LP_STOPPED  # a simplex stopped early has neither a master value nor usable duals
-        self.lp_value, self.duals = value, duals
+        self.lp_value = value
         if self.bound - value <= LP_TOLERANCE * max(1.0, abs(self.bound)):
             return Stop.BOUND_MET
         return self._price(duals, mu)
@@ -244,24 +243,6 @@ class _Generation:
         else:
             self.alpha = SMOOTHING
         return None
-
-
-def _greedy_after_rounds(instance, cells, master, generation: _Generation, first_centre, best: Schedule,
-                         origin: str, deadline, notify) -> tuple[Schedule, str]:
-    """After the rounds on a heterogeneous cluster, greedy schedules (:func:`greedy_start`) at the best Lagrangian
-    bound's prices (when they moved from the pooled LP's) and at the master's last duals: they may beat the
-    incumbent price-and-branch starts from (measured in docs/bounds.md, "Heterogeneous clusters"). Returns (best
-    schedule, its origin) and updates ``generation.best_utility``. Cost: two greedy passes at most, each at most
-    ``GREEDY_SHARE`` of the time left; every schedule is verified by the solver as any other."""
-    moved = generation.centre is not None and generation.centre is not first_centre
-    points = [("best bound's", generation.centre)] if moved else []
-    if generation.duals is not None:
-        points.append(("master's", generation.duals))
-    for name, point in points:
-        before = generation.best_utility
-        best, generation.best_utility = greedy_start(instance, cells, master, point, best, before, deadline, notify)
-        origin = f"greedy at the {name} prices" if generation.best_utility > before else origin
-    return best, origin
 
 
 def _price_and_branch(instance: Instance, master: RestrictedMaster, generation: _Generation, best: Schedule,
@@ -328,10 +309,6 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
         deadline=deadline, notify=notify, started=started, dual_pricing=levers.dual_pricing,
         keep=frozenset(column_key(i, s) for i, s in best.assignments.items()))
     stop = generation.run()
-    if levers.greedy_start and instance.cluster.worker_types is not None:
-        best, origin = _greedy_after_rounds(instance, cells, master, generation, centre, best, origin, deadline,
-                                            notify)
-        best_utility = generation.best_utility
     cg_seconds = time.time() - started - seed_seconds - pooled_seconds
     mip_status, mip_seconds = "not run", 0.0
     if integer:

@@ -357,9 +357,9 @@ def _pooled_lp(instance) -> float:
 @settings(derandomize=True, max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=0, max_value=10**6), jobs=st.integers(2, 3), horizon=st.integers(3, 5),
        pair=st.integers(0, len(PAIRS) - 1))
-def test_the_greedy_after_the_rounds_gives_verified_schedules_at_most_opt(seed, jobs, horizon, pair):
-    """Column generation without seeds on a heterogeneous instance: every incumbent it announces (the greedy
-    ones after the rounds among them) verifies and is worth at most OPT, and its bound is at least OPT."""
+def test_every_column_generation_incumbent_verifies_and_is_at_most_opt(seed, jobs, horizon, pair):
+    """Column generation without seeds on a heterogeneous instance (the pooled LP's start, with its projected type
+    rows, and its greedy): every incumbent it announces verifies and is worth at most OPT, its bound at least OPT."""
     from primaldual.offline.outcome import Incumbent
     from primaldual.offline.price_and_branch import column_generation_solve
 
