@@ -102,7 +102,7 @@ def _floored_costs(instance: Instance, jobs: np.ndarray, slot: np.ndarray, job_o
 
 
 def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool = False,
-                       work_cuts: bool = False) -> MatrixModel:
+                       work_cuts: bool = False, projected_types: bool = False) -> MatrixModel:
     """The strong per-server model of ``instance`` as sparse arrays (see the module docstring).
 
     ``symmetry=True`` adds the load-ordering rows between identical servers of
@@ -110,7 +110,7 @@ def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool 
 
     ``pooled=True``: the pooled model of :mod:`primaldual.models.offline` instead, which is this model on a
     cluster of one server per pool whose capacity is the pool's total, where job i may run
-    ``min(N_i, sum_h fit_ih)`` workers (and PSs) per slot."""
+    ``min(N_i, sum_h fit_ih)`` workers (and PSs) per slot. ``projected_types``: for an LP (``add_type_rows``)."""
     sparsity = offline_sparsity(instance)
     jobs = np.asarray(sparsity.jobs, dtype=np.int64)
     n_jobs, horizon = jobs.shape[0], instance.horizon
@@ -145,7 +145,7 @@ def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool 
     sizes = {"admit": n_jobs, "complete": complete_job.size, "unfinished": slot_job.size,
              "work_done": slot_job.size, "workers": placements[0][0].size, "ps": placements[1][0].size}
     if types is not None:
-        sizes["types"] = (typed := type_placements(types, active))[0].size
+        sizes["types"] = (typed := type_placements(types, active & (not projected_types)))[0].size
     offsets = dict(zip(sizes, np.cumsum([0] + list(sizes.values()))[:-1].tolist()))
     n_cols = int(sum(sizes.values()))
     cost = np.zeros(n_cols)
@@ -171,7 +171,7 @@ def build_matrix_model(instance: Instance, pooled: bool = False, symmetry: bool 
         index["per_slot"] = np.minimum(chunks, fits[0].sum(axis=1))
     _job_rows(model, index)
     if types is not None:
-        add_type_rows(model, index, types)
+        add_type_rows(model, index, types, projected_types)
     capacity_rows = tuple(_capacity_rows(model, instance, index, fits[pool], capacities[pool], pool)
                           for pool in (0, 1))
     classes = ((), ())

@@ -63,8 +63,11 @@ def type_placements(types: ServerTypes, active: np.ndarray) -> tuple:
     return np.nonzero(active[:, :, None] & (types.bound[:, None, :] > 0))
 
 
-def add_type_rows(model, x: dict, types: ServerTypes) -> None:
-    """One type per (job, slot) and workers only on the chosen type (module docstring)."""
+def add_type_rows(model, x: dict, types: ServerTypes, projected: bool = False) -> None:
+    """One type per (job, slot) and workers only on the chosen type (module docstring); ``projected``: the LP's
+    rows without the type columns (:func:`add_projected_type_rows`)."""
+    if projected:
+        return add_projected_type_rows(model, x, types)
     o, (uj, ut, ug) = x["offsets"], x["type_placements"]
     u_cols = o["types"] + np.arange(uj.size)
     q = x["slot_index"][uj, ut]
@@ -82,6 +85,22 @@ def add_type_rows(model, x: dict, types: ServerTypes) -> None:
     model.terms(w_rows, o["workers"] + np.arange(wj.size), 1.0)
 
 
+def add_projected_type_rows(model, x: dict, types: ServerTypes) -> None:
+    """The type choice of the LP relaxation with ``u`` projected out: ``sum_g (sum_{h of g} y_iht) / M_ig -
+    unfinished_it <= 0`` per (job, slot).
+
+    Correctness: for fractional ``u`` the two row families of :func:`add_type_rows` hold for some ``u`` iff this
+    row holds (take ``u_itg = sum_{h of g} y_iht / M_ig``, at most 1 since ``y_iht <= fit_ih`` and eq. (3) give
+    ``sum_{h of g} y_iht <= M_ig``), so the LP value is the same; it is a relaxation of the ILP, never exact for
+    it. Cost: one row per (job, slot) and no type columns, against a column and a row per (job, slot, type)."""
+    q = np.arange(x["slot_job"].size)
+    row = model.constraints(q.size, -INF, 0.0)
+    model.terms(row + q, x["offsets"]["unfinished"] + q, -1.0)
+    wj, wt, wh = x["placements"][0]
+    scale = types.bound[wj, types.server_type[wh]].astype(float)
+    model.terms(row + x["slot_index"][wj, wt], x["offsets"]["workers"] + np.arange(wj.size), 1.0 / scale)
+
+
 def type_start(types: ServerTypes, worker_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For a start's worker counts (job position, slot, server): ``uses_type`` per (job, slot, type) and the
     weighted workers per (job, slot), the start's values of the type columns and of ``work_done``'s terms."""
@@ -90,4 +109,4 @@ def type_start(types: ServerTypes, worker_counts: np.ndarray) -> tuple[np.ndarra
     return (per_type > 0).astype(float), (per_type * types.weight[:, None, :]).sum(axis=2)
 
 
-__all__ = ["ServerTypes", "add_type_rows", "server_types", "type_placements", "type_start"]
+__all__ = ["ServerTypes", "add_projected_type_rows", "add_type_rows", "server_types", "type_placements", "type_start"]

@@ -30,6 +30,7 @@ import numpy as np
 from primaldual.offline.column_generation import (
     DEFAULT_SIMPLEX_STRATEGY, LP_TOLERANCE, MASTER_SIMPLEX_STRATEGY, REDUCED_COST_TOLERANCE, SMOOTHING, Cells,
     RestrictedMaster, column_key, price_all, reduced_cost)
+from primaldual.offline.cg_starts import assignments_of, greedy_start, pooled_start
 from primaldual.offline.first_fit import place_on_servers
 from primaldual.core.errors import InputError
 from primaldual.core.instance import Instance
@@ -47,13 +48,6 @@ MIN_BRANCH_SECONDS = 2.0
 
 #: Price-and-branch's time limit when the call has none (a 0-1 program over thousands of columns may not finish).
 UNLIMITED_BRANCH_SECONDS = 120.0
-
-#: Share of the time left (after seeding) the pooled LP relaxation may take (:func:`_pooled_start`).
-POOLED_LP_SHARE = 0.4
-
-#: Share of the time left the greedy schedule at the pooled LP's prices may take (:func:`_greedy_start`).
-GREEDY_SHARE = 0.15
-
 
 #: Above this many possible master rows (jobs plus aggregated capacity rows) the master LP is solved by the
 #: interior point method (:attr:`Levers.interior_master`): a trace week has a few thousand and the whole
@@ -117,10 +111,6 @@ class Levers:
         return cls(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY, greedy_start=False)
 
 
-def _assignments(schedule: Schedule) -> dict:
-    return {i: (np.asarray(s.workers), np.asarray(s.parameter_servers)) for i, s in schedule.assignments.items()}
-
-
 def _seed(cells: Cells, master: RestrictedMaster, seeds, notify):
     """Add the seeds' columns in their order; return (best schedule, its utility, utility per seed, the best
     certified bound among them or None, where the best comes from)."""
@@ -132,7 +122,7 @@ def _seed(cells: Cells, master: RestrictedMaster, seeds, notify):
         master.add(cells.column(i, s) for i, s in seed.schedule.assignments.items())
         if seed.utility > best_utility:
             best, best_utility, origin = seed.schedule, float(seed.utility), f"online:{seed.name}"
-            notify(Incumbent(_assignments(best), best_utility, None, origin=origin))
+            notify(Incumbent(assignments_of(best), best_utility, None, origin=origin))
     return best, best_utility, utilities, bound, origin
 
 
@@ -167,68 +157,6 @@ class BestBound:
 
 #: The bound before any is known: the certificate falls back to the trivial bound.
 NO_BOUND = BestBound(float("inf"), "none")
-
-
-#: The pooled LP relaxation is solved only where the schedulable jobs' (job, slot) pairs from arrival to horizon
-#: number at most this many (:func:`pooled_lp_pays`). Measured (docs/measurements.md, issue 63): a whole 1,843-job
-#: x 1,163-slot VC has 107,830 pairs (pooled model 0.53 M variables, built in 0.5 s, 260 MiB); the whole 1,993-job
-#: x 2,445-slot VC has 1,832,519 (9.1 M variables and 11.0 M rows, 12.7 s and 3.1 GiB to build, 11.1 GiB peak in
-#: HiGHS, not solved in the 78 s it was given), where it only took the rounds' time and memory.
-POOLED_LP_MAX_PAIRS = 600_000
-
-
-def pooled_lp_pays(instance: Instance, jobs) -> bool:
-    """Whether the pooled LP is worth solving: ``sum_i (T - a_i)`` at most :data:`POOLED_LP_MAX_PAIRS`."""
-    return sum(instance.horizon - instance.jobs[i].arrival for i in jobs) <= POOLED_LP_MAX_PAIRS
-
-
-def _pooled_start(instance, cells, master, bound: BestBound, deadline, threads, notify) -> tuple:
-    """The pooled LP relaxation's value (an upper bound on OPT) and its duals as the first prices: their
-    columns enter the master and, priced, they give a Lagrangian bound and the first stability centre.
-    Returns (best bound, centre or None, best Lagrangian bound); skipped where it does not pay
-    (:func:`pooled_lp_pays`) or when the LP does not finish within :data:`POOLED_LP_SHARE` of the time left."""
-    from primaldual.offline.pooled import pooled_lp_prices
-
-    if (deadline is not None and time.time() >= deadline) or not pooled_lp_pays(instance, master.jobs):
-        return bound, None, float("inf")
-    left = None if deadline is None else max(0.1, POOLED_LP_SHARE * (deadline - time.time()))
-    pooled = pooled_lp_prices(instance, left, threads)
-    if pooled is None:
-        return bound, None, float("inf")
-    pooled_bound, worker_prices, ps_prices = pooled
-    bound = bound.improved(pooled_bound, "pooled LP relaxation", notify)
-    point = np.concatenate([worker_prices.ravel(), ps_prices.ravel()])
-    priced = price_all(cells, master.jobs, point, deadline)
-    if not priced.complete:
-        return bound, None, float("inf")
-    master.add(priced.columns)
-    bound = bound.improved(priced.bound, "Lagrangian bound at the pooled LP's duals", notify)
-    return bound, point, priced.bound
-
-
-def _greedy_start(instance, cells, master, centre, best, best_utility, deadline, notify) -> tuple:
-    """The greedy schedule at the pooled LP's prices ``centre`` (:mod:`primaldual.offline.price_greedy`), jobs
-    in decreasing order of their payoff there (ties, and jobs with no column, by index): its columns enter
-    the master, and it replaces ``best`` if it is worth more. Returns (best, its utility)."""
-    from primaldual.offline.price_greedy import price_greedy
-
-    if centre is None or (deadline is not None and time.time() >= deadline):
-        return best, best_utility
-    worker_prices, ps_prices = cells.prices(centre)
-    payoff = {i: -np.inf for i in master.jobs}
-    for column in master.columns:
-        payoff[column.job] = max(payoff[column.job], column.utility - float(column.values @ centre[column.cells]))
-    order = sorted(master.jobs, key=lambda i: (-payoff[i], i))
-    until = None if deadline is None else time.time() + GREEDY_SHARE * (deadline - time.time())
-    found = price_greedy(instance, order, worker_prices, ps_prices, until)
-    if found is None:
-        return best, best_utility
-    schedule, utility = found
-    master.add(cells.column(i, s) for i, s in schedule.assignments.items())
-    if utility > best_utility:
-        best, best_utility = schedule, utility
-        notify(Incumbent(_assignments(best), best_utility, None))
-    return best, best_utility
 
 
 class _Generation:
@@ -367,11 +295,11 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     pooled_started = time.time()
     # The first stability centre is the pooled LP's duals, not OASiS's prices: those give a valid but loose
     # bound, a poor centre to smooth towards.
-    bound, centre, best_lagrangian = _pooled_start(instance, cells, master, bound, deadline, threads, notify)
+    bound, centre, best_lagrangian = pooled_start(instance, cells, master, bound, deadline, threads, notify)
     if levers.greedy_start:
         notify(Phase("a greedy schedule at the pooled LP's prices"))
         utility_before = best_utility
-        best, best_utility = _greedy_start(instance, cells, master, centre, best, best_utility, deadline, notify)
+        best, best_utility = greedy_start(instance, cells, master, centre, best, best_utility, deadline, notify)
         origin = "greedy at the pooled LP's prices" if best_utility > utility_before else origin
     pooled_seconds = time.time() - pooled_started
     notify(Phase("generating columns"))
@@ -391,7 +319,7 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     return ColumnGenerationRun(
         bound=generation.bound, bound_source=generation.best.source, incumbent_origin=origin,
         round_bounds=tuple(generation.round_bounds),
-        lp_value=generation.lp_value, assignments=_assignments(best), objective=best_utility,
+        lp_value=generation.lp_value, assignments=assignments_of(best), objective=best_utility,
         rounds=generation.rounds, columns=len(master.columns), rows=master.n_rows, stop=stop, seeds=seed_utilities,
         seed_seconds=seed_seconds, pooled_seconds=pooled_seconds, cg_seconds=cg_seconds, mip_seconds=mip_seconds,
         mip_status=mip_status)

@@ -322,3 +322,53 @@ def test_every_online_schedule_is_a_point_of_the_heterogeneous_restart_model(sch
               if (row.has_lb() and pyo.value(row.body) < pyo.value(row.lower) - 1e-7)
               or (row.has_ub() and pyo.value(row.body) > pyo.value(row.upper) + 1e-7)]
     assert broken == [] and pyo.value(model.total_utility) == pytest.approx(result.utility, rel=1e-9)
+
+
+@settings(derandomize=True, max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=10**6), jobs=st.integers(2, 3), horizon=st.integers(3, 5),
+       pair=st.integers(0, len(PAIRS) - 1))
+def test_the_projected_type_rows_keep_the_lp_value_and_bound_opt(seed, jobs, horizon, pair):
+    """The pooled (and per-server) LP with the type columns projected out has the LP value of the model with them,
+    at least the brute-force OPT; :func:`pooled_lp_prices` (which uses it) returns that value."""
+    from primaldual.offline.matrix import solve_matrix_model
+    from primaldual.offline.pooled import pooled_lp_prices
+
+    instance = tiny_heterogeneous(seed, jobs, horizon, pair)
+    expected, _ = het_brute_force_optimum(instance)
+    for pooled in (True, False):
+        values = []
+        for projected in (False, True):
+            model = build_matrix_model(instance, pooled=pooled, projected_types=projected)
+            outcome, _ = solve_matrix_model(model, relax=True, time_limit=None, mip_gap=None, threads=1)
+            values.append(outcome.bound + model.objective_slack)
+        assert values[1] == pytest.approx(values[0], rel=1e-7, abs=1e-7)
+        assert values[1] >= expected - 1e-7 * max(1.0, expected)
+    assert pooled_lp_prices(instance, None, 1)[0] == pytest.approx(_pooled_lp(instance), rel=1e-7, abs=1e-7)
+
+
+def _pooled_lp(instance) -> float:
+    from primaldual.offline.matrix import solve_matrix_model
+
+    model = build_matrix_model(instance, pooled=True)
+    return solve_matrix_model(model, relax=True, time_limit=None, mip_gap=None, threads=1)[0].bound \
+        + model.objective_slack
+
+
+@settings(derandomize=True, max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=10**6), jobs=st.integers(2, 3), horizon=st.integers(3, 5),
+       pair=st.integers(0, len(PAIRS) - 1))
+def test_every_column_generation_incumbent_verifies_and_is_at_most_opt(seed, jobs, horizon, pair):
+    """Column generation without seeds on a heterogeneous instance (the pooled LP's start, with its projected type
+    rows, and its greedy): every incumbent it announces verifies and is worth at most OPT, its bound at least OPT."""
+    from primaldual.offline.outcome import Incumbent
+    from primaldual.offline.price_and_branch import column_generation_solve
+
+    instance = tiny_heterogeneous(seed, jobs, horizon, pair)
+    expected = het_brute_force_optimum(instance)[0]
+    seen = []
+    run = column_generation_solve(instance, range(instance.n_jobs), notify=seen.append, threads=1)
+    for event in [e for e in seen if isinstance(e, Incumbent)] + [Incumbent(run.assignments, run.objective, None)]:
+        schedule = Schedule({i: JobSchedule(y, z) for i, (y, z) in event.assignments.items()})
+        witness = verify(instance, schedule)
+        assert witness.feasible and witness.utility <= expected + 1e-7
+    assert run.bound >= expected - 1e-7 * max(1.0, expected)
