@@ -301,3 +301,32 @@ def test_the_instance_version_names_its_types():
     typed["version"] = 1
     with pytest.raises(InputError, match="an instance with cluster.gpu_types is version 2, got 1"):
         instance_from_dict(typed)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "{i}", "--scheduler", "rrh", "--gpu-types", "v100:1"],
+     "--gpu-types: only applies with --preset (the instance file fixes the cluster)"),
+    (["compare", "--gpu-types", "v100:1"], "--gpu-types: needs --preset"),
+    (["compare", "--preset", "tiny", "--gpu-types", "v100:0"], "--gpu-types: v100: the server count must be a positive"),
+    (["compare", "--preset", "tiny", "--gpu-types", "a100:2"], "--gpu-types: unknown gpu type"),
+    (["ratio", "--preset", "tiny", "--instances", "1", "--gpu-types", "v100:2,v100:1", "--out", "{o}"],
+     "--gpu-types: listed twice: v100"),
+])
+def test_gpu_types_with_a_preset_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
+    """The new --gpu-types of run, compare and ratio: exit 2, one line naming the flag, nothing written."""
+    save_instance(generate("tiny", seed=2), tmp_path / "i.json")
+    out = tmp_path / "r.jsonl"
+    assert main([a.format(i=tmp_path / "i.json", o=out) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err and "Traceback" not in err
+    assert not out.exists() and not (tmp_path / "r.jsonl.config.toml").exists()
+
+
+def test_a_sweep_spec_checks_its_gpu_types():
+    from primaldual.sweep import Spec
+
+    assert Spec(preset="tiny", gpu_types="v100:1,k80:1").generator_knobs()["gpu_types"] == [("v100", 1), ("k80", 1)]
+    assert "gpu_types" not in Spec(preset="tiny").to_dict()  # records without types are what they were
+    for bad, message in (("v100", "each entry must be TYPE:SERVERS"), (["v100:1"], "must be a string")):
+        with pytest.raises(InputError, match=message):
+            Spec(preset="tiny", gpu_types=bad)
