@@ -22,6 +22,7 @@ CASES = [(seed, mix) for seed in range(7100, 7110)
 TOLERANCE = 1e-6
 
 
+@pytest.mark.fast_tier(10)  # the other 20 in the slow tier (CI runs both)
 @pytest.mark.parametrize("seed, mix", CASES)
 def test_oasis_plans_verify_and_its_certificate_bounds_opt(seed, mix):
     instance = generate("tiny", seed=seed, gpu_types=mix)
@@ -50,6 +51,7 @@ def test_oasis_plans_verify_and_its_certificate_bounds_opt(seed, mix):
     assert verify(instance, simulated.schedule).feasible
 
 
+@pytest.mark.slow  # 8 small instances, simulated twice (about 10 s); tests/oasis/test_typed_dual.py cuts by hand
 @pytest.mark.parametrize("seed", range(7300, 7308))
 def test_plans_end_where_the_work_is_done(seed):
     """The inner search rounds progress down, so a plan can be done before the programme's last slot; the plan is
