@@ -69,6 +69,7 @@ def test_a_time_limited_restart_evaluation_says_what_it_left_out_and_stays_hones
     assert evaluation.solve.time_limit == 1e-6  # the caller's options are reported as given
 
 
+@pytest.mark.slow  # two full evaluations with solves (18 s): the fast tier keeps the limit's other cases
 def test_with_time_for_everything_the_limited_evaluation_is_the_unlimited_one(small):
     limited = evaluate(small, SCHEDULERS, solve=SolveOptions(time_limit=120), restart_cost=0.1, time_limit=120)
     unlimited = evaluate(small, SCHEDULERS, solve=SolveOptions(time_limit=120), restart_cost=0.1)
