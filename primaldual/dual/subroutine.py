@@ -199,9 +199,10 @@ def _typed_schedule(instance: Instance, job_index: int, worker_prices, ps_prices
     units = _read_only(typed.progress_units(work_by_type, resolution, max_workers, relaxed))
     cells = n_slots * (max_workers + 1) * units.shape[0] * (inputs.worker_prices.shape[1] + inputs.ps_prices.shape[1])
     code = kernel.functions(cells, typed)
+    pointer = np.zeros(1, dtype=np.uint8 if units.size <= 256 else np.int32)  # the back-pointers' dtype
     best, counts, types, window_costs = code.typed_search(
         *inputs, server_types, units, arrival, resolution, _read_only(utility), objective == "payoff", early_stop,
-        floor)
+        floor, pointer)
     completion_costs[arrival:] = window_costs
     if best < 0:
         return _infeasible(job_index, horizon, completion_costs)

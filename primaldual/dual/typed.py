@@ -64,39 +64,76 @@ def typed_slot_costs(worker_prices, ps_prices, worker_free, ps_free, worker_dema
     return cost
 
 
+def pull_order(cost: np.ndarray, units: np.ndarray):
+    """The pairs ``(g, D)`` of finite cost as ``(units, cost, g (N + 1) + D)``, in the order that makes step (b)'s
+    pull keep the push's first minimum: most units first (the least ``v'``), then ``g``, then ``D``. ``D = 0`` is
+    kept for ``g = 0`` alone (every type's idle choice is the same candidate, and the first one wins)."""
+    n_types, width = cost.shape
+    most = units.max()
+    keys = np.empty(n_types * width, dtype=np.int64)
+    count = 0
+    for g in range(n_types):
+        for d in range(width):
+            if cost[g, d] < np.inf and (d > 0 or g == 0):
+                keys[count] = (most - units[g, d]) * (n_types * width) + g * width + d
+                count += 1
+    keys = np.sort(keys[:count])
+    pair = keys % (n_types * width)
+    shift = np.empty(count, dtype=np.int64)
+    price = np.empty(count)
+    for i in range(count):
+        shift[i], price[i] = units[pair[i] // width, pair[i] % width], cost[pair[i] // width, pair[i] % width]
+    return shift, price, pair
+
+
 def typed_dp_step(before: np.ndarray, reach: int, cost: np.ndarray, units: np.ndarray, resolution: int,
-                  row: np.ndarray, chosen_type: np.ndarray, chosen_workers: np.ndarray, came_from: np.ndarray) -> int:
-    """Step (b) for one slot (module docstring), into ``row`` and the three back-pointer rows; ``before`` is
-    ``+inf`` past ``reach``. Returns the reach of ``row``."""
+                  row: np.ndarray, pointers: np.ndarray):
+    """Step (b) for one slot (module docstring) into ``row`` and its back-pointer row ``pointers`` (the pair
+    ``g (N + 1) + D``); ``before`` is ``+inf`` past ``reach``. Returns the reach of ``row`` and ``v'`` of ``row[Q]``.
+
+    Pulled, not pushed: below ``Q`` the cap does not bind, so ``v' = v - u_g(D)``, and ``row[v]`` is the minimum
+    over the pairs of ``before[v - u_g(D)] + c_{s,g}(D)``, each pair a sweep over ``v`` (no branch on ``before``,
+    one write per improvement). The same sums in an order that keeps the push's first minimum (:func:`pull_order`),
+    so the values and back-pointers are those of the push; ``row[Q]``, where the cap binds, is pushed from the
+    ``v'`` within ``max u`` of ``Q``, which also records ``v'``. Cost ``O(Q P)`` for ``P <= G N + 1`` pairs."""
     row[:] = np.inf
-    most = min(resolution, reach + units.max())
-    for v in range(reach + 1):
+    top = units.max()
+    most = min(resolution, reach + top)
+    shift, price, pair = pull_order(cost, units)
+    for i in range(shift.shape[0]):
+        step, extra, code = shift[i], price[i], pair[i]
+        for v in range(step, min(resolution - 1, reach + step) + 1):
+            candidate = before[v - step] + extra
+            if candidate < row[v]:
+                row[v] = candidate
+                pointers[v] = code
+    came_from = -1
+    for v in range(max(0, resolution - top), reach + 1):
         if before[v] == np.inf:
             continue
         for g in range(cost.shape[0]):
             for d in range(cost.shape[1]):
-                if cost[g, d] == np.inf:
-                    continue
-                after = min(resolution, v + units[g, d])
-                candidate = before[v] + cost[g, d]
-                if candidate < row[after]:
-                    row[after] = candidate
-                    chosen_type[after], chosen_workers[after], came_from[after] = g, d, v
-    return most
+                if cost[g, d] < np.inf and v + units[g, d] >= resolution:
+                    candidate = before[v] + cost[g, d]
+                    if candidate < row[resolution]:
+                        row[resolution] = candidate
+                        pointers[resolution], came_from = g * cost.shape[1] + d, v
+    return most, came_from
 
 
 def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed,
                  ps_max: int, server_types: np.ndarray, units: np.ndarray, arrival: int, resolution: int,
-                 utility: np.ndarray, payoff_objective: bool, early_stop: bool, floor: float):
+                 utility: np.ndarray, payoff_objective: bool, early_stop: bool, floor: float, pointer: np.ndarray):
     """Steps (a)-(c) over the window: ``(best, workers per window slot, type per window slot, C(s))``, as
-    :func:`primaldual.dual.reference.search` with the units of the module docstring."""
+    :func:`primaldual.dual.reference.search` with the units of the module docstring. The back-pointers are one
+    pair per state, of ``pointer``'s dtype (the front picks the narrowest that holds ``G (N + 1)`` pairs), plus
+    ``v'`` of ``Q`` per slot: ``1`` byte a state where there are at most 256 pairs, against ``10`` before."""
     n_slots, n_types = utility.shape[0], units.shape[0]
     completion_cost = np.full(n_slots, np.nan)
     # Back-pointer rows grow by doubling: a search that stops early holds only the rows it used.
     rows = min(n_slots, 16)
-    chosen_type = np.zeros((rows, resolution + 1), dtype=np.int16)  # types <= servers <= MAX_SERVERS
-    chosen_workers = np.zeros((rows, resolution + 1), dtype=np.int32)
-    came_from = np.zeros((rows, resolution + 1), dtype=np.int32)
+    pointers = np.zeros((rows, resolution + 1), dtype=pointer.dtype)
+    came_from = np.zeros(n_slots, dtype=np.int64)
     before = np.full(resolution + 1, np.inf)
     before[0] = 0.0
     row = np.full(resolution + 1, np.inf)
@@ -106,13 +143,11 @@ def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, 
         t = arrival + s
         if s == rows:
             rows = min(n_slots, 2 * rows)
-            chosen_type, chosen_workers, came_from = (grown(chosen_type, rows), grown(chosen_workers, rows),
-                                                      grown(came_from, rows))
+            pointers = grown(pointers, rows)
         cost = typed_slot_costs(in_slot(worker_prices, t), in_slot(ps_prices, t), in_slot(worker_free, t),
                                 in_slot(ps_free, t), worker_demand, ps_demand, ps_needed, ps_max, server_types,
                                 n_types)
-        reach = typed_dp_step(before, reach, cost, units, resolution, row, chosen_type[s], chosen_workers[s],
-                              came_from[s])
+        reach, came_from[s] = typed_dp_step(before, reach, cost, units, resolution, row, pointers[s])
         total = row[resolution]
         completion_cost[s] = total
         best, best_payoff, best_utility, best_cost = completion_step(
@@ -120,7 +155,7 @@ def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, 
         if early_stop and stops_after(s, utility, payoff_objective, floor, best_payoff, best_utility):
             break
         before, row = row, before
-    counts, types = typed_path(chosen_type, chosen_workers, came_from, best, resolution, n_slots)
+    counts, types = typed_path(pointers, came_from, units, best, resolution, n_slots)
     return best, counts, types, completion_cost
 
 
@@ -131,16 +166,19 @@ def grown(rows: np.ndarray, count: int) -> np.ndarray:
     return out
 
 
-def typed_path(chosen_type, chosen_workers, came_from, best: int, resolution: int, n_slots: int):
-    """The schedule's workers and type per window slot, back from ``(best, Q)`` (type -1 where idle)."""
+def typed_path(pointers, came_from, units, best: int, resolution: int, n_slots: int):
+    """The schedule's workers and type per window slot, back from ``(best, Q)`` (type -1 where idle): below ``Q``
+    the state before is ``v - u_g(D)``, at ``Q`` the recorded ``v'``."""
     counts = np.zeros(n_slots, dtype=np.int64)
     types = np.full(n_slots, -1, dtype=np.int64)
+    width = units.shape[1]
     v = resolution
     for s in range(best, -1, -1):
-        counts[s] = chosen_workers[s, v]
-        if counts[s] > 0:
-            types[s] = chosen_type[s, v]
-        v = came_from[s, v]
+        g, d = pointers[s, v] // width, pointers[s, v] % width
+        counts[s] = d
+        if d > 0:
+            types[s] = g
+        v = came_from[s] if v == resolution else v - units[g, d]
     return counts, types
 
 
@@ -169,5 +207,5 @@ def kernel_globals() -> dict:
 
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
-KERNEL_FUNCTIONS = ("typed_slot_costs", "typed_dp_step", "grown", "typed_path", "typed_search",
+KERNEL_FUNCTIONS = ("typed_slot_costs", "pull_order", "typed_dp_step", "grown", "typed_path", "typed_search",
                     "typed_place")
