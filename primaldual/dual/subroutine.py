@@ -181,7 +181,7 @@ def _typed_schedule(instance: Instance, job_index: int, worker_prices, ps_prices
     horizon, arrival = instance.horizon, job.arrival
     work = int(instance.work_units[job_index])
     work_by_type = instance.work_by_type[job_index]
-    resolution = typed.RESOLUTION * max(ceil_tolerant(float(work_by_type.max())), 1)
+    resolution = typed.job_units(max(ceil_tolerant(float(work_by_type.max())), 1), job.chunks, relaxed)
     max_workers = int(min(job.chunks, resolution))
     completion_costs = np.full(horizon, np.nan)
     if arrival >= horizon or max_workers < 1:

@@ -36,6 +36,13 @@ RESOLUTION = 4
 UNIT_TOLERANCE = 1e-9
 
 
+def job_units(slowest: int, chunks: int, outer: bool) -> int:
+    """``Q`` for a job of ``slowest = ceil(W^slowest)`` worker-slots on its slowest type and at most ``chunks``
+    workers (module docstring): ``RESOLUTION`` units per worker of the slowest type for the inner search, and for
+    the outer one ``RESOLUTION`` per full-width slot of the slowest type, at least one per worker."""
+    return slowest * (max(1, -(-RESOLUTION // chunks)) if outer else RESOLUTION)
+
+
 def progress_units(work_by_type: np.ndarray, resolution: int, max_workers: int, outer: bool) -> np.ndarray:
     """``u[g, D]`` for ``D = 0..max_workers`` (module docstring): down for ``inner``, up for ``outer``."""
     units = np.zeros((work_by_type.shape[0], max_workers + 1), dtype=np.int64)

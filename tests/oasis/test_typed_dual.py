@@ -23,14 +23,14 @@ TYPES = ("fast", "slow")
 
 
 @st.composite
-def typed_cases(draw):
+def typed_cases(draw, widths=st.integers(1, 3)):
     """One job on 2-3 worker servers of two types (the slow one 1-3x slower), 1-3 slots, random prices and
     residual capacities, as tests/oasis/test_oasis_dual.py's tiny cases."""
     n_worker_servers = draw(st.integers(2, 3))
     worker_types = ("fast", "slow") + tuple(draw(st.sampled_from(TYPES)) for _ in range(n_worker_servers - 2))
     horizon = draw(st.integers(1, 3))
     arrival = draw(st.integers(0, horizon - 1))
-    chunks = draw(st.integers(1, 3))
+    chunks = draw(widths)
     work = draw(st.integers(1, chunks * (horizon - arrival)))
     slowdown = draw(st.sampled_from([1.0, 1.25, 1.5, 2.0, 3.0]))
     kind = draw(st.sampled_from(["sigmoid", "linear", "constant"]))
@@ -99,6 +99,19 @@ def test_typed_subroutine_brackets_the_brute_force(case):
         report = verify(instance, Schedule({0: inner.schedule}))
         assert not [v for v in report.violations if v.kind in ("work", "one_type")], report.violations
         assert math.isclose(_payoff(instance, inner, worker_prices, ps_prices), inner.payoff, rel_tol=1e-9, abs_tol=1e-9)
+
+
+@settings(max_examples=40)
+@given(typed_cases(widths=st.integers(4, 5)))
+def test_the_outer_search_of_wide_jobs_still_bounds_the_brute_force(case):
+    """From 4 workers on, the outer search counts one unit per slowest worker (``Q = ceil(W^slowest)``,
+    typed.job_units): coarser, still at least the truth; the inner one keeps 4 units a worker."""
+    instance, worker_prices, ps_prices, worker_free, ps_free = case
+    truth = brute_force_typed(instance, worker_prices, ps_prices, worker_free, ps_free)
+    inner = best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free, early_stop=False)
+    outer = best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free, early_stop=False, relaxed=True)
+    assert inner.payoff <= truth + 1e-9 <= outer.payoff + 2e-9
+    assert inner.mu <= max(truth, 0.0) + 1e-9 <= outer.mu + 2e-9
 
 
 @settings(max_examples=60)
