@@ -24,6 +24,8 @@ Cost: ``O(Q G N)`` per slot against ``O(V N)`` on one type, ``Q`` about ``V`` ti
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from primaldual.dual.reference import (completion_step, fill, fill_among, in_slot, pool_costs, pool_costs_among,
@@ -56,17 +58,39 @@ def progress_units(work_by_type: np.ndarray, resolution: int, max_workers: int, 
     return units
 
 
-def typed_slot_costs(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed,
-                     ps_max: int, server_types: np.ndarray, n_types: int) -> np.ndarray:
-    """Step (a) for one slot: ``cost[g, D]``, ``+inf`` where ``D`` workers do not fit on type ``g``."""
-    max_workers = ps_needed.shape[0] - 1
-    price = pool_prices(worker_prices, worker_demand)
-    parameter_servers = pool_costs(ps_prices, ps_free, ps_demand, ps_max)
+class TypedJob(NamedTuple):
+    """One job's side of the search (module docstring): each worker server's type index, ``u[g, D]``, the arrival,
+    ``Q``, the utility per window slot, and a one-element array of the back-pointers' dtype."""
+
+    server_types: np.ndarray
+    units: np.ndarray
+    arrival: int
+    resolution: int
+    utility: np.ndarray
+    pointer: np.ndarray
+
+
+class Rule(NamedTuple):
+    """Step (c)'s rule: OASiS's payoff (else greedy's utility), the early stop, and the cost floor."""
+
+    payoff_objective: bool
+    early_stop: bool
+    floor: float
+
+
+def typed_slot_costs(inputs, t: int, server_types: np.ndarray, n_types: int) -> np.ndarray:
+    """Step (a) for slot ``t``: ``cost[g, D]``, ``+inf`` where ``D`` workers do not fit on type ``g``; ``inputs`` is
+    :class:`primaldual.dual.subroutine.KernelInputs`."""
+    max_workers = inputs.ps_needed.shape[0] - 1
+    price = pool_prices(in_slot(inputs.worker_prices, t), inputs.worker_demand)
+    parameter_servers = pool_costs(in_slot(inputs.ps_prices, t), in_slot(inputs.ps_free, t), inputs.ps_demand,
+                                   inputs.ps_max)
     cost = np.empty((n_types, max_workers + 1))
     for g in range(n_types):
-        workers = pool_costs_among(price, server_types != g, worker_free, worker_demand, max_workers)
+        workers = pool_costs_among(price, server_types != g, in_slot(inputs.worker_free, t), inputs.worker_demand,
+                                   max_workers)
         for d in range(max_workers + 1):
-            cost[g, d] = workers[d] + parameter_servers[min(ps_needed[d], ps_max)]
+            cost[g, d] = workers[d] + parameter_servers[min(inputs.ps_needed[d], inputs.ps_max)]
         cost[g, 0] = 0.0
     return cost
 
@@ -128,18 +152,17 @@ def typed_dp_step(before: np.ndarray, reach: int, cost: np.ndarray, units: np.nd
     return most, came_from
 
 
-def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed,
-                 ps_max: int, server_types: np.ndarray, units: np.ndarray, arrival: int, resolution: int,
-                 utility: np.ndarray, payoff_objective: bool, early_stop: bool, floor: float, pointer: np.ndarray):
+def typed_search(inputs, job: TypedJob, rule: Rule):
     """Steps (a)-(c) over the window: ``(best, workers per window slot, type per window slot, C(s))``, as
     :func:`primaldual.dual.reference.search` with the units of the module docstring. The back-pointers are one
-    pair per state, of ``pointer``'s dtype (the front picks the narrowest that holds ``G (N + 1)`` pairs), plus
+    pair per state, of ``job.pointer``'s dtype (the front picks the narrowest that holds ``G (N + 1)`` pairs), plus
     ``v'`` of ``Q`` per slot: ``1`` byte a state where there are at most 256 pairs, against ``10`` before."""
+    units, resolution, utility = job.units, job.resolution, job.utility
     n_slots, n_types = utility.shape[0], units.shape[0]
     completion_cost = np.full(n_slots, np.nan)
     # Back-pointer rows grow by doubling: a search that stops early holds only the rows it used.
     rows = min(n_slots, 16)
-    pointers = np.zeros((rows, resolution + 1), dtype=pointer.dtype)
+    pointers = np.zeros((rows, resolution + 1), dtype=job.pointer.dtype)
     came_from = np.zeros(n_slots, dtype=np.int64)
     before = np.full(resolution + 1, np.inf)
     before[0] = 0.0
@@ -147,19 +170,16 @@ def typed_search(worker_prices, ps_prices, worker_free, ps_free, worker_demand, 
     reach = 0
     best, best_payoff, best_utility, best_cost = -1, -np.inf, -np.inf, np.inf
     for s in range(n_slots):
-        t = arrival + s
         if s == rows:
             rows = min(n_slots, 2 * rows)
             pointers = grown(pointers, rows)
-        cost = typed_slot_costs(in_slot(worker_prices, t), in_slot(ps_prices, t), in_slot(worker_free, t),
-                                in_slot(ps_free, t), worker_demand, ps_demand, ps_needed, ps_max, server_types,
-                                n_types)
+        cost = typed_slot_costs(inputs, job.arrival + s, job.server_types, n_types)
         reach, came_from[s] = typed_dp_step(before, reach, cost, units, resolution, row, pointers[s])
         total = row[resolution]
         completion_cost[s] = total
         best, best_payoff, best_utility, best_cost = completion_step(
-            s, total, utility, payoff_objective, best, best_payoff, best_utility, best_cost)
-        if early_stop and stops_after(s, utility, payoff_objective, floor, best_payoff, best_utility):
+            s, total, utility, rule.payoff_objective, best, best_payoff, best_utility, best_cost)
+        if rule.early_stop and stops_after(s, utility, rule.payoff_objective, rule.floor, best_payoff, best_utility):
             break
         before, row = row, before
     counts, types = typed_path(pointers, came_from, units, best, resolution, n_slots)
@@ -189,19 +209,18 @@ def typed_path(pointers, came_from, units, best: int, resolution: int, n_slots: 
     return counts, types
 
 
-def typed_place(worker_prices, ps_prices, worker_free, ps_free, worker_demand, ps_demand, ps_needed, ps_max: int,
-                server_types: np.ndarray, arrival: int, counts: np.ndarray, types: np.ndarray, workers: np.ndarray,
+def typed_place(inputs, job: TypedJob, counts: np.ndarray, types: np.ndarray, workers: np.ndarray,
                 parameter_servers: np.ndarray) -> None:
     """The schedule on servers: each window slot's workers on its type's servers and their PSs, cheapest first."""
-    max_workers = ps_needed.shape[0] - 1
+    max_workers = inputs.ps_needed.shape[0] - 1
     for s in range(counts.shape[0]):
         if counts[s] > 0:
-            t = arrival + s
-            price = pool_prices(in_slot(worker_prices, t), worker_demand)
-            fill_among(price, server_types != types[s], in_slot(worker_free, t), worker_demand, max_workers,
-                       counts[s], workers[t])
-            fill(in_slot(ps_prices, t), in_slot(ps_free, t), ps_demand, ps_max, ps_needed[counts[s]],
-                 parameter_servers[t])
+            t = job.arrival + s
+            price = pool_prices(in_slot(inputs.worker_prices, t), inputs.worker_demand)
+            fill_among(price, job.server_types != types[s], in_slot(inputs.worker_free, t), inputs.worker_demand,
+                       max_workers, counts[s], workers[t])
+            fill(in_slot(inputs.ps_prices, t), in_slot(inputs.ps_free, t), inputs.ps_demand, inputs.ps_max,
+                 inputs.ps_needed[counts[s]], parameter_servers[t])
 
 
 def kernel_globals() -> dict:
