@@ -5,21 +5,25 @@ pool costs and fills they call, restricted to one type's servers). On a heteroge
 one slot are of one type ``g`` and ``D`` of them do the fraction ``D / W^g`` of the job
 (:mod:`primaldual.core.gpu_types`), so the work is no longer a count of worker-slots.
 
-**Progress in integral units.** The job is ``Q`` units (``Q = RESOLUTION ceil(W^slowest)``: at least
-``RESOLUTION`` units per worker on every type); ``D`` workers of type ``g`` make ``u_g(D)`` units, rounded
+**Progress in integral units.** The job is ``Q`` units; ``D`` workers of type ``g`` make ``u_g(D)`` units, rounded
 
 * *down* (``inner``): ``u_g(D) = floor(D Q / W^g)``, so a schedule reaching ``Q`` units does at least the whole
-  job: every schedule found is feasible (the online decision);
+  job: every schedule found is feasible (the online decision); ``Q = RESOLUTION ceil(W^slowest)``, at least
+  ``RESOLUTION`` units per worker on every type;
 * *up* (``outer``): ``u_g(D) = ceil(D Q / W^g)``, so every feasible schedule reaches ``Q`` units: the search
-  ranges over a superset of the schedules and its ``mu`` is an upper bound on eq. (21)'s (the certificate).
+  ranges over a superset of the schedules and its ``mu`` is an upper bound on eq. (21)'s (the certificate), for
+  any ``Q``; here ``RESOLUTION`` units per full-width slot of the slowest type and at least one per worker
+  (:func:`job_units`: ``Q = ceil(W^slowest)`` from 4 workers on), which loosens the bound by at most a unit a slot.
 
 (a) ``c_{s,g}(D)``: the cheapest placement of ``D`` workers on type ``g``'s servers and of ``Z(D)`` PSs.
-(b) ``F_s(v) = min_{g, D, v'} F_{s-1}(v') + c_{s,g}(D)`` over ``min(Q, v' + u_g(D)) = v``, pushed forward from each
-    reachable ``v'`` (types, then worker counts, in index order; the first minimum is kept); the back-pointers
-    keep the type, the count and ``v'`` (the cap at ``Q`` makes ``v'`` unrecoverable from ``v``).
+(b) ``F_s(v) = min_{g, D, v'} F_{s-1}(v') + c_{s,g}(D)`` over ``min(Q, v' + u_g(D)) = v``; among equal values the
+    first in the order (``v'``, ``g``, ``D``) is kept (as pushing forward from each reachable ``v'`` would). Below
+    ``Q`` it is pulled (:func:`typed_dp_step`); the back-pointers keep the pair ``(g, D)`` of each state, one byte
+    where ``G (N + 1) <= 256``, and the ``v'`` of ``Q`` per slot (the cap at ``Q`` makes it unrecoverable).
 (c) as in :mod:`primaldual.dual.reference`: the earliest maximiser of ``f(s) - F_s(Q)``, the same early stop.
 
-Cost: ``O(Q G N)`` per slot against ``O(V N)`` on one type, ``Q`` about ``V`` times the slowest type's slowdown.
+Cost: ``O(Q P)`` per slot for the ``P <= G N + 1`` pairs of finite cost, against ``O(V N)`` on one type; the inner
+``Q`` is about ``4 V`` times the slowest type's slowdown, the outer one a quarter of it for ``N >= 4``.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ import numpy as np
 from primaldual.dual.reference import (completion_step, fill, fill_among, in_slot, pool_costs, pool_costs_among,
                                       pool_prices, stops_after)
 
-#: Units per worker-slot of the slowest type: the rounding loses at most ``1 / Q`` of the job per slot (so a
-#: schedule may need a little more than its work, or the bound be a little loose); the search costs ``O(Q)``.
+#: Units per worker-slot of the slowest type (inner), per full-width slot of it (outer): the rounding loses at most
+#: ``1 / Q`` of the job per slot (a schedule may need a little more than its work, or the bound be a little loose);
+#: the search costs ``O(Q)``.
 RESOLUTION = 4
 #: Slack of the rounding of ``D Q / W^g`` (a relative 1e-9, the verifier's tolerance on eq. (2)).
 UNIT_TOLERANCE = 1e-9
