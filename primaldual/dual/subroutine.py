@@ -138,8 +138,8 @@ def best_schedule(
     if instance.cluster.heterogeneous:
         if work is not None or start is not None:
             raise InputError("the dual subroutine re-offers a progressed job on one gpu type only (work/start)")
-        return _typed_schedule(instance, job_index, worker_prices, ps_prices, worker_free, ps_free, objective,
-                               early_stop, cost_floor, plan and not relaxed, relaxed)
+        return _typed_schedule(instance, job_index, (worker_prices, ps_prices, worker_free, ps_free),
+                               TypedOptions(objective, early_stop, cost_floor, plan and not relaxed, relaxed))
     job = instance.jobs[job_index]
     horizon = instance.horizon
     arrival = job.arrival if start is None else max(int(start), job.arrival)
@@ -172,16 +172,28 @@ def best_schedule(
     return _answer(instance, job_index, inputs, counts, int(best), arrival, objective, place, completion_costs)
 
 
-def _typed_schedule(instance: Instance, job_index: int, worker_prices, ps_prices, worker_free, ps_free,
-                    objective: str, early_stop: bool, cost_floor, plan: bool, relaxed: bool) -> DualResult:
-    """:func:`best_schedule` on a heterogeneous cluster (:mod:`primaldual.dual.typed`). The cost floor and the
-    skip use the fastest type's work ``V_i`` (``Instance.work_units``): every schedule uses at least that many
-    worker-slots, so both stay valid for every mix of types (proofs/oasis.md section 2b)."""
+class TypedOptions(NamedTuple):
+    """:func:`best_schedule`'s options as the search on several types reads them."""
+
+    objective: str
+    early_stop: bool
+    cost_floor: bool | tuple
+    plan: bool
+    relaxed: bool
+
+
+def _typed_schedule(instance: Instance, job_index: int, market: tuple, options: TypedOptions) -> DualResult:
+    """:func:`best_schedule` on a heterogeneous cluster (:mod:`primaldual.dual.typed`), ``market`` its prices and
+    free amounts in its order. The cost floor and the skip use the fastest type's work ``V_i``
+    (``Instance.work_units``): every schedule uses at least that many worker-slots, so both stay valid for every
+    mix of types (proofs/oasis.md section 2b)."""
+    worker_prices, ps_prices, worker_free, ps_free = market
+    objective, early_stop, cost_floor, plan, relaxed = options
     job = instance.jobs[job_index]
     horizon, arrival = instance.horizon, job.arrival
     work = int(instance.work_units[job_index])
     work_by_type = instance.work_by_type[job_index]
-    resolution = typed.RESOLUTION * max(ceil_tolerant(float(work_by_type.max())), 1)
+    resolution = typed.job_units(max(ceil_tolerant(float(work_by_type.max())), 1), job.chunks, relaxed)
     max_workers = int(min(job.chunks, resolution))
     completion_costs = np.full(horizon, np.nan)
     if arrival >= horizon or max_workers < 1:
@@ -199,20 +211,21 @@ def _typed_schedule(instance: Instance, job_index: int, worker_prices, ps_prices
     units = _read_only(typed.progress_units(work_by_type, resolution, max_workers, relaxed))
     cells = n_slots * (max_workers + 1) * units.shape[0] * (inputs.worker_prices.shape[1] + inputs.ps_prices.shape[1])
     code = kernel.functions(cells, typed)
-    best, counts, types, window_costs = code.typed_search(
-        *inputs, server_types, units, arrival, resolution, _read_only(utility), objective == "payoff", early_stop,
-        floor)
+    pointer = np.zeros(1, dtype=np.uint8 if units.size <= 256 else np.int32)  # the back-pointers' dtype
+    side = typed.TypedJob(server_types, units, arrival, resolution, _read_only(utility), pointer)
+    best, counts, types, window_costs = code.typed_search(inputs, side, typed.Rule(objective == "payoff",
+                                                                                     bool(early_stop), float(floor)))
     completion_costs[arrival:] = window_costs
     if best < 0:
         return _infeasible(job_index, horizon, completion_costs)
     path_cost = None
     if not relaxed:  # the rounding may finish the job before the programme's last slot: stop there
         counts, types = _trim(counts, types, work_by_type)
-        path_cost = _path_cost(code, inputs, server_types, units.shape[0], arrival, counts, types)
+        path_cost = _path_cost(code, inputs, side, counts, types)
     place = None
     if plan:
         def place(workers, parameter_servers):
-            code.typed_place(*inputs, server_types, arrival, counts, types, workers, parameter_servers)
+            code.typed_place(inputs, side, counts, types, workers, parameter_servers)
     answer = _answer(instance, job_index, inputs, counts, int(best), arrival, objective, place, completion_costs,
                      path_cost)
     types_per_slot = np.full(horizon, -1, dtype=np.int64)
@@ -233,14 +246,12 @@ def _trim(counts: np.ndarray, types: np.ndarray, work_by_type: np.ndarray) -> tu
     return counts, types
 
 
-def _path_cost(code, inputs: KernelInputs, server_types, n_types: int, arrival: int, counts, types) -> float:
+def _path_cost(code, inputs: KernelInputs, side, counts, types) -> float:
     """The plan's cost: step (a)'s cost of each slot's type and count, added in slot order as the programme adds
     them (so an untrimmed plan costs exactly its ``C(s)``)."""
     total = 0.0
     for s in np.flatnonzero(counts).tolist():
-        t = arrival + s
-        cost = code.typed_slot_costs(*(reference.in_slot(values, t) for values in inputs[:4]), *inputs[4:],
-                                     server_types, n_types)
+        cost = code.typed_slot_costs(inputs, side.arrival + s, side.server_types, side.units.shape[0])
         total += cost[types[s], counts[s]]
     return float(total)
 

@@ -23,14 +23,14 @@ TYPES = ("fast", "slow")
 
 
 @st.composite
-def typed_cases(draw):
+def typed_cases(draw, widths=st.integers(1, 3)):
     """One job on 2-3 worker servers of two types (the slow one 1-3x slower), 1-3 slots, random prices and
     residual capacities, as tests/oasis/test_oasis_dual.py's tiny cases."""
     n_worker_servers = draw(st.integers(2, 3))
     worker_types = ("fast", "slow") + tuple(draw(st.sampled_from(TYPES)) for _ in range(n_worker_servers - 2))
     horizon = draw(st.integers(1, 3))
     arrival = draw(st.integers(0, horizon - 1))
-    chunks = draw(st.integers(1, 3))
+    chunks = draw(widths)
     work = draw(st.integers(1, chunks * (horizon - arrival)))
     slowdown = draw(st.sampled_from([1.0, 1.25, 1.5, 2.0, 3.0]))
     kind = draw(st.sampled_from(["sigmoid", "linear", "constant"]))
@@ -101,6 +101,19 @@ def test_typed_subroutine_brackets_the_brute_force(case):
         assert math.isclose(_payoff(instance, inner, worker_prices, ps_prices), inner.payoff, rel_tol=1e-9, abs_tol=1e-9)
 
 
+@settings(max_examples=40)
+@given(typed_cases(widths=st.integers(4, 5)))
+def test_the_outer_search_of_wide_jobs_still_bounds_the_brute_force(case):
+    """From 4 workers on, the outer search counts one unit per slowest worker (``Q = ceil(W^slowest)``,
+    typed.job_units): coarser, still at least the truth; the inner one keeps 4 units a worker."""
+    instance, worker_prices, ps_prices, worker_free, ps_free = case
+    truth = brute_force_typed(instance, worker_prices, ps_prices, worker_free, ps_free)
+    inner = best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free, early_stop=False)
+    outer = best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free, early_stop=False, relaxed=True)
+    assert inner.payoff <= truth + 1e-9 <= outer.payoff + 2e-9
+    assert inner.mu <= max(truth, 0.0) + 1e-9 <= outer.mu + 2e-9
+
+
 @settings(max_examples=60)
 @given(typed_cases())
 def test_typed_kernel_compiled_equals_reference(case):
@@ -143,3 +156,53 @@ def test_a_plan_stops_where_its_work_is_done():
     assert result.workers_per_slot.tolist() == [1, 1, 1, 0, 0] and result.completion_slot == 2
     assert result.cost == 3.0 and result.payoff == 7.0
     assert verify(instance, Schedule({0: result.schedule})).feasible
+
+
+def push_step(before, reach, cost, units, resolution):
+    """Step (b) as proofs/oasis.md section 2b states it, pushed from each reachable ``v'`` (types, then counts, in
+    index order; the first minimum kept): the values, the pairs ``g (N + 1) + D`` and the ``v'`` of each state."""
+    row = np.full(resolution + 1, np.inf)
+    pair = np.full(resolution + 1, -1)
+    came_from = np.full(resolution + 1, -1)
+    for v in range(reach + 1):
+        for g, d in itertools.product(range(cost.shape[0]), range(cost.shape[1])):
+            after = min(resolution, v + units[g, d])
+            if before[v] < np.inf and cost[g, d] < np.inf and before[v] + cost[g, d] < row[after]:
+                row[after], pair[after], came_from[after] = before[v] + cost[g, d], g * cost.shape[1] + d, v
+    return row, pair, came_from
+
+
+@st.composite
+def dp_rows(draw):
+    """A row ``F_{s-1}`` (``+inf`` past its reach and here and there), a slot's costs (``+inf`` where a count does
+    not fit, ties on purpose: few distinct values) and units as floor or ceil of ``D Q / W^g``."""
+    n_types, width, resolution = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 14))
+    values = st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, np.inf])
+    reach = draw(st.integers(0, resolution))
+    before = np.array([draw(values) for _ in range(resolution + 1)])
+    before[reach + 1:], before[0] = np.inf, draw(st.sampled_from([0.0, 1.0]))
+    cost = np.array([[draw(values) for _ in range(width)] for _ in range(n_types)])
+    cost[:, 0] = 0.0
+    units = np.array([[d * draw(st.integers(1, 5)) for d in range(width)] for _ in range(n_types)])
+    return before, reach, cost, np.maximum.accumulate(units, axis=1), resolution
+
+
+@settings(max_examples=200)
+@given(dp_rows())
+def test_pulled_step_is_the_pushed_programme(case):
+    """typed_dp_step pulls each state from the pairs in :func:`pull_order` (docstring): the same values, the same
+    first-minimum pair in every reached state, and the ``v'`` of ``Q`` (below ``Q`` it is ``v - u_g(D)``)."""
+    from primaldual.dual import typed
+
+    before, reach, cost, units, resolution = case
+    row, pointers = np.empty(resolution + 1), np.zeros(resolution + 1, dtype=np.int64)
+    most, came_from = typed.typed_dp_step(before, reach, cost, units, resolution, row, pointers)
+    want, pair, want_from = push_step(before, reach, cost, units, resolution)
+    assert most == min(resolution, reach + units.max())
+    np.testing.assert_array_equal(row, want)
+    reached = want < np.inf
+    np.testing.assert_array_equal(pointers[reached], pair[reached])
+    assert came_from == want_from[resolution]
+    for v in np.flatnonzero(reached[:resolution]).tolist():
+        g, d = divmod(int(pointers[v]), cost.shape[1])
+        assert want_from[v] == v - units[g, d]
