@@ -130,3 +130,23 @@ def test_the_compiled_slot_equals_the_reference_on_types(restart_cost):
     for i, assignment in one.schedule.assignments.items():
         assert np.array_equal(assignment.workers, other.schedule.assignments[i].workers)
         assert np.array_equal(assignment.parameter_servers, other.schedule.assignments[i].parameter_servers)
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["reference", "compiled"])
+def test_an_unpinned_job_takes_the_type_where_it_progresses_most(compiled):
+    """Server 0 (type 0, fast: W = 4) has room for 1 worker, server 1 (type 1, slow: W = 12) for 4: 1/4 of the job
+    on the fast type against 4/12 on the slow one, so the slow type; with room for 2 fast workers, 2/4 wins. A
+    fixed type is kept whatever the room."""
+    from primaldual.oasis.lr import reference
+    from primaldual.oasis.lr.type_rule import choose_type
+
+    code = kernel.compiled(reference) if compiled else reference
+    demand, server_type = np.array([1.0, 1.0]), np.array([0, 1], dtype=np.int64)
+    ranked, work = np.array([0, 1], dtype=np.int64), np.array([4.0, 12.0])
+    free = np.array([[1.0, 8.0], [4.0, 8.0]])
+    assert code.choose_type(free, server_type, demand, -1, ranked, work, 4) == 1
+    free[0, 0] = 2.0
+    assert code.choose_type(free, server_type, demand, -1, ranked, work, 4) == 0
+    assert code.choose_type(free, server_type, demand, 1, ranked, work, 4) == 1
+    assert code.choose_type(np.zeros((2, 2)), server_type, demand, -1, ranked, work, 4) == -1
+    assert choose_type is reference.choose_type

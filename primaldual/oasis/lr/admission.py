@@ -139,7 +139,7 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
         return False
     if i not in state.ledger.reservations:  # a successful re-pack already placed it
         state.ledger.add(block)
-    if gpu_type >= 0 and state.pinned[i] < 0:  # the block's type: its work is counted there from now
+    if gpu_type >= 0:  # the block's type: its work is counted there from now
         pin(tables.types, state, i, gpu_type)
     state.deadlines[i] = deadline
     record.see_admission(i, mu, payoff, value, state.prices(tables.constants, slot), state.floor, slot,
@@ -149,14 +149,15 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
 
 def typed_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int) -> tuple:
     """On several GPU types: :func:`offer_answer` on the worker servers of one type, then that type and the work
-    offered there. A pinned job is offered on its type with its work left; an unpinned one (never run) on each
-    type with servers, fastest first, with all of its work there, ``ceil(W_i^g - 1e-9)``, and the largest ``mu``
-    wins (ties: the faster type). Cost: one offer per type tried (:mod:`primaldual.oasis.lr.type_view`)."""
+    offered there. An offered job holds no block, so it is offered on each type with servers, fastest first, with
+    its work left there (:meth:`primaldual.oasis.lr.type_view.TypeView.work_on`, rounded up as the simulator's
+    ``needed_on``), and the largest ``mu`` wins (ties: the faster type). Cost: one offer per type
+    (:mod:`primaldual.oasis.lr.type_view`)."""
     view, pinned = tables.types, int(state.pinned[i])
     best = None
-    for gpu_type in ((pinned,) if pinned >= 0 else view.tried[i]):
-        work = int(state.remaining[i]) if pinned >= 0 else \
-            max(int(np.ceil(view.work[i, gpu_type] - WORK_EPSILON)), 1)
+    for gpu_type in view.tried[i]:
+        work = int(state.remaining[i]) if gpu_type == pinned else \
+            max(int(np.ceil(view.work_on(state, i, gpu_type) - WORK_EPSILON)), 1)
         answer = offer_answer(settings, tables, state, slot, i, work, gpu_type)
         if best is None or answer[1] > best[1]:
             best = (*answer, gpu_type, work)
@@ -203,9 +204,9 @@ def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: 
 
 def offer_key(state: LrState, i: int, remaining: int) -> tuple:
     """What an offer of job ``i`` in a slot reads of the run (module docstring, "Repeated offers"); on several
-    GPU types also its pinned type (a twin may have pinned it where the run has not)."""
+    GPU types also the type its work is counted on and that work to the bit (the offer on another type reads it)."""
     if state.pinned is not None:
-        return i, remaining, state.ledger.token, state.floor.values, int(state.pinned[i])
+        return i, remaining, state.ledger.token, state.floor.values, int(state.pinned[i]), float(state.work_left[i])
     return i, remaining, state.ledger.token, state.floor.values
 
 

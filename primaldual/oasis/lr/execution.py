@@ -244,8 +244,7 @@ def growing_jobs(settings: LrSettings, tables: JobTables, state: LrState, slot: 
     the placements of the slot before and of the reservations."""
     jobs = np.array(order, dtype=np.int64)
     restart_cost = settings.restart_cost
-    work = state.work_left[jobs] if tables.types is None else tables.types.growth_work(state.pinned, state.work_left,
-                                                                                       jobs)
+    work = state.work_left[jobs] if tables.types is None else tables.types.growth_work(state, jobs)
     left = work / ((1.0 - restart_cost) if restart_cost > 0 else 1.0)
     most = np.minimum(tables.chunks[jobs], np.maximum(np.ceil(left - WORK_EPSILON), 0)).astype(np.int64)
     # A cap below 0 grows nothing, as 0 does; -1 marks "no cap".
@@ -267,8 +266,9 @@ def growing_jobs(settings: LrSettings, tables: JobTables, state: LrState, slot: 
                 reserved[position[i]] = True
                 placements[2][position[i]] = r.workers
                 placements[3][position[i]] = r.parameter_servers
-    types = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros((0, 0), dtype=np.int64),) if tables.types is None else \
-        (tables.types.server_type, state.pinned[jobs], tables.types.ranked[jobs])
+    types = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0))) \
+        if tables.types is None else (tables.types.server_type, state.pinned[jobs], tables.types.ranked[jobs],
+                                      tables.types.work[jobs])
     return Growing(jobs, most, cap, state.work_left[jobs], kept, reserved, *placements, *types)
 
 

@@ -136,11 +136,12 @@ class Growing(NamedTuple):
     previous_ps: np.ndarray
     block_workers: np.ndarray
     block_ps: np.ndarray
-    #: On several GPU types (else empty): each worker server's type, each job's pinned type (-1: none) and its
-    #: types fastest first (-1 after the last).
+    #: On several GPU types (else empty): each worker server's type, each job's fixed type (-1: none), its types
+    #: fastest first (-1 after the last) and its work on each type.
     server_type: np.ndarray
     job_type: np.ndarray
     type_rank: np.ndarray
+    type_work: np.ndarray
 
 
 class Plan(NamedTuple):
@@ -266,7 +267,7 @@ def grow_one(jobs: RunJobs, growing: Growing, plan: Plan, m: int, cap: int, rest
         return
     i = growing.order[m]
     gpu_type = choose_type(plan.free_worker, growing.server_type, jobs.worker_demand[i], growing.job_type[m],
-                           growing.type_rank[m])
+                           growing.type_rank[m], growing.type_work[m], growing.most[m] if cap < 0 else cap)
     if gpu_type < 0:
         return
     saved = np.empty_like(plan.free_worker)

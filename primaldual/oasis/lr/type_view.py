@@ -1,15 +1,19 @@
 """OASiS-LR on several GPU types (issue 64): each job is **pinned** to one type, and counts its work there.
 
 **Method.** A job's work on type ``g`` is ``W_i^g`` worker-slots (:mod:`primaldual.core.gpu_types`), and its workers
-in one slot are all of one type. OASiS-LR pins job ``i`` to one type ``g_i`` the first time it is promised a block
-(the type of that block) or runs (the type its first placement found room on,
-:mod:`primaldual.oasis.lr.type_rule`), and keeps it there for the rest of the run. From then on the run's one-type
-arithmetic holds as it is, in ``g_i``'s worker-slots: the remaining work is ``f_i W_i^{g_i}`` (``f_i`` the
-simulator's remaining fraction, :func:`ceiling`), every placement of the job (offers, blocks, re-packs, growth) is
-on ``g_i``'s worker servers only, and a worker-slot there does ``1 / W_i^{g_i}`` of the job, as the simulator and
-the verifier count it. A job not yet pinned has never run (``f_i = 1``): it is carried at its fastest type's work,
-an offer tries each type with servers (:func:`primaldual.oasis.lr.admission.typed_answer`) and a pin sets its
-work to ``W_i^g`` exactly (:func:`pin`).
+in one slot are all of one type. OASiS-LR **pins** job ``i`` to one type ``g_i`` the first time it runs (the type
+where its first placement progresses most, :mod:`primaldual.oasis.lr.type_rule`) or is promised a block (the
+block's type), and counts its work there: the remaining work is ``f_i W_i^{g_i}`` (``f_i`` the simulator's
+remaining fraction, :meth:`TypeView.ceiling`), and every placement of the job in a slot (its growth, its block)
+is on ``g_i``'s worker servers only. A pending job is offered on every type with servers, at its work there
+(:meth:`TypeView.work_on`, ``f_i W_i^g``; :func:`primaldual.oasis.lr.admission.typed_answer`); promised on
+another type, it is pinned there (:func:`pin`), which the simulator charges as a restart like any change of
+placement. A job not yet pinned has never run (``f_i = 1``): it is carried at its fastest type's work.
+
+**Why pinned, not a type per slot.** Letting an unpromised job take its best type afresh every slot is what the
+type-aware growth could do, but on the design instances it earned less (``paper`` with ``v100:2,p100:2,k80:2``,
+seeds 100-102: 4,977 against 5,029 pinned; ``small`` seeds 100-109: 1,096 both): a job kept on its type keeps
+its place in the growth order, where one that moves is re-ranked each slot by work counted on another type.
 
 **Correctness.** A block is one type's placement; its supply ``k D`` (less one restart) is counted in that type's
 worker-slots against ``ceil(f_i W_i^g - 1e-9)`` (the simulator's :func:`primaldual.simulation.progress.needed_on`),
@@ -17,11 +21,11 @@ so a promise checked by :func:`primaldual.oasis.lr.execution.check_promises` is 
 (``proofs/oasis-lr.md``, "On several GPU types"). A pinned job never changes type, so no change of type is ever a
 restart the run does not count.
 
-**Not claimed.** A pinned job may not move to a faster type that frees up later; the forecast's fluid model pools
-the types' capacity (:mod:`primaldual.oasis.lr.forecast`).
+**Not claimed.** A pinned job moves to a faster type that frees up later only if it is promised a block there;
+the forecast's fluid model pools the types' capacity (:mod:`primaldual.oasis.lr.forecast`).
 
-**Cost.** ``O(I G)`` once per run; per offer on a pinned job a copy of the free worker amounts with the other
-types' rows zeroed (``O(T H R)``), on an unpinned one that for each type.
+**Cost.** ``O(I G)`` once per run; per offer, for each type, a copy of the free worker amounts with the other
+types' rows zeroed (``O(T H R)``) and the one-type offer on it.
 """
 
 from __future__ import annotations
@@ -73,9 +77,18 @@ class TypeView:
         types = np.where(pinned >= 0, pinned, self.fastest())
         return np.asarray(fraction, dtype=float) * self.work[np.arange(self.work.shape[0]), types]
 
-    def growth_work(self, pinned: np.ndarray, work_left: np.ndarray, jobs: np.ndarray) -> np.ndarray:
-        """A growing job's work: its own, or unpinned its slowest type's (where it may land)."""
-        return np.where(pinned[jobs] >= 0, work_left[jobs], self.work[jobs].max(axis=1))
+    def work_on(self, state, i: int, gpu_type: int) -> float:
+        """Job ``i``'s work left counted on ``gpu_type``: its own figure on its own type, else ``f_i W_i^g`` with
+        ``f_i`` its figure over its type's ``W_i`` (1 while unpinned: it never ran)."""
+        own = int(state.pinned[i])
+        if own == gpu_type:
+            return float(state.work_left[i])
+        fraction = 1.0 if own < 0 else float(state.work_left[i]) / float(self.work[i, own])
+        return fraction * float(self.work[i, gpu_type])
+
+    def growth_work(self, state, jobs: np.ndarray) -> np.ndarray:
+        """A growing job's work: its own once pinned, else its slowest type's (where it may land)."""
+        return np.where(state.pinned[jobs] >= 0, state.work_left[jobs], self.work[jobs].max(axis=1))
 
     def free_on(self, worker_free: np.ndarray, gpu_type: int) -> np.ndarray:
         """``worker_free`` (T, H, R) with the rows of every other type's servers zeroed: no unit fits there."""
@@ -91,17 +104,20 @@ class TypeView:
 
 
 def pin(view: TypeView, state, i: int, gpu_type: int) -> None:
-    """Pin unpinned job ``i`` (never run: all its work is left) to ``gpu_type``: its work is ``W_i^g`` from now."""
+    """Count job ``i``'s work on ``gpu_type`` from now (:meth:`TypeView.work_on`; nothing changes on its own
+    type)."""
+    if int(state.pinned[i]) == gpu_type:
+        return
+    state.work_left[i] = view.work_on(state, i, gpu_type)
     state.pinned[i] = gpu_type
-    state.work_left[i] = view.work[i, gpu_type]
     state.remaining[i] = max(int(np.ceil(state.work_left[i] - WORK_EPSILON)), 0)
 
 
 def pin_placed(view: TypeView, state, out: dict) -> None:
-    """Pin every unpinned job of the slot's allocations ``out`` to the type of its workers (before the slot's
-    work is accounted)."""
+    """Count each job of the slot's allocations ``out`` on the type of its workers (before the slot's work is
+    accounted). A job holding a block only ever runs on the block's type, so only jobs without one move."""
     for i, allocation in out.items():
-        if state.pinned[i] < 0 and allocation.workers.any():
+        if allocation.workers.any():
             pin(view, state, i, int(view.server_type[int(np.argmax(allocation.workers > 0))]))
 
 
