@@ -53,6 +53,12 @@ from primaldual.oasis.lr.type_view import pin_placed
 from primaldual.simulation.scheduler import Allocation
 
 
+#: :class:`~primaldual.oasis.lr.reference.Growing`'s type fields on one type: empty, made once (the plan never
+#: reads or writes them there).
+ONE_TYPE = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int64),
+            np.zeros((0, 0)))
+
+
 def allocate_slot(settings: LrSettings, tables: JobTables, state: LrState, slot: int, ceiling: np.ndarray,
                   offer: Callable[[int], None], name: str) -> dict[int, Allocation]:
     """One slot of the execution (module docstring): ``ceiling`` is the simulator's remaining work (a
@@ -266,9 +272,8 @@ def growing_jobs(settings: LrSettings, tables: JobTables, state: LrState, slot: 
                 reserved[position[i]] = True
                 placements[2][position[i]] = r.workers
                 placements[3][position[i]] = r.parameter_servers
-    types = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0))) \
-        if tables.types is None else (tables.types.server_type, state.pinned[jobs], tables.types.ranked[jobs],
-                                      tables.types.work[jobs])
+    types = ONE_TYPE if tables.types is None else (tables.types.server_type, state.pinned[jobs],
+                                                   tables.types.ranked[jobs], tables.types.work[jobs])
     return Growing(jobs, most, cap, state.work_left[jobs], kept, reserved, *placements, *types)
 
 
