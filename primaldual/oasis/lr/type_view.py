@@ -13,8 +13,8 @@ placement. A job not yet pinned has never run (``f_i = 1``): it is carried at it
 **Why pinned, not a type per slot.** Letting an unpromised job take its best type afresh every slot is what the
 type-aware growth could do, but it earned less (``paper`` with ``v100:2,p100:2,k80:2``, seeds 100-102: 4,977
 against 5,029 pinned; ``small`` seeds 100-109: 1,096 both; far less on the Philly weeks of
-``docs/measurements.md``, "OASiS-LR on several types"): a job kept on its type keeps its place in the growth
-order, where one that moves is re-ranked each slot by work counted on another type.
+``docs/measurements.md``, "OASiS-LR on several types"). A likely reason, not isolated: a job kept on its type
+keeps its place in the growth order, where one that moves is re-ranked each slot by work counted on another type.
 
 **Correctness.** A block is one type's placement; its supply ``k D`` (less one restart) is counted in that type's
 worker-slots against ``ceil(f_i W_i^g - 1e-9)`` (the simulator's :func:`primaldual.simulation.progress.needed_on`),
