@@ -138,16 +138,18 @@ class Ledger:
         return Reserved(self.worker_used, self.ps_used, self.worker_capacity, self.ps_capacity)
 
     def find_block(self, i: int, remaining: float, earliest: int, deadline: int,
-                   restart_cost: float, late: bool = True) -> Reservation | None:
+                   restart_cost: float, late: bool = True, types=None, gpu_type: int = -1) -> Reservation | None:
         """The block of job ``i`` that starts as late as possible within ``earliest..deadline`` and fits
         (``late=False``: that ends as early as possible), by the loops of
-        :func:`primaldual.oasis.lr.blocks.block_search` (module docstring)."""
+        :func:`primaldual.oasis.lr.blocks.block_search` (module docstring); on several GPU types, on the worker
+        servers of ``gpu_type`` only (``types``: :class:`primaldual.oasis.lr.type_view.TypeView`)."""
         job = self.instance.jobs[i]
         most = int(min(job.chunks, math.ceil(remaining - WORK_EPSILON)))
         needed = np.asarray(job.min_parameter_servers(np.arange(max(most, 0) + 1)), dtype=np.int64)  # Z(D), D = 0..most
         placement = (np.empty(self.worker_capacity.shape[0], dtype=np.int64),
                      np.empty(self.ps_capacity.shape[0], dtype=np.int64))
-        first, last = self.code.block_search(self.reserved(), Demand(job.worker_demand, job.ps_demand, needed),
+        reserved = self.reserved() if types is None else types.reserved_on(self.reserved(), gpu_type)
+        first, last = self.code.block_search(reserved, Demand(job.worker_demand, job.ps_demand, needed),
                                              float(remaining), int(earliest), int(deadline), float(restart_cost),
                                              bool(late), placement)
         return None if first < 0 else Reservation(i, *placement, int(first), int(last))

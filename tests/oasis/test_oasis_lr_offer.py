@@ -50,9 +50,9 @@ def test_every_offer_is_the_subroutine_s_answer_and_a_block_that_fits(monkeypatc
     seen = {"offers": 0, "searched": 0, "blocks": 0}
     offered = []
 
-    def spy_offered_job(tables, i, slot, remaining, cost):
+    def spy_offered_job(tables, i, slot, remaining, cost, gpu_type=-1):
         offered.append((i, slot, remaining))
-        return offered_job(tables, i, slot, remaining, cost)
+        return offered_job(tables, i, slot, remaining, cost, gpu_type)
 
     def spy_offer(market, reserved, job, rules, placement):
         i, slot, remaining = offered[-1]

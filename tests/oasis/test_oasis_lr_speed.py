@@ -173,7 +173,7 @@ def test_place_most_reads_past_the_capped_table_as_a_full_one(compiled):
         workers = reference.max_workers(job, limit)
         expected = reference.place(job, workers, "first_fit") if workers > 0 else None
         tables = JobTables.of(replace(generate("small", 0, jobs=1), cluster=cluster, jobs=(job,)), None)
-        growing = Growing(np.array([0]), np.array([limit]), *([None] * 8))
+        growing = Growing(np.array([0]), np.array([limit]), *([None] * 12))
         run = tables_for(tables, growing)
         needed = run.ps_needed[run.ps_start[0]:run.ps_start[1]]
         assert np.array_equal(needed, full[:limit + 1]) and (run is tables.run_jobs) == (limit <= PS_TABLE_WORKERS)

@@ -248,17 +248,18 @@ def test_evaluate_gives_the_opt_interval_on_a_heterogeneous_instance():
 
     instance = tiny_heterogeneous(21, 3, 5, 1)
     expected = het_brute_force_optimum(instance)[0]
-    evaluation = evaluate(instance, ["fifo", "rrh", "oasis", "oasis-lr"], solve=EXACT)
+    evaluation = evaluate(instance, ["fifo", "rrh", "oasis", "oasis-lr", "oasis-p"], solve=EXACT)
     low, high = evaluation.interval.low, evaluation.interval.high
     assert low == pytest.approx(expected, rel=1e-7, abs=1e-7) and high >= expected - 1e-7
     assert verify(instance, evaluation.offline.schedule).feasible
     assert all(bound >= expected - 1e-7 for bound in evaluation.interval.upper_candidates.values())
     for name, outcome in evaluation.outcomes.items():  # every online schedule verifies and is below OPT
         assert outcome.feasible and outcome.utility <= expected + 1e-7, name
-    # OASiS-LR does not take types yet: left out of an evaluation with a solve, named in a warning ...
-    assert "oasis-lr" not in evaluation.outcomes and any("oasis-lr" in w for w in evaluation.warnings)
-    with pytest.raises(InputError, match="not yet supported by oasis-lr"):  # ... a one-line refusal without one
-        evaluate(instance, ["oasis-lr"])
+    # OASiS-LR takes types; OASiS-P does not: left out of an evaluation with a solve, named in a warning ...
+    assert "oasis-lr" in evaluation.outcomes
+    assert "oasis-p" not in evaluation.outcomes and any("oasis-p" in w for w in evaluation.warnings)
+    with pytest.raises(InputError, match="not yet supported by oasis-p"):  # ... a one-line refusal without one
+        evaluate(instance, ["oasis-p"])
 
 
 # ------------------------------------------------------------------------------------------ restart costs

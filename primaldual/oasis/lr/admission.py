@@ -76,6 +76,8 @@ from primaldual.oasis.lr.reference import BLOCK, NO_BLOCK, NO_OFFER, Demand, Mar
 from primaldual.oasis.lr.order import by_key, present_values
 from primaldual.oasis.lr.settings import LrSettings
 from primaldual.oasis.lr.state import JobTables, LrState, Recorder
+from primaldual.oasis.lr.type_view import pin
+from primaldual.oasis.ledger import WORK_EPSILON
 from primaldual.simulation.placement import can_finish
 
 
@@ -112,16 +114,19 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
     answers = state.offers.setdefault(slot, {})
     key = offer_key(state, i, remaining)
     if key not in answers:
-        answers[key] = offer_answer(settings, tables, state, slot, i, remaining)
-    status, mu, deadline, target, block, value, cost = answers[key]
+        answers[key] = offer_answer(settings, tables, state, slot, i, remaining) if tables.types is None else \
+            typed_answer(settings, tables, state, slot, i)
+    status, mu, deadline, target, block, value, cost = answers[key][:7]
+    gpu_type, remaining = answers[key][7:] if tables.types is not None else (-1, remaining)
     record.see_offer(i, mu)
     if status == NO_OFFER:
         return False
     if status == NO_BLOCK and settings.repack:
         prices = state.prices(tables.constants, slot)  # the ledger's before the re-pack replaces it
-        block = repack(settings, state, slot, i, remaining, deadline)
+        block = repack(settings, tables, state, slot, (i, remaining, gpu_type), deadline)
         if block is not None:
-            value = float(offered_job(tables, i, slot, remaining, settings.restart_cost).utility[block.last - slot])
+            value = float(offered_job(tables, i, slot, remaining, settings.restart_cost,
+                                      gpu_type).utility[block.last - slot])
             cost = block_cost(tables, block, *prices)
     if block is None:
         record.see_unplaced(i)
@@ -134,18 +139,40 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
         return False
     if i not in state.ledger.reservations:  # a successful re-pack already placed it
         state.ledger.add(block)
+    if gpu_type >= 0:  # the block's type: its work is counted there from now
+        pin(tables.types, state, i, gpu_type)
     state.deadlines[i] = deadline
     record.see_admission(i, mu, payoff, value, state.prices(tables.constants, slot), state.floor, slot,
                          rows=state.price_cache.take_touched(slot))
     return True
 
 
-def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int, remaining: int) -> tuple:
+def typed_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int) -> tuple:
+    """On several GPU types: :func:`offer_answer` on the worker servers of one type, then that type and the work
+    offered there. An offered job holds no block, so it is offered on each type with servers, fastest first, with
+    its work left there (:meth:`primaldual.oasis.lr.type_view.TypeView.work_on`, rounded up as the simulator's
+    ``needed_on``), and the largest ``mu`` wins (ties: the faster type). Cost: one offer per type
+    (:mod:`primaldual.oasis.lr.type_view`)."""
+    view, pinned = tables.types, int(state.pinned[i])
+    best = None
+    for gpu_type in view.tried[i]:
+        work = int(state.remaining[i]) if gpu_type == pinned else \
+            max(int(np.ceil(view.work_on(state, i, gpu_type) - WORK_EPSILON)), 1)
+        answer = offer_answer(settings, tables, state, slot, i, work, gpu_type)
+        if best is None or answer[1] > best[1]:
+            best = (*answer, gpu_type, work)
+    return best
+
+
+def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int, remaining: int,
+                 gpu_type: int = -1) -> tuple:
     """The offer of job ``i`` with ``remaining`` worker-slots in ``slot`` up to its block, at the state's prices
     (brought up to date here): ``(status, mu, deadline, target)`` as :func:`primaldual.oasis.lr.reference.offer` gives
     them, then the block, what the job earns if it ends with the block and what the block pays at these prices
     (None, 0.0, 0.0 without a block). The last two are functions of the key as well (the prices are of the
-    ledger's amounts and the floor), so a kept answer spares the payoff test's utility and block cost."""
+    ledger's amounts and the floor), so a kept answer spares the payoff test's utility and block cost. With a
+    ``gpu_type`` (several types), the free worker amounts and the ledger's capacity of the other types' servers
+    are zeroed (:class:`primaldual.oasis.lr.type_view.TypeView`), so plan and block are of that type."""
     instance = tables.instance
     prices = state.prices(tables.constants, slot)
     least = state.price_cache.least_prices()
@@ -155,14 +182,18 @@ def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: 
     if cannot_pay(tables.utility_window(i, slot, head), remaining, most, floor):
         # offer's first answer, read from the utility up to the earliest completion: the window's first values
         return NO_OFFER, 0.0, -1, 0.0, None, 0.0, 0.0
-    job = offered_job(tables, i, slot, remaining, settings.restart_cost)
+    job = offered_job(tables, i, slot, remaining, settings.restart_cost, gpu_type)
     rules = OfferRules(instance.horizon, floor, settings.delta,
                        settings.restart_cost, settings.provable, settings.late,
                        first_block_slot(settings.immediate_blocks, slot))
     placement = (np.empty(instance.cluster.n_worker_servers, dtype=np.int64),
                  np.empty(instance.cluster.n_ps_servers, dtype=np.int64))
-    status, mu, deadline, target, first, last = tables.code.offer(
-        Market(*prices, *state.free(tables.constants, slot)), state.ledger.reserved(), job, rules, placement)
+    worker_free, ps_free = state.free(tables.constants, slot)
+    reserved = state.ledger.reserved()
+    if gpu_type >= 0:
+        worker_free, reserved = tables.types.free_on(worker_free, gpu_type), tables.types.reserved_on(reserved, gpu_type)
+    status, mu, deadline, target, first, last = tables.code.offer(Market(*prices, worker_free, ps_free), reserved,
+                                                                  job, rules, placement)
     # Python numbers (numpy's where the loops run as Python), the same values.
     if status != BLOCK:
         return int(status), float(mu), int(deadline), float(target), None, 0.0, 0.0
@@ -172,7 +203,10 @@ def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: 
 
 
 def offer_key(state: LrState, i: int, remaining: int) -> tuple:
-    """What an offer of job ``i`` in a slot reads of the run (module docstring, "Repeated offers")."""
+    """What an offer of job ``i`` in a slot reads of the run (module docstring, "Repeated offers"); on several
+    GPU types also the type its work is counted on and that work to the bit (the offer on another type reads it)."""
+    if state.pinned is not None:
+        return i, remaining, state.ledger.token, state.floor.values, int(state.pinned[i]), float(state.work_left[i])
     return i, remaining, state.ledger.token, state.floor.values
 
 
@@ -190,14 +224,17 @@ def forget_offers(state: LrState, slot: int) -> None:
         del state.offers[old]
 
 
-def offered_job(tables: JobTables, i: int, slot: int, remaining: int, restart_cost: float) -> OfferedJob:
+def offered_job(tables: JobTables, i: int, slot: int, remaining: int, restart_cost: float,
+                gpu_type: int = -1) -> OfferedJob:
     """Job ``i`` as :func:`primaldual.oasis.lr.reference.offer` reads it, offered in ``slot`` with ``remaining``
     worker-slots left: its utility over the slots the offer may read
-    (:meth:`primaldual.oasis.lr.state.JobTables.utility_window`), ``Z(D)`` from the run's table."""
+    (:meth:`primaldual.oasis.lr.state.JobTables.utility_window`), ``Z(D)`` from the run's table; its widest block
+    on the empty servers of ``gpu_type`` if one is given (several types)."""
     job = tables.instance.jobs[i]
     most = int(min(job.chunks, remaining))
     needed = tables.ps_needed_upto(i, most)
-    block_workers = min(int(tables.fastest_workers[i]), remaining)
+    widest = tables.fastest_workers[i] if gpu_type < 0 else tables.types.widths[i, gpu_type]
+    block_workers = min(int(widest), remaining)
     slots = tables.instance.horizon - slot
     if block_workers >= 1:  # the deadline reads f at the end of the earliest block, which may pass the horizon
         slots = max(slots, block_length(remaining, block_workers, restart_cost))
@@ -232,11 +269,13 @@ def ordered_cost(unit: np.ndarray, counts: np.ndarray) -> float:
     return float(np.cumsum(per_slot)[-1])
 
 
-def repack(settings: LrSettings, state: LrState, slot: int, i: int, remaining: int,
+def repack(settings: LrSettings, tables: JobTables, state: LrState, slot: int, newcomer: tuple,
            deadline: int) -> Reservation | None:
     """Re-place every block that has not started, and job ``i``'s, latest deadline first (module docstring);
     adopt the new ledger only if every one of them fits. Moves cost nothing: a block that has not started
-    restarts anyway and its length includes that restart."""
+    restarts anyway and its length includes that restart. ``newcomer`` is ``(i, remaining, gpu_type)``; on
+    several GPU types every block is searched on its job's type (the newcomer's offered one)."""
+    i, remaining, gpu_type = newcomer
     earliest = first_block_slot(settings.immediate_blocks, slot)
     state.repacks.tried += 1
     trial = state.ledger.copy()
@@ -247,8 +286,10 @@ def repack(settings: LrSettings, state: LrState, slot: int, i: int, remaining: i
     work[i] = remaining
     limits = {j: state.deadlines[j] for j in movable}
     limits[i] = deadline
+    types = {j: gpu_type if j == i else int(state.pinned[j]) for j in work} if tables.types is not None else {}
     for j in sorted(work, key=lambda j: (-limits[j], j)):
-        block = trial.find_block(j, work[j], earliest if j == i else slot, limits[j], settings.restart_cost)
+        block = trial.find_block(j, work[j], earliest if j == i else slot, limits[j], settings.restart_cost,
+                                 types=tables.types, gpu_type=types.get(j, -1))
         if block is None:
             return None
         trial.add(block)
@@ -258,4 +299,4 @@ def repack(settings: LrSettings, state: LrState, slot: int, i: int, remaining: i
 
 
 __all__ = ["admit_job", "block_cost", "first_block_slot", "forget_offers", "offer_answer", "offer_key",
-           "offer_pending", "offered_job", "repack", "set_floor"]
+           "offer_pending", "offered_job", "repack", "set_floor", "typed_answer"]

@@ -1,5 +1,6 @@
-"""The ledger's block search as plain loops (:meth:`primaldual.oasis.ledger.Ledger.find_block`), compiled with the
-rest of OASiS-LR's slot (:mod:`primaldual.oasis.lr.reference` lists these functions among its own).
+"""The ledger's block search (:meth:`primaldual.oasis.ledger.Ledger.find_block`) and what a block pays
+(:func:`block_cost`) as plain loops, compiled with the rest of OASiS-LR's slot
+(:mod:`primaldual.oasis.lr.reference` lists these functions among its own).
 
 **Blocks** (:func:`find_block`, the search of :meth:`primaldual.oasis.ledger.Ledger.find_block`). A job's block is
 ``D`` workers with their ``Z(D)`` PSs held in every slot of ``k = block_length(V, D, F)`` consecutive slots. For
@@ -22,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 # Names the compiled copy reads as its globals.
-from primaldual.dual.reference import FIT_TOLERANCE, units_that_fit  # noqa: F401
+from primaldual.dual.reference import FIT_TOLERANCE, unit_price, units_that_fit  # noqa: F401
 
 #: Reservations are exact in units, like the dual subroutine's fills (:data:`primaldual.core.standalone.FIT_TOLERANCE`).
 WORK_EPSILON = 1e-9
@@ -162,5 +163,29 @@ def block_search(reserved: Reserved, demand: Demand, remaining: float, earliest:
     return earliest + found[0], earliest + found[0] + found[1] - 1
 
 
-__all__ = ["WORK_EPSILON", "Demand", "Reserved", "block_length", "block_search", "fill", "find_block", "slot_units",
+def pool_cost(prices: np.ndarray, first: int, last: int, demand: np.ndarray, counts: np.ndarray) -> float:
+    """What ``counts`` units per server pay over slots ``first..last``: per cell the dual subroutine's
+    :func:`unit_price` (the demanded resources' products added in resource order), times the count, added **in
+    index order**, servers within a slot and then the slots. Index order is the one order numpy also computes
+    (``np.cumsum``, :func:`primaldual.oasis.lr.admission.block_cost`), so this loop and the numpy expression give
+    the same float without calling into numpy's BLAS (whose order is its own, chosen per CPU)."""
+    total = 0.0
+    for t in range(last + 1 - first):
+        per_slot = 0.0
+        for s in range(prices.shape[1]):
+            per_slot += unit_price(prices[first + t], s, demand) * float(counts[s])
+        total += per_slot
+    return total
+
+
+def block_cost(worker_prices: np.ndarray, ps_prices: np.ndarray, first: int, last: int, worker_demand: np.ndarray,
+               ps_demand: np.ndarray, workers: np.ndarray, parameter_servers: np.ndarray) -> float:
+    """What a block of ``workers`` and ``parameter_servers`` over slots ``first..last`` pays at the cell prices
+    (:func:`primaldual.oasis.lr.admission.block_cost`, the same float)."""
+    return pool_cost(worker_prices, first, last, worker_demand, workers) + \
+        pool_cost(ps_prices, first, last, ps_demand, parameter_servers)
+
+
+__all__ = ["WORK_EPSILON", "Demand", "Reserved", "block_cost", "block_length", "block_search", "fill", "find_block",
+           "pool_cost", "slot_units",
            "window_minima", "window_that_fits"]

@@ -49,7 +49,14 @@ from primaldual.oasis.lr.order import growth_order
 from primaldual.oasis.lr.reference import Growing, Plan, RunJobs
 from primaldual.oasis.lr.settings import PLAN_ORDER, PLANS, LrSettings  # noqa: F401 - re-exported
 from primaldual.oasis.lr.state import JobTables, LrState
+from primaldual.oasis.lr.type_view import pin_placed
 from primaldual.simulation.scheduler import Allocation
+
+
+#: :class:`~primaldual.oasis.lr.reference.Growing`'s type fields on one type: empty, made once (the plan never
+#: reads or writes them there).
+ONE_TYPE = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int64),
+            np.zeros((0, 0)))
 
 
 def allocate_slot(settings: LrSettings, tables: JobTables, state: LrState, slot: int, ceiling: np.ndarray,
@@ -106,7 +113,11 @@ def policy_plan(settings: LrSettings, tables: JobTables, state: LrState, slot: i
 
 def finish_slot(settings: LrSettings, tables: JobTables, state: LrState, slot: int,
                 out: dict[int, Allocation]) -> None:
-    """The slot's allocations ``out`` applied: the work they do, the placements kept, the blocks trimmed."""
+    """The slot's allocations ``out`` applied: the work they do, the placements kept, the blocks trimmed. On
+    several GPU types a job that runs for the first time is pinned to its workers' type first
+    (:func:`primaldual.oasis.lr.type_view.pin_placed`), so its work is counted in that type's worker-slots."""
+    if tables.types is not None:
+        pin_placed(tables.types, state, out)
     account(settings, state, slot, out)
     state.previous = {i: (slot, a) for i, a in out.items()}
     if slot + 1 < tables.instance.horizon:
@@ -239,7 +250,8 @@ def growing_jobs(settings: LrSettings, tables: JobTables, state: LrState, slot: 
     the placements of the slot before and of the reservations."""
     jobs = np.array(order, dtype=np.int64)
     restart_cost = settings.restart_cost
-    left = state.work_left[jobs] / ((1.0 - restart_cost) if restart_cost > 0 else 1.0)
+    work = state.work_left[jobs] if tables.types is None else tables.types.growth_work(state, jobs)
+    left = work / ((1.0 - restart_cost) if restart_cost > 0 else 1.0)
     most = np.minimum(tables.chunks[jobs], np.maximum(np.ceil(left - WORK_EPSILON), 0)).astype(np.int64)
     # A cap below 0 grows nothing, as 0 does; -1 marks "no cap".
     cap = np.array([max(caps.get(i, 0), 0) for i in order], dtype=np.int64) if caps is not None else \
@@ -260,7 +272,9 @@ def growing_jobs(settings: LrSettings, tables: JobTables, state: LrState, slot: 
                 reserved[position[i]] = True
                 placements[2][position[i]] = r.workers
                 placements[3][position[i]] = r.parameter_servers
-    return Growing(jobs, most, cap, state.work_left[jobs], kept, reserved, *placements)
+    types = ONE_TYPE if tables.types is None else (tables.types.server_type, state.pinned[jobs],
+                                                   tables.types.ranked[jobs], tables.types.work[jobs])
+    return Growing(jobs, most, cap, state.work_left[jobs], kept, reserved, *placements, *types)
 
 
 def tables_for(tables: JobTables, growing: Growing) -> RunJobs:

@@ -23,6 +23,10 @@ horizon. Under restart costs a job that did not run in slot ``s - 1`` pays one r
 cluster holds at once): ``O(L R)`` per policy, and one growth order; against the replay's ``O(slots x L)`` plans
 in Python, each with offers and first fits over the servers.
 
+**On several GPU types** the model pools every type's capacity and counts each job at the work of its pinned
+type (:mod:`primaldual.oasis.lr.type_view`; a job not yet pinned at its fastest type's): an approximation, since
+a job can only use its own type's servers; it values policies, nothing else reads it.
+
 **Not claimed:** fragmentation over servers and PS placement, re-ranking, the pending tier's later admissions at
 other prices, restart losses beyond the first. ``proofs/oasis-lr.md`` (Lemma L) states what follows for the
 choice: nothing where the forecast is used, exactness where the replay reaches the horizon.

@@ -42,7 +42,9 @@ import numpy as np
 # not the dual subroutine's).
 from primaldual.dual.reference import FIT_TOLERANCE, cannot_pay, search, unit_price, units_that_fit  # noqa: F401
 from primaldual.oasis.lr.blocks import (WORK_EPSILON, Demand, Reserved, block_length, block_search, fill,  # noqa: F401
-                                        find_block, slot_units, window_minima, window_that_fits)
+                                        find_block, block_cost, pool_cost, slot_units, window_minima,
+                                        window_that_fits)
+from primaldual.oasis.lr.type_rule import HIDDEN, choose_type, hide_other_types, show_other_types  # noqa: F401
 
 #: A server's units when the demand is zero in every resource (:data:`primaldual.simulation.placement.UNBOUNDED`).
 UNBOUNDED = 1 << 40
@@ -134,6 +136,12 @@ class Growing(NamedTuple):
     previous_ps: np.ndarray
     block_workers: np.ndarray
     block_ps: np.ndarray
+    #: On several GPU types (else empty): each worker server's type, each job's fixed type (-1: none), its types
+    #: fastest first (-1 after the last) and its work on each type.
+    server_type: np.ndarray
+    job_type: np.ndarray
+    type_rank: np.ndarray
+    type_work: np.ndarray
 
 
 class Plan(NamedTuple):
@@ -244,10 +252,29 @@ def grow_plan(jobs: RunJobs, growing: Growing, plan: Plan, restart_cost: float, 
     without workers, uncapped."""
     if capped:
         for m in range(growing.order.shape[0]):
-            grow_job(jobs, growing, plan, m, growing.cap[m], restart_cost, stable)
+            grow_one(jobs, growing, plan, m, growing.cap[m], restart_cost, stable)
     for m in range(growing.order.shape[0]):
         if not (capped and plan.placed[m]):
-            grow_job(jobs, growing, plan, m, -1, restart_cost, stable)
+            grow_one(jobs, growing, plan, m, -1, restart_cost, stable)
+
+
+def grow_one(jobs: RunJobs, growing: Growing, plan: Plan, m: int, cap: int, restart_cost: float,
+             stable: bool) -> None:
+    """:func:`grow_job`; on several GPU types, with the worker servers of the other types hidden
+    (:mod:`primaldual.oasis.lr.type_rule`) and ``no_room`` not kept (no room on one type says nothing of another's)."""
+    if growing.server_type.shape[0] == 0:
+        grow_job(jobs, growing, plan, m, cap, restart_cost, stable)
+        return
+    i = growing.order[m]
+    gpu_type = choose_type(plan.free_worker, growing.server_type, jobs.worker_demand[i], growing.job_type[m],
+                           growing.type_rank[m], growing.type_work[m], growing.most[m] if cap < 0 else cap)
+    if gpu_type < 0:
+        return
+    saved = np.empty_like(plan.free_worker)
+    hide_other_types(plan.free_worker, growing.server_type, gpu_type, saved)
+    grow_job(jobs, growing, plan, m, cap, restart_cost, stable)
+    show_other_types(plan.free_worker, growing.server_type, gpu_type, saved)
+    plan.no_room[:] = False
 
 
 class Market(NamedTuple):
@@ -334,29 +361,6 @@ def offer(market: Market, reserved: Reserved, job: OfferedJob, rules: OfferRules
     return (BLOCK if first >= 0 else NO_BLOCK), mu, deadline, target, first, last
 
 
-def pool_cost(prices: np.ndarray, first: int, last: int, demand: np.ndarray, counts: np.ndarray) -> float:
-    """What ``counts`` units per server pay over slots ``first..last``: per cell the dual subroutine's
-    :func:`unit_price` (the demanded resources' products added in resource order), times the count, added **in
-    index order**, servers within a slot and then the slots. Index order is the one order numpy also computes
-    (``np.cumsum``, :func:`primaldual.oasis.lr.admission.block_cost`), so this loop and the numpy expression give
-    the same float without calling into numpy's BLAS (whose order is its own, chosen per CPU)."""
-    total = 0.0
-    for t in range(last + 1 - first):
-        per_slot = 0.0
-        for s in range(prices.shape[1]):
-            per_slot += unit_price(prices[first + t], s, demand) * float(counts[s])
-        total += per_slot
-    return total
-
-
-def block_cost(worker_prices: np.ndarray, ps_prices: np.ndarray, first: int, last: int, worker_demand: np.ndarray,
-               ps_demand: np.ndarray, workers: np.ndarray, parameter_servers: np.ndarray) -> float:
-    """What a block of ``workers`` and ``parameter_servers`` over slots ``first..last`` pays at the cell prices
-    (:func:`primaldual.oasis.lr.admission.block_cost`, the same float)."""
-    return pool_cost(worker_prices, first, last, worker_demand, workers) + \
-        pool_cost(ps_prices, first, last, ps_demand, parameter_servers)
-
-
 def kernel_globals() -> dict:
     """What the compiled copy calls instead of this module's Python objects: the dual subroutine's compiled
     search."""
@@ -367,12 +371,13 @@ def kernel_globals() -> dict:
 
 #: The functions :mod:`primaldual.dual.kernel` compiles, callees before callers.
 KERNEL_FUNCTIONS = ("units_that_fit", "unit_price", "cannot_pay", "server_caps", "first_fit", "take", "place_most",
-                    "fits", "grow", "keep", "grow_job", "grow_plan",
+                    "fits", "grow", "keep", "grow_job", "choose_type", "hide_other_types", "show_other_types",
+                    "grow_one", "grow_plan",
                     "block_length", "slot_units", "window_minima", "window_that_fits", "fill", "find_block",
                     "block_search", "latest_deadline", "offer", "pool_cost", "block_cost")
 
 __all__ = ["BLOCK", "KERNEL_FUNCTIONS", "NO_BLOCK", "NO_LIMIT", "NO_OFFER", "UNBOUNDED", "UNPLACED", "Demand",
            "Growing", "Market", "OfferRules", "OfferedJob", "Plan", "Reserved", "RunJobs", "block_cost", "block_length",
-           "block_search", "fill", "find_block", "first_fit", "fits", "grow", "grow_job", "grow_plan", "keep",
+           "block_search", "fill", "find_block", "first_fit", "fits", "grow", "grow_job", "grow_one", "grow_plan", "keep",
            "kernel_globals", "latest_deadline", "offer", "place_most", "pool_cost", "server_caps", "slot_units", "take",
            "window_minima", "window_that_fits"]

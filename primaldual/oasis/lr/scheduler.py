@@ -26,6 +26,10 @@ payoff at the admission prices is ``>= (1 - delta) mu_i``; this is what its wors
 ``OPT <= D_0 + D_floor + D_unplaced + beta ALG`` needs (``proofs/oasis-lr.md``). The terms are reported with
 every run (:mod:`~primaldual.oasis.lr.dual_record`, which records the real run only).
 
+**Several GPU types** (OASiS-LR only): each job is pinned to one type the first time it is promised a block or
+runs, and counts its work in that type's worker-slots (:mod:`~primaldual.oasis.lr.type_view`); OASiS-P refuses
+such an instance (``proofs/oasis-lr.md``, "On several GPU types").
+
 **Promises** are invariants: a promise is broken only if a block stops covering its job's remaining work by
 the deadline, which the engine checks every slot (``PromiseBroken``); the simulator counts kept promises
 from its own account (``promised_deadlines``).
@@ -137,8 +141,10 @@ class OasisLrScheduler(OnlineScheduler):
 
     def allocate(self, slot: int, state: SlotState) -> dict[int, Allocation]:
         forget_offers(self.state, slot)
-        return allocate_slot(self.settings, self.tables, self.state, slot, state.remaining_work, self._offer,
-                             self.name)
+        # On several GPU types the remaining fraction, in each job's pinned type's worker-slots (type_view).
+        ceiling = state.remaining_work if self.tables.types is None else \
+            self.tables.types.ceiling(self.state.pinned, state.remaining_fraction)
+        return allocate_slot(self.settings, self.tables, self.state, slot, ceiling, self._offer, self.name)
 
     def on_completion(self, slot: int, jobs: list[int]) -> None:
         for i in jobs:
@@ -163,6 +169,8 @@ class OasisLrScheduler(OnlineScheduler):
 class OasisLr(OasisLrScheduler):
     name = "oasis-lr"
     provable = False
+    #: Each job pinned to one GPU type (:mod:`primaldual.oasis.lr.type_view`).
+    handles_gpu_types = True
 
 
 class OasisP(OasisLrScheduler):
@@ -171,6 +179,9 @@ class OasisP(OasisLrScheduler):
 
     name = "oasis-p"
     provable = True
+    #: Not on several GPU types: its certificate needs ``mu`` from a subroutine that never under-values a job, and
+    #: an offer on one pinned type may (``proofs/oasis-lr.md``, "On several GPU types").
+    handles_gpu_types = False
     revision = 3  # it does not look ahead by default, which is OASiS-LR's revision 4
 
 

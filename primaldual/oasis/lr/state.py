@@ -24,6 +24,7 @@ from primaldual.oasis.lr.price_cache import PriceCache
 from primaldual.oasis.lr.kernel import functions as slot_functions
 from primaldual.oasis.lr.reference import RunJobs
 from primaldual.oasis.lr.settings import Policy
+from primaldual.oasis.lr.type_view import TypeView
 from primaldual.core.standalone import standalone_utilities
 from primaldual.core.utility import UtilityTable
 from primaldual.simulation.placement import demand_profiles, dominant_share_unit, ps_needed_table, widest
@@ -61,6 +62,8 @@ class JobTables:
     code: object = None
     #: Per job offered, its utility from its arrival to the horizon (:meth:`utility_window`).
     windows: dict[int, np.ndarray] = field(default_factory=dict)
+    #: The GPU types (:class:`primaldual.oasis.lr.type_view.TypeView`); None on one type.
+    types: TypeView | None = None
 
     def utility_window(self, i: int, slot: int, slots: int) -> np.ndarray:
         """``f_i(slot + s - a_i)`` for ``s = 0..slots - 1``: a view of job ``i``'s values from its arrival to the
@@ -109,7 +112,7 @@ class JobTables:
                    ps_needed=ps_needed,
                    run_jobs=run_jobs(instance, ps_needed),
                    utilities=utilities,
-                   code=slot_functions(instance))
+                   code=slot_functions(instance), types=TypeView.of(instance))
 
 
 def run_jobs(instance: Instance, ps_needed: tuple[np.ndarray, ...]) -> RunJobs:
@@ -206,15 +209,20 @@ class LrState:
     #: Per slot, the answers of the offers made, by key (:func:`primaldual.oasis.lr.admission.offer_key`):
     #: shared by the run and its twins, whose ledgers are one lineage (:attr:`Ledger.token`).
     offers: dict[int, dict] = field(default_factory=dict)
+    #: On several GPU types, each job's pinned type, -1 before it is pinned (:mod:`primaldual.oasis.lr.type_view`);
+    #: None on one type.
+    pinned: np.ndarray | None = None
 
     @classmethod
     def start(cls, instance: Instance, own: Policy) -> "LrState":
         remaining = np.array(instance.work_units, dtype=np.int64)
+        typed = instance.cluster.worker_types is not None
         return cls(ledger=Ledger(instance), floor=zero_floor(instance.cluster.n_resources),
                    work_left=remaining.astype(float), remaining=remaining, pending=[], deadlines={},
                    offered=LastOffers.none(instance.n_jobs),
                    done=set(), previous={}, repacks=RepackCounts(),
-                   arrival_slots=frozenset(int(a) for a in instance.arrivals), policy=own)
+                   arrival_slots=frozenset(int(a) for a in instance.arrivals), policy=own,
+                   pinned=np.full(instance.n_jobs, -1, dtype=np.int64) if typed else None)
 
     def copy(self) -> "LrState":
         """A twin: the same state, every mutable part copied (allocations and reservations are frozen
@@ -226,6 +234,7 @@ class LrState:
                        pending=list(self.pending), deadlines=dict(self.deadlines), offered=self.offered.copy(),
                        done=set(self.done), previous=dict(self.previous),
                        repacks=replace(self.repacks),
+                       pinned=None if self.pinned is None else self.pinned.copy(),
                        price_cache=cache.copy_onto(ledger) if cache is not None and cache.ledger is self.ledger
                        else None,
                        present=None)
