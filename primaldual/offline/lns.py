@@ -32,10 +32,10 @@ from primaldual.core.schedule import Schedule
 from primaldual.dual.subroutine import best_schedule
 
 #: At most this many jobs leave the schedule in a move, and at most this many jobs not in it are offered.
-RUIN_JOBS = 15
+RUIN_JOBS = 8
 
 #: The range of the random factor on the prices of a move's offers (lower prices admit more).
-SCALES = (0.3, 1.0)
+SCALES = (0.5, 2.0)
 
 
 def _residual(instance: Instance, chosen: dict) -> list:

@@ -258,7 +258,7 @@ class _Generation:
 
 #: Share of the time left after column generation the dive and the local search may take (the 0-1 program
 #: gets the rest); without a deadline the local search stops after :data:`SEARCH_MOVES` moves.
-SEARCH_SHARE = 0.5
+SEARCH_SHARE = 0.75
 SEARCH_MOVES = 100
 
 
