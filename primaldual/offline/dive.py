@@ -2,7 +2,7 @@
 
 Price-and-branch's 0-1 program over the master's columns may reach its time limit without beating its start (on
 a heterogeneous trace week, docs/bounds.md). The master's LP solution already says which schedule of each job
-the relaxation wants; :func:`master_dive` turns it into a schedule in three steps:
+the relaxation wants; :func:`master_dive` turns it into a schedule in two steps:
 
 1. **Round.** The columns with a positive LP value, in decreasing order of it (ties: the higher utility), each
    job at most once: a column is kept when its per-slot counts fit on what the columns kept before it left
