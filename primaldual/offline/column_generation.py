@@ -202,6 +202,11 @@ class RestrictedMaster:
         self.highs.changeObjectiveSense(highspy.ObjSense.kMaximize)
 
     @property
+    def values(self) -> np.ndarray:
+        """Every column's value in the last LP solved (0 for the columns added since)."""
+        return self._values
+
+    @property
     def n_rows(self) -> int:
         return len(self.jobs) + len(self.row_cell)
 

@@ -30,37 +30,41 @@ def place_on_servers(instance: Instance, schedules: dict[int, JobSchedule]) -> S
         completion = schedules[i].completion_slot()
         return 0.0 if completion is None else float(instance.jobs[i].utility(completion - instance.jobs[i].arrival))
 
-    typed = cluster.worker_types is not None
     placed = {}
     for i in sorted(schedules, key=lambda j: (-utility(j), j)):
-        spec, schedule = instance.jobs[i], schedules[i]
-        trial = [r.copy() for r in residual]
-        arrays = []
-        for pool, (counts, demand) in enumerate(((schedule.workers_per_slot, spec.worker_demand),
-                                                 (schedule.parameter_servers_per_slot, spec.ps_demand))):
-            demand = np.asarray(demand, dtype=float)
-            out = np.zeros(trial[pool].shape[:2], dtype=np.int64)
-            for t in np.flatnonzero(counts):
-                fit = np.full(out.shape[1], int(counts[t]), dtype=np.int64)
-                if typed and pool == 0:  # on the servers of the type the job runs on in slot t, as given
-                    fit[cluster.worker_type_index != slot_type(cluster, schedule.workers[t])] = 0
-                for r in np.flatnonzero(demand > 0):
-                    fit = np.minimum(fit, np.floor((trial[pool][t, :, r] + FIT_TOLERANCE) / demand[r]).astype(np.int64))
-                fit = np.maximum(fit, 0)
-                before = np.cumsum(fit) - fit
-                take = np.clip(int(counts[t]) - before, 0, fit)
-                if take.sum() < counts[t]:
-                    break
-                out[t] = take
-                trial[pool][t] -= take[:, None] * demand[None, :]
-            else:
-                arrays.append(out)
-                continue
-            break
-        if len(arrays) == 2:
-            placed[i] = JobSchedule(arrays[0], arrays[1])
-            residual = trial
+        fitted = place_job(instance, i, schedules[i], residual)
+        if fitted is not None:
+            placed[i], residual = fitted
     return Schedule(placed)
+
+
+def place_job(instance: Instance, i: int, schedule: JobSchedule, residual: list) -> tuple | None:
+    """Job ``i``'s per-slot counts (``schedule``; on a heterogeneous cluster each slot on the servers of the
+    type it runs on) first fit on ``residual`` (the worker (T, H, R) and PS (T, K, R) amounts left): (its
+    per-server :class:`JobSchedule`, the residual after it, new arrays) or None if some slot does not fit."""
+    cluster, spec = instance.cluster, instance.jobs[i]
+    typed = cluster.worker_types is not None
+    trial = [r.copy() for r in residual]
+    arrays = []
+    for pool, (counts, demand) in enumerate(((schedule.workers_per_slot, spec.worker_demand),
+                                             (schedule.parameter_servers_per_slot, spec.ps_demand))):
+        demand = np.asarray(demand, dtype=float)
+        out = np.zeros(trial[pool].shape[:2], dtype=np.int64)
+        for t in np.flatnonzero(counts):
+            fit = np.full(out.shape[1], int(counts[t]), dtype=np.int64)
+            if typed and pool == 0:  # on the servers of the type the job runs on in slot t, as given
+                fit[cluster.worker_type_index != slot_type(cluster, schedule.workers[t])] = 0
+            for r in np.flatnonzero(demand > 0):
+                fit = np.minimum(fit, np.floor((trial[pool][t, :, r] + FIT_TOLERANCE) / demand[r]).astype(np.int64))
+            fit = np.maximum(fit, 0)
+            before = np.cumsum(fit) - fit
+            take = np.clip(int(counts[t]) - before, 0, fit)
+            if take.sum() < counts[t]:
+                return None
+            out[t] = take
+            trial[pool][t] -= take[:, None] * demand[None, :]
+        arrays.append(out)
+    return JobSchedule(arrays[0], arrays[1]), trial
 
 
 def slot_type(cluster, workers: np.ndarray) -> int:
@@ -68,4 +72,4 @@ def slot_type(cluster, workers: np.ndarray) -> int:
     return int(cluster.worker_type_index[np.flatnonzero(workers)[0]])
 
 
-__all__ = ["FIT_TOLERANCE", "place_on_servers", "slot_type"]
+__all__ = ["FIT_TOLERANCE", "place_job", "place_on_servers", "slot_type"]

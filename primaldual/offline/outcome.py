@@ -187,6 +187,8 @@ class ColumnGenerationRun:
             version="", status="optimal")
         summary = (f"column generation: {self.rounds} rounds, {self.columns} columns, "
                    f"{'converged' if converged else 'stopped at the time limit'}; price-and-branch {self.mip_status}")
+        if self.incumbent_origin.startswith(("dive", "ruin")):  # the search before price-and-branch (issue 64)
+            summary += f"; lower end from the {self.incumbent_origin}"
         return RawSolve(Built(self.seed_seconds, self.columns, self.rows, 0.0), outcome, self.assignments or None,
                         builder=None, notes=(summary,), details=self.details())
 

@@ -82,6 +82,11 @@ class Levers:
     Without crossover the master's value is optimal only to the solver's tolerance, which certifies nothing
     anyway: the bound is always the Lagrangian one.
 
+    ``dive``: before price-and-branch, the master's LP solution rounded and repaired, then the better of it and
+    the incumbent improved by ruin and recreate (:mod:`primaldual.offline.dive`, :mod:`primaldual.offline.lns`),
+    is the incumbent and the 0-1 program's start if it is worth more (None: on heterogeneous clusters only,
+    where the 0-1 program reached its time limit without beating the greedy start).
+
     On by default: the primal simplex, the greedy start and presolve. Off by default: pricing at the master's
     duals too, which doubles a round's pricing and so halves the rounds on a 1,763-job week, where it cost
     the convergence the others reach (measured in the ablation)."""
@@ -91,6 +96,7 @@ class Levers:
     greedy_start: bool = True
     mip_presolve: bool = True
     interior_master: bool | None = None
+    dive: bool | None = None
 
     def __post_init__(self):
         if self.simplex_strategy not in range(5):  # HiGHS's strategies: 0 choose, 1-3 dual, 4 primal
@@ -108,7 +114,11 @@ class Levers:
     @classmethod
     def none(cls) -> "Levers":
         """Every lever off: the column generation of before they were added."""
-        return cls(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY, greedy_start=False)
+        return cls(simplex_strategy=DEFAULT_SIMPLEX_STRATEGY, greedy_start=False, dive=False)
+
+    def dives(self, instance: Instance) -> bool:
+        """Whether the dive runs: as set, or (None) on a heterogeneous cluster."""
+        return instance.cluster.worker_types is not None if self.dive is None else bool(self.dive)
 
 
 def _seed(cells: Cells, master: RestrictedMaster, seeds, notify):
@@ -175,6 +185,7 @@ class _Generation:
         self.best, self.centre, self.best_lagrangian, self.best_utility = bound, centre, best_lagrangian, best_utility
         self.until, self.deadline = until, deadline
         self.rounds, self.lp_value, self.alpha, self.extended = 0, None, SMOOTHING, False
+        self.duals = None  # the master's last optimal LP's cell prices (the dive's, _search)
         self.round_bounds: list[float] = []  # every complete pricing round's Lagrangian bound, in order
 
     @property
@@ -197,7 +208,7 @@ class _Generation:
             if not self.extended and self.until is not None and time.time() >= self.until:
                 return None  # stopped at the share's end: the next step may hand it the branching time
             return Stop.LP_STOPPED  # a simplex stopped early has neither a master value nor usable duals
-        self.lp_value = value
+        self.lp_value, self.duals = value, duals
         if self.bound - value <= LP_TOLERANCE * max(1.0, abs(self.bound)):
             return Stop.BOUND_MET
         return self._price(duals, mu)
@@ -243,6 +254,36 @@ class _Generation:
         else:
             self.alpha = SMOOTHING
         return None
+
+
+#: Share of the time left after column generation the dive and the local search may take (the 0-1 program
+#: gets the rest); without a deadline the local search stops after :data:`SEARCH_MOVES` moves.
+SEARCH_SHARE = 0.75
+SEARCH_MOVES = 100
+
+
+def _search(cells: Cells, master: RestrictedMaster, generation: _Generation, best: Schedule,
+            deadline: float | None, notify: Notify) -> tuple[Schedule, str | None]:
+    """The dive and ruin and recreate (:func:`primaldual.offline.dive.search_incumbent`) at the master's last LP
+    solution and duals: a better schedule's columns join the master (the 0-1 program's start) and it replaces
+    ``best`` and ``generation.best_utility``. Returns (best, where it comes from or None)."""
+    from primaldual.offline.dive import search_incumbent
+
+    if deadline is not None and deadline - time.time() < 2 * MIN_BRANCH_SECONDS:
+        return best, None
+    notify(Phase("a dive from the master's LP solution, then ruin and recreate"))
+    until = None if deadline is None else time.time() + SEARCH_SHARE * (deadline - time.time())
+    duals = np.zeros(cells.capacity.shape[0]) if generation.duals is None else generation.duals
+    values = None if generation.duals is None else np.array(master.values)
+    found = search_incumbent(cells.instance, list(master.columns), values, cells.prices(duals), best,
+                             generation.best_utility, master.jobs, until, None if until else SEARCH_MOVES)
+    if found is None:
+        return best, None
+    schedule, utility, origin = found
+    master.add(cells.column(i, s) for i, s in schedule.assignments.items())
+    generation.best_utility = utility
+    notify(Incumbent(assignments_of(schedule), utility, None, origin=origin))
+    return schedule, origin
 
 
 def _price_and_branch(instance: Instance, master: RestrictedMaster, generation: _Generation, best: Schedule,
@@ -311,6 +352,9 @@ def column_generation_solve(instance: Instance, jobs, *, deadline: float | None 
     stop = generation.run()
     cg_seconds = time.time() - started - seed_seconds - pooled_seconds
     mip_status, mip_seconds = "not run", 0.0
+    if integer and levers.dives(instance):
+        best, found = _search(cells, master, generation, best, deadline, notify)
+        best_utility, origin = generation.best_utility, found or origin
     if integer:
         utility_before = best_utility
         best, best_utility, mip_status, mip_seconds = _price_and_branch(
