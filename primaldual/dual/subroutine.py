@@ -118,6 +118,7 @@ def best_schedule(
     cost_floor: bool | tuple[np.ndarray, np.ndarray] = False,
     plan: bool = True,
     relaxed: bool = False,
+    fraction_left: float | None = None,
 ) -> DualResult:
     """The best schedule of job ``job_index`` at frozen prices, and ``mu_i`` (eq. (21)): a front over the
     kernel (:mod:`primaldual.dual.reference` is its text). Utilities are computed here, by numpy.
@@ -132,14 +133,21 @@ def best_schedule(
 
     On a heterogeneous cluster the search is :mod:`primaldual.dual.typed`'s: its schedules are feasible and its
     ``mu`` a lower bound on eq. (21)'s, or with ``relaxed`` an upper bound (no schedule: the certificate's and
-    column generation's bounds); ``work``/``start`` re-offers are for one type only.
+    column generation's bounds). There a progressed job is re-offered by ``start`` and ``fraction_left`` (the
+    fraction of its work left, the simulator's; ``work`` is one type's count and is refused), which the search
+    counts as units already done (:func:`primaldual.dual.typed.done_units`): rounded down for the plan, up for the
+    relaxed bound, so each keeps its side (proofs/oasis.md section 2b, Lemma 1h').
     """
     check_objective(objective)
     if instance.cluster.heterogeneous:
-        if work is not None or start is not None:
-            raise InputError("the dual subroutine re-offers a progressed job on one gpu type only (work/start)")
+        if work is not None:
+            raise InputError("the dual subroutine re-offers a progressed job on several gpu types by fraction_left, "
+                             "not work")
         return _typed_schedule(instance, job_index, (worker_prices, ps_prices, worker_free, ps_free),
-                               TypedOptions(objective, early_stop, cost_floor, plan and not relaxed, relaxed))
+                               TypedOptions(objective, early_stop, cost_floor, plan and not relaxed, relaxed,
+                                            start, 1.0 if fraction_left is None else float(fraction_left)))
+    if fraction_left is not None:
+        raise InputError("fraction_left: for heterogeneous clusters only (one type re-offers by work)")
     job = instance.jobs[job_index]
     horizon = instance.horizon
     arrival = job.arrival if start is None else max(int(start), job.arrival)
@@ -180,6 +188,8 @@ class TypedOptions(NamedTuple):
     cost_floor: bool | tuple
     plan: bool
     relaxed: bool
+    start: int | None = None
+    fraction_left: float = 1.0
 
 
 def _typed_schedule(instance: Instance, job_index: int, market: tuple, options: TypedOptions) -> DualResult:
@@ -188,18 +198,19 @@ def _typed_schedule(instance: Instance, job_index: int, market: tuple, options: 
     (``Instance.work_units``): every schedule uses at least that many worker-slots, so both stay valid for every
     mix of types (proofs/oasis.md section 2b)."""
     worker_prices, ps_prices, worker_free, ps_free = market
-    objective, early_stop, cost_floor, plan, relaxed = options
+    objective, early_stop, cost_floor, plan, relaxed, start, left = options
     job = instance.jobs[job_index]
-    horizon, arrival = instance.horizon, job.arrival
-    work = int(instance.work_units[job_index])
+    horizon = instance.horizon
+    arrival = job.arrival if start is None else max(int(start), job.arrival)
     work_by_type = instance.work_by_type[job_index]
+    work = int(instance.work_units[job_index]) if left >= 1.0 else _least_work(work_by_type, left)
     resolution = typed.job_units(max(ceil_tolerant(float(work_by_type.max())), 1), job.chunks, relaxed)
     max_workers = int(min(job.chunks, resolution))
     completion_costs = np.full(horizon, np.nan)
-    if arrival >= horizon or max_workers < 1:
+    if arrival >= horizon or max_workers < 1 or left <= typed.UNIT_TOLERANCE:
         return _infeasible(job_index, horizon, completion_costs)
     n_slots = horizon - arrival
-    utility = np.asarray(job.utility(np.arange(n_slots)), dtype=float)
+    utility = np.asarray(job.utility(arrival - job.arrival + np.arange(n_slots)), dtype=float)
     floor = 0.0
     if objective == "payoff" and early_stop and cost_floor is not False:
         least = least_prices(worker_prices, ps_prices) if cost_floor is True else cost_floor
@@ -212,7 +223,8 @@ def _typed_schedule(instance: Instance, job_index: int, market: tuple, options: 
     cells = n_slots * (max_workers + 1) * units.shape[0] * (inputs.worker_prices.shape[1] + inputs.ps_prices.shape[1])
     code = kernel.functions(cells, typed)
     pointer = np.zeros(1, dtype=np.uint8 if units.size <= 256 else np.int32)  # the back-pointers' dtype
-    side = typed.TypedJob(server_types, units, arrival, resolution, _read_only(utility), pointer)
+    done = typed.done_units(left, resolution, relaxed) if left < 1.0 else 0
+    side = typed.TypedJob(server_types, units, arrival, resolution, _read_only(utility), pointer, done)
     best, counts, types, window_costs = code.typed_search(inputs, side, typed.Rule(objective == "payoff",
                                                                                      bool(early_stop), float(floor)))
     completion_costs[arrival:] = window_costs
@@ -220,7 +232,7 @@ def _typed_schedule(instance: Instance, job_index: int, market: tuple, options: 
         return _infeasible(job_index, horizon, completion_costs)
     path_cost = None
     if not relaxed:  # the rounding may finish the job before the programme's last slot: stop there
-        counts, types = _trim(counts, types, work_by_type)
+        counts, types = _trim(counts, types, work_by_type, 1.0 - left)
         path_cost = _path_cost(code, inputs, side, counts, types)
     place = None
     if plan:
@@ -233,14 +245,21 @@ def _typed_schedule(instance: Instance, job_index: int, market: tuple, options: 
     return dataclasses.replace(answer, types_per_slot=types_per_slot)
 
 
-def _trim(counts: np.ndarray, types: np.ndarray, work_by_type: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _least_work(work_by_type: np.ndarray, left: float) -> int:
+    """The cost floor's work for a re-offer: at most what any schedule of ``left`` of the job spends."""
+    return max(int(np.floor(left * float(work_by_type.min()))), 1)
+
+
+def _trim(counts: np.ndarray, types: np.ndarray, work_by_type: np.ndarray,
+          done: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The plan up to the slot where its work is done as the simulator and the verifier count it (per type, then
-    summed, at least ``1 - 1e-9``): the inner units round progress down, so a plan may be done before its end."""
+    summed, with the fraction ``done`` before it, at least ``1 - 1e-9``): the inner units round progress down, so a
+    plan may be done before its end."""
     counts, types = counts.copy(), types.copy()
     supplied = np.zeros(work_by_type.shape[0])
     for s in np.flatnonzero(counts).tolist():
         supplied[types[s]] += counts[s]
-        if float((supplied / work_by_type).sum()) >= 1.0 - typed.UNIT_TOLERANCE:
+        if done + float((supplied / work_by_type).sum()) >= 1.0 - typed.UNIT_TOLERANCE:
             counts[s + 1:], types[s + 1:] = 0, -1
             break
     return counts, types

@@ -65,7 +65,7 @@ def progress_units(work_by_type: np.ndarray, resolution: int, max_workers: int, 
 
 class TypedJob(NamedTuple):
     """One job's side of the search (module docstring): each worker server's type index, ``u[g, D]``, the arrival,
-    ``Q``, the utility per window slot, and a one-element array of the back-pointers' dtype."""
+    ``Q``, the utility per window slot, a one-element array of the back-pointers' dtype, and the units done."""
 
     server_types: np.ndarray
     units: np.ndarray
@@ -73,6 +73,17 @@ class TypedJob(NamedTuple):
     resolution: int
     utility: np.ndarray
     pointer: np.ndarray
+    #: The units already done (:func:`done_units`): the programme's progress starts there (0 for a fresh job).
+    done: int = 0
+
+
+def done_units(fraction_left: float, resolution: int, outer: bool) -> int:
+    """Units done by a job with ``fraction_left`` left (proofs/oasis.md Lemma 1h'): ``(1 - fraction_left) Q`` down
+    for ``inner`` (its plan finishes the job), up for ``outer`` (every schedule of the rest reaches ``Q``), at most
+    ``Q - 1`` (one worker is at least one outer unit)."""
+    done = (1.0 - fraction_left) * resolution
+    rounded = int(np.ceil(done - UNIT_TOLERANCE * resolution)) if outer else int(np.floor(done))
+    return min(max(rounded, 0), resolution - 1)
 
 
 class Rule(NamedTuple):
@@ -170,9 +181,9 @@ def typed_search(inputs, job: TypedJob, rule: Rule):
     pointers = np.zeros((rows, resolution + 1), dtype=job.pointer.dtype)
     came_from = np.zeros(n_slots, dtype=np.int64)
     before = np.full(resolution + 1, np.inf)
-    before[0] = 0.0
+    before[job.done] = 0.0
     row = np.full(resolution + 1, np.inf)
-    reach = 0
+    reach = job.done
     best, best_payoff, best_utility, best_cost = -1, -np.inf, -np.inf, np.inf
     for s in range(n_slots):
         if s == rows:

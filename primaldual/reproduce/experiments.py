@@ -77,9 +77,9 @@ FULL_TRACES = TraceSettings(
 
 #: The heterogeneous section's cluster: about Gavel's simulated 36:36:36 GPUs (5 8-GPU servers of each type).
 GAVEL_MIX = (("v100", 5), ("p100", 5), ("k80", 5))
-#: The schedulers that handle GPU types (OASiS-P does not: proofs/oasis-lr.md, "On several GPU types") and Gavel's
-#: policies.
-HETERO_SCHEDULERS = tuple(name for name in SCHEDULERS if name != "oasis-p") + GAVEL_POLICIES
+#: The schedulers, which all handle GPU types (OASiS-P too: proofs/oasis-lr.md, "On several GPU types"), and
+#: Gavel's policies.
+HETERO_SCHEDULERS = tuple(SCHEDULERS) + GAVEL_POLICIES
 QUICK_HETERO = TraceSettings(
     windows=(TraceCase("philly:0/b436b2", busiest=24.0, gpu_types=GAVEL_MIX),), whole=(),
     schedulers=HETERO_SCHEDULERS, cg_time_limit=10.0, skip_tight_solve=True)

@@ -257,38 +257,56 @@ def test_generate_gpu_types_on_every_preset(tmp_path, preset):
 
 
 REFUSED = "heterogeneous clusters (gpu types): not yet supported by"
+NO_TYPES = "test-no-types"
 
 
-@pytest.mark.parametrize("argv, name", [
-    (["run", "{i}", "--scheduler", "oasis-p"], "oasis-p"),
-    (["compare", "{i}", "--schedulers", "rrh,oasis-p"], "oasis-p"),
+@pytest.fixture
+def no_types():
+    """Every built-in scheduler handles GPU types (OASiS-P since its relaxed typed ``mu``, proofs/oasis-lr.md
+    "On several GPU types"), so the refusal is tested on one registered here without them, removed afterwards."""
+    from primaldual.baselines.fifo import FifoScheduler
+    from primaldual.simulation import scheduler as registry
+    from primaldual.simulation.scheduler import register_scheduler
+
+    @register_scheduler(NO_TYPES)
+    class NoTypes(FifoScheduler):
+        name = NO_TYPES
+        handles_gpu_types = False
+
+    yield NoTypes
+    registry._REGISTERED.pop(NO_TYPES, None)
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "{i}", "--scheduler", NO_TYPES],
+    ["compare", "{i}", "--schedulers", f"rrh,{NO_TYPES}"],
 ])
-def test_the_schedulers_without_types_refuse_a_heterogeneous_instance_in_one_line(tmp_path, capsys, argv, name):
-    """OASiS-P (its certificate needs an offer that never under-values a job, proofs/oasis-lr.md "On several GPU
-    types") refuses in one line, exit 2; the rest run."""
+def test_the_schedulers_without_types_refuse_a_heterogeneous_instance_in_one_line(tmp_path, capsys, no_types, argv):
+    """A scheduler without ``handles_gpu_types`` refuses in one line, exit 2; the rest run."""
     save_instance(generate("tiny", seed=2, gpu_types=[("v100", 1), ("k80", 1)]), tmp_path / "h.json")
     assert main([a.format(i=tmp_path / "h.json") for a in argv]) == 2
     err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and f"{REFUSED} {name}" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and f"{REFUSED} {NO_TYPES}" in err and "Traceback" not in err
 
 
-def test_compare_leaves_them_out_by_default_and_says_so(tmp_path, capsys):
+def test_compare_leaves_them_out_by_default_and_says_so(tmp_path, capsys, no_types):
     save_instance(generate("tiny", seed=2, gpu_types=[("v100", 1), ("k80", 1)]), tmp_path / "h.json")
     assert main(["compare", str(tmp_path / "h.json"), "--json"]) == 0
     out, err = capsys.readouterr()
     rows = {row["scheduler"] for row in json.loads(out)["rows"]}
     assert {"oasis", "greedy", "rrh", "drf", "fifo", "las", "gavel-las", "gavel-ftf"} <= rows
-    assert "oasis-lr" in rows and "oasis-p" not in rows
-    assert "left out on a heterogeneous cluster (gpu types), which they do not handle yet: oasis-p" in err
+    assert {"oasis-lr", "oasis-p"} <= rows and NO_TYPES not in rows
+    assert f"left out on a heterogeneous cluster (gpu types), which they do not handle yet: {NO_TYPES}" in err
 
 
-def test_the_library_entry_refuses_too():
+def test_the_library_entry_refuses_too(no_types):
     from primaldual.simulation.simulator import simulate
 
     instance = generate("tiny", seed=2, gpu_types=[("p100", 2)])
-    with pytest.raises(InputError, match="not yet supported by oasis-p"):
-        simulate(instance, "oasis-p")
-    simulate(generate("tiny", seed=2), "oasis-p")  # the homogeneous instance still runs
+    with pytest.raises(InputError, match=f"not yet supported by {NO_TYPES}"):
+        simulate(instance, NO_TYPES)
+    simulate(generate("tiny", seed=2), NO_TYPES)  # the homogeneous instance still runs
+    simulate(instance, "oasis-p")  # OASiS-P runs on types
 
 
 def test_the_instance_version_names_its_types():

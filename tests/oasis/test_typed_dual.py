@@ -52,13 +52,15 @@ def typed_cases(draw, widths=st.integers(1, 3)):
     return instance, worker_prices, ps_prices, worker_free, ps_free
 
 
-def brute_force_typed(instance, worker_prices, ps_prices, worker_free, ps_free) -> float:
-    """The best payoff over every schedule: per slot every placement on one type's servers (Gavel's rule),
-    progress ``sum D / W^g >= 1`` exactly as the verifier counts it; ``-inf`` if none."""
+def brute_force_typed(instance, worker_prices, ps_prices, worker_free, ps_free, start=None, left=1.0) -> float:
+    """The best payoff over every schedule from ``start`` (the arrival) of ``left`` of the work: per slot every
+    placement on one type's servers (Gavel's rule), progress ``sum D / W^g >= left`` exactly as the verifier counts
+    it with ``1 - left`` done before; ``-inf`` if none."""
     job, types = instance.jobs[0], instance.cluster.worker_type_index
     work = instance.work_by_type[0]
+    first = job.arrival if start is None else start
     per_slot = []
-    for t in range(job.arrival, instance.horizon):
+    for t in range(first, instance.horizon):
         cheapest = {}  # (progress of the slot) -> least cost
         for y, _, cost in slot_options(job, worker_prices[t], ps_prices[t], worker_free[t], ps_free[t], job.chunks):
             used = {int(types[h]) for h in range(len(y)) if y[h] > 0}
@@ -69,10 +71,10 @@ def brute_force_typed(instance, worker_prices, ps_prices, worker_free, ps_free) 
         per_slot.append(sorted(cheapest.items()))
     best = -math.inf
     for choice in itertools.product(*per_slot):
-        if sum(p for p, _ in choice) < 1.0 - 1e-9:
+        if (1.0 - left) + sum(p for p, _ in choice) < 1.0 - 1e-9:
             continue
         last = max(s for s, (p, _) in enumerate(choice) if p > 0)
-        best = max(best, float(job.utility(last)) - sum(c for _, c in choice))  # window slot = duration
+        best = max(best, float(job.utility(first - job.arrival + last)) - sum(c for _, c in choice))
     return best
 
 
@@ -112,6 +114,36 @@ def test_the_outer_search_of_wide_jobs_still_bounds_the_brute_force(case):
     outer = best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free, early_stop=False, relaxed=True)
     assert inner.payoff <= truth + 1e-9 <= outer.payoff + 2e-9
     assert inner.mu <= max(truth, 0.0) + 1e-9 <= outer.mu + 2e-9
+
+
+@settings(max_examples=150)
+@given(typed_cases(), st.data())
+def test_a_re_offer_from_a_start_with_work_done_brackets_the_brute_force(case, data):
+    """Lemma 1h' (proofs/oasis.md section 2b): from slot ``start`` with ``left`` of the work left, the inner search's
+    plan finishes the job with the work done counted (the verifier) and is never better than the best schedule of
+    the remaining work; the relaxed one is never worse."""
+    instance, worker_prices, ps_prices, worker_free, ps_free = case
+    job = instance.jobs[0]
+    start = data.draw(st.integers(job.arrival, instance.horizon - 1))
+    left = data.draw(st.sampled_from([1.0, 0.9, 0.75, 2 / 3, 0.5, 0.3, 0.1, 0.01]))
+    truth = brute_force_typed(instance, worker_prices, ps_prices, worker_free, ps_free, start, left)
+    answers = [best_schedule(instance, 0, worker_prices, ps_prices, worker_free, ps_free, early_stop=early, start=start,
+                             fraction_left=left, relaxed=relaxed, cost_floor=early)
+               for relaxed in (False, True) for early in (False, True)]
+    inner, inner_early, outer, outer_early = answers
+    event("no schedule" if truth == -math.inf else ("inner exact" if math.isclose(inner.payoff, truth) else "inner below"))
+    assert inner.payoff <= truth + 1e-9 <= outer.payoff + 2e-9
+    assert inner.mu <= max(truth, 0.0) + 1e-9 <= min(outer.mu, outer_early.mu) + 2e-9
+    assert math.isclose(inner_early.mu, inner.mu, rel_tol=1e-9, abs_tol=1e-9)
+    if inner.feasible:
+        assert inner.workers_per_slot[:start].sum() == 0
+        report = verify(instance, Schedule({0: inner.schedule}))
+        supplied = sum(inner.schedule.workers[t].sum() / instance.work_by_type[0][inner.types_per_slot[t]]
+                       for t in range(instance.horizon) if inner.types_per_slot[t] >= 0)
+        assert (1.0 - left) + supplied >= 1.0 - 1e-9
+        assert not [v for v in report.violations if v.kind == "one_type"], report.violations
+        assert math.isclose(_payoff(instance, inner, worker_prices, ps_prices), inner.payoff, rel_tol=1e-9,
+                            abs_tol=1e-9)
 
 
 @settings(max_examples=60)

@@ -26,8 +26,7 @@ RECORD = {"case": "philly:0/x busiest 6 h on v100:1,k80:1", "restart_cost": 0.0,
 
 
 def test_every_scheduler_of_the_section_handles_gpu_types():
-    assert {"las", "gavel-las", "gavel-ftf", "oasis", "oasis-lr", "rrh"} <= set(HETERO_SCHEDULERS)
-    assert "oasis-p" not in HETERO_SCHEDULERS  # it refuses types (proofs/oasis-lr.md, "On several GPU types")
+    assert {"las", "gavel-las", "gavel-ftf", "oasis", "oasis-lr", "oasis-p", "rrh"} <= set(HETERO_SCHEDULERS)
     assert all(scheduler_class(name).handles_gpu_types for name in HETERO_SCHEDULERS)
 
 

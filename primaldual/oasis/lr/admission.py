@@ -69,7 +69,7 @@ import numpy as np
 
 from primaldual.dual.cost_floor import cost_floor_of
 from primaldual.dual.reference import cannot_pay
-from primaldual.dual.subroutine import unit_prices
+from primaldual.dual.subroutine import best_schedule, unit_prices
 from primaldual.oasis.ledger import Reservation, block_length
 from primaldual.oasis.lr import reference
 from primaldual.oasis.lr.reference import BLOCK, NO_BLOCK, NO_OFFER, Demand, Market, OfferedJob, OfferRules
@@ -117,9 +117,13 @@ def admit_job(settings: LrSettings, tables: JobTables, state: LrState, record: R
         answers[key] = offer_answer(settings, tables, state, slot, i, remaining) if tables.types is None else \
             typed_answer(settings, tables, state, slot, i)
     status, mu, deadline, target, block, value, cost = answers[key][:7]
-    gpu_type, remaining = answers[key][7:] if tables.types is not None else (-1, remaining)
+    gpu_type, remaining = answers[key][7:9] if tables.types is not None else (-1, remaining)
+    if settings.provable and tables.types is not None:  # OASiS-P on types: the relaxed typed mu (typed_bound)
+        mu = target = answers[key][9]
     record.see_offer(i, mu)
     if status == NO_OFFER:
+        if mu > 0:  # a positive bound with no one-type offer: P4 counts it among the unplaced
+            record.see_unplaced(i)
         return False
     if status == NO_BLOCK and settings.repack:
         prices = state.prices(tables.constants, slot)  # the ledger's before the re-pack replaces it
@@ -161,7 +165,29 @@ def typed_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: 
         answer = offer_answer(settings, tables, state, slot, i, work, gpu_type)
         if best is None or answer[1] > best[1]:
             best = (*answer, gpu_type, work)
+    if settings.provable:
+        best = (*best, max(best[1], typed_bound(tables, state, slot, i)))
     return best
+
+
+def typed_bound(tables: JobTables, state: LrState, slot: int, i: int) -> float:
+    """OASiS-P on several types: the relaxed typed ``mu`` of job ``i``'s remaining work from ``slot`` at the
+    offer's prices and free amounts (:func:`primaldual.dual.subroutine.best_schedule` with ``start`` and
+    ``fraction_left``, ``relaxed``; proofs/oasis.md Lemma 1h'), at least the best payoff of every schedule of that
+    work, of any mix of types. P2's admission test and P4's record use it (or the one-type offer's ``mu`` if
+    higher), so the bound of proofs/oasis-lr.md G3 holds on types (there, "On several GPU types"). The work left is
+    the fraction of the pinned type's (1 while unpinned: it never ran). Cost: one relaxed typed search per offer,
+    with the cost floor of the fastest type's work."""
+    pinned = int(state.pinned[i])
+    view = tables.types
+    left = 1.0 if pinned < 0 else float(state.work_left[i]) / float(view.work[i, pinned])
+    if left <= 0.0 or slot >= tables.instance.horizon:
+        return 0.0
+    prices = state.prices(tables.constants, slot)
+    worker_free, ps_free = state.free(tables.constants, slot)
+    answer = best_schedule(tables.instance, i, *prices, worker_free, ps_free, start=slot, fraction_left=min(left, 1.0),
+                           relaxed=True, cost_floor=state.price_cache.least_prices())
+    return float(answer.mu)
 
 
 def offer_answer(settings: LrSettings, tables: JobTables, state: LrState, slot: int, i: int, remaining: int,

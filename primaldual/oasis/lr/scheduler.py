@@ -26,9 +26,10 @@ payoff at the admission prices is ``>= (1 - delta) mu_i``; this is what its wors
 ``OPT <= D_0 + D_floor + D_unplaced + beta ALG`` needs (``proofs/oasis-lr.md``). The terms are reported with
 every run (:mod:`~primaldual.oasis.lr.dual_record`, which records the real run only).
 
-**Several GPU types** (OASiS-LR only): each job is pinned to one type the first time it is promised a block or
-runs, and counts its work in that type's worker-slots (:mod:`~primaldual.oasis.lr.type_view`); OASiS-P refuses
-such an instance (``proofs/oasis-lr.md``, "On several GPU types").
+**Several GPU types**: each job is pinned to one type the first time it is promised a block or runs, and counts
+its work in that type's worker-slots (:mod:`~primaldual.oasis.lr.type_view`); OASiS-P's admission test and dual
+record read the relaxed typed ``mu`` (:func:`~primaldual.oasis.lr.admission.typed_bound`), so its bound holds there
+(``proofs/oasis-lr.md``, "On several GPU types").
 
 **Promises** are invariants: a promise is broken only if a block stops covering its job's remaining work by
 the deadline, which the engine checks every slot (``PromiseBroken``); the simulator counts kept promises
@@ -179,9 +180,10 @@ class OasisP(OasisLrScheduler):
 
     name = "oasis-p"
     provable = True
-    #: Not on several GPU types: its certificate needs ``mu`` from a subroutine that never under-values a job, and
-    #: an offer on one pinned type may (``proofs/oasis-lr.md``, "On several GPU types").
-    handles_gpu_types = False
+    #: On several GPU types its offers are OASiS-LR's per type, and P2 and P4 read the relaxed typed ``mu``, which
+    #: never under-values a job (:func:`primaldual.oasis.lr.admission.typed_bound`; ``proofs/oasis-lr.md``,
+    #: "On several GPU types").
+    handles_gpu_types = True
     revision = 3  # it does not look ahead by default, which is OASiS-LR's revision 4
 
 
