@@ -610,7 +610,8 @@ about Gavel's 36:36:36 GPUs), **against the offline optimum's interval**, which 
 A job's workers in one slot are of one type (Gavel's rule); a worker on type g does 1/W_i^g of the job, W_i^g from
 Gavel's measured throughput on g (docs/formats.md, GPU types). Gavel's LAS runs in its agnostic form (`las`) and
 its aware form (`gavel-las`); `gavel-ftf` is its aware finish-time fairness; OASiS prices every server and chooses
-the type per slot (proofs/oasis.md section 2b). It is what `primaldual reproduce --sections hetero` does, on one
+the type per slot (proofs/oasis.md section 2b); OASiS-LR and OASiS-P pin each job to one type and promise it a
+block there (proofs/oasis-lr.md, "On several GPU types"). It is what `primaldual reproduce --sections hetero` does, on one
 short window; for a study set `WINDOW_HOURS = 168` and `CG_TIME_LIMIT = 120`.
 """),
         code("""
