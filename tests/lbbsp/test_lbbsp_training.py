@@ -33,6 +33,7 @@ def test_slowdowns_replay_the_trace_relative_to_the_fastest():
     assert slowdown[0].tolist() == pytest.approx([2.0 * first[0], first[1], first[2]])
 
 
+@pytest.mark.slow  # real data-parallel training, two runs (4 s)
 def test_small_run_same_losses_and_lbbsp_moves_load_off_the_straggler():
     result = compare(2, 12, load_trace("pai:job_1"), straggler_factor=3.0, global_batch=64,
                      per_sample_seconds=0.001)

@@ -59,6 +59,7 @@ def test_index_order_is_not_numpy_s_pairwise_order():
     assert ordered_cost(values[None, :], np.ones(1000, dtype=np.int64)) != float(values.sum())
 
 
+@pytest.mark.fast_tier(1)  # restart cost 0.1 in the slow tier
 @pytest.mark.parametrize("restart_cost", [0.0, 0.1])
 def test_a_compiled_run_is_the_run_whose_block_costs_numpy_computes(restart_cost):
     """Under ``compiled`` every block cost comes from the loops, under ``reference`` from numpy: the same run."""

@@ -77,6 +77,7 @@ def _run(instance, cost, answer_once: bool, monkeypatch):
     return schedule_to_dict(run.schedule), run.report, run.metrics.utility, len(made)
 
 
+@pytest.mark.fast_tier(2)  # the fast tier keeps two of the four runs; CI runs all four (tests/conftest.py)
 @pytest.mark.parametrize("preset,seed,jobs", [("small", 3, 60), ("paper", 5, 100)])
 @pytest.mark.parametrize("cost", [0.0, 0.1])
 def test_answering_each_key_once_changes_no_schedule(preset, seed, jobs, cost, monkeypatch):

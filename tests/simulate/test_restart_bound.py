@@ -122,6 +122,7 @@ def test_the_interval_under_a_restart_cost_is_of_the_relaxation_and_holds_every_
     assert low.low >= max(outcome.utility for outcome in costly.outcomes.values()) - 1e-9
 
 
+@pytest.mark.slow  # compare with the relaxation solved (4 s); the interval tests above stay fast
 def test_compare_prints_and_writes_the_relaxation(tmp_path, capsys, exact_out_of_reach):
     path = tmp_path / "i.json"
     assert main(["generate", "--preset", "tiny", "--seed", "7", "-o", str(path)]) == 0

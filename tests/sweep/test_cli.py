@@ -118,6 +118,7 @@ def test_plot_writes_png_figures(ratio_run, capsys, tmp_path):
             assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow  # a ratio sweep over a knob, then its figures (4 s); test_plot_writes_png_figures stays fast
 def test_plot_utility_curves_when_a_knob_varies(tmp_path):
     from primaldual.views.sweep_figures import plot_records
     from primaldual.sweep import Spec

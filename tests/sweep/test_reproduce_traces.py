@@ -136,6 +136,7 @@ def test_skip_tight_solve_solves_only_an_open_interval(traced):
         assert quick["opt"]["status"] in ("optimal", "feasible")
 
 
+@pytest.mark.slow  # a whole quick traces section (7 s)
 def test_sections_traces_runs_and_reports_only_the_trace_section(tmp_path, capsys):
     """``reproduce --quick --sections traces`` (about 10 s): only traces.jsonl and the trace figures are made,
     and summary.md, summary.json and figures.md report that section alone, naming it; a rerun reuses the
