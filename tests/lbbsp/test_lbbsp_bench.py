@@ -1,8 +1,11 @@
 """The function ``primaldual bench lbbsp`` calls: figures present, paper numbers next to ours."""
 
+import pytest
+
 from primaldual.lbbsp.bench import format_benchmark, run_benchmark
 
 
+@pytest.mark.slow  # the quick benchmark end to end (3.5 s)
 def test_quick_benchmark_reports_speedups_and_paper_figures():
     bench = run_benchmark(seed=0, quick=True)
     result = bench.to_dict()

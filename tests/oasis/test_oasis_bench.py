@@ -51,6 +51,7 @@ def test_bench_cli_text(capsys):
     assert "median" in out and "plain-Python reference" in out and "target size" in out
 
 
+@pytest.mark.slow  # the quality benchmark end to end (3 s)
 def test_quality_benchmark_on_two_tiny_instances():
     """``bench oasis --quality``'s library: every scheduler verifies, RRH is its own reference, no promise
     is broken, OPT/ALG >= 1 against a proven optimum."""

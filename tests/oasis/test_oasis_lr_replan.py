@@ -141,6 +141,7 @@ def replanned():
     return instance, simulate(instance, make_scheduler("oasis-lr", replan=True), restart_cost=0.1)
 
 
+@pytest.mark.slow  # a second replanned run (3 s); the replan's other tests stay fast
 def test_runs_with_the_replan_are_reproducible(replanned):
     instance, first = replanned
     second = simulate(instance, make_scheduler("oasis-lr", replan=True), restart_cost=0.1)

@@ -139,6 +139,7 @@ def test_write_mps_exports_without_solving(capsys, tmp_path, instance_file, monk
     assert "OBJSENSE" in (tmp_path / "model.mps").read_text()
 
 
+@pytest.mark.slow  # the offline benchmark end to end (3.5 s)
 def test_bench_offline(capsys):
     # One size keeps the test short: each solve with a budget runs in its own process.
     code, out, err = run(capsys, "bench", "offline", "--sizes", "tiny", "--budget", "30", "--seed", "2", "--json")

@@ -32,6 +32,7 @@ def test_compare_and_a_sweep_record_give_the_same_interval_and_ratios(seed):
     assert {row["scheduler"]: row["ratio"] for row in summary["rows"]} == record["ratios"]
 
 
+@pytest.mark.slow  # a compare and a ratio of the same instance (3 s)
 def test_the_cli_json_of_compare_matches_a_one_instance_ratio(tmp_path, capsys):
     assert main(["ratio", "--preset", "tiny", "--seed", "4", "--instances", "1", "--schedulers", "oasis,fifo",
                  "--workers", "1", "--no-progress", "--out", str(tmp_path / "r.jsonl")]) == 0

@@ -221,6 +221,7 @@ def uninterrupted(tiny_specs, tmp_path_factory):
     return {record["key"]: deterministic_part(record) for record in result.records}
 
 
+@pytest.mark.slow  # a killed sweep resumed (3 s); test_a_cut_short_last_line_is_recomputed stays fast
 def test_interrupted_sweep_resumes_to_exactly_the_uninterrupted_records(tiny_specs, uninterrupted, pool, tmp_path):
     path = tmp_path / "r.jsonl"
     with pytest.raises(Stop):
@@ -345,6 +346,7 @@ def test_ratios_are_finite_or_counted(uninterrupted):
                 assert math.isfinite(ratio["point"]) and ratio["point"] >= 1 - 1e-9
 
 
+@pytest.mark.slow  # a local Dask cluster started and closed (4 s)
 def test_dask_executor_starts_and_closes_a_local_cluster(tiny_specs, uninterrupted, tmp_path):
     pytest.importorskip("distributed")
     from primaldual.sweep import dask_executor
