@@ -128,15 +128,15 @@ def master_dive(instance: Instance, columns, values: np.ndarray, prices: tuple,
     return best
 
 
-def search_incumbent(instance: Instance, columns, values, prices: tuple, best: Schedule, best_utility: float,
+def search_incumbent(instance: Instance, columns, values, prices: tuple, incumbent: tuple[Schedule, float],
                      jobs, deadline: float | None, max_moves: int | None = None) -> tuple | None:
     """The dive (:func:`master_dive`, skipped without LP ``values``), then ruin and recreate
     (:func:`primaldual.offline.lns.ruin_and_recreate`, at ``prices``, over ``jobs``) from the better of its
-    schedule and ``best`` until ``deadline`` (or ``max_moves``): (schedule, utility, where it comes from) when
-    worth more than ``best_utility``, else None."""
+    schedule and the ``incumbent`` (schedule, utility) until ``deadline`` (or ``max_moves``): (schedule,
+    utility, where it comes from) when worth more than the incumbent, else None."""
     from primaldual.offline.lns import ruin_and_recreate
 
-    start, utility, origin = best, best_utility, None
+    (start, utility), origin = incumbent, None
     found = None if values is None else master_dive(instance, columns, values, prices, deadline)
     if found is not None and found[1] > utility:
         start, utility, origin = found[0], found[1], "dive from the master's LP"

@@ -275,8 +275,8 @@ def _search(cells: Cells, master: RestrictedMaster, generation: _Generation, bes
     until = None if deadline is None else time.time() + SEARCH_SHARE * (deadline - time.time())
     duals = np.zeros(cells.capacity.shape[0]) if generation.duals is None else generation.duals
     values = None if generation.duals is None else np.array(master.values)
-    found = search_incumbent(cells.instance, list(master.columns), values, cells.prices(duals), best,
-                             generation.best_utility, master.jobs, until, None if until else SEARCH_MOVES)
+    found = search_incumbent(cells.instance, list(master.columns), values, cells.prices(duals),
+                             (best, generation.best_utility), master.jobs, until, None if until else SEARCH_MOVES)
     if found is None:
         return best, None
     schedule, utility, origin = found
