@@ -35,8 +35,8 @@ import numpy as np
 from primaldual.core.instance import Instance
 from primaldual.core.metrics import compute_metrics
 from primaldual.core.schedule import Schedule
-from primaldual.dual.subroutine import best_schedule
 from primaldual.offline.first_fit import place_job
+from primaldual.offline.lns import offer_on, residual_of, ruin_and_recreate, use_cells
 
 #: A column's LP value above which rounding considers it.
 DIVE_VALUE = 1e-6
@@ -45,34 +45,10 @@ DIVE_VALUE = 1e-6
 REPAIRS = ("payoff", "utility")
 
 
-def _empty_residual(instance: Instance) -> list:
-    cluster = instance.cluster
-    return [np.array(cluster.worker_capacity, dtype=float)[None].repeat(instance.horizon, axis=0),
-            np.array(cluster.ps_capacity, dtype=float)[None].repeat(instance.horizon, axis=0)]
-
-
-def _take(instance: Instance, i: int, schedule, residual: list) -> None:
-    """Subtract job ``i``'s per-server ``schedule`` from ``residual`` in place."""
-    job = instance.jobs[i]
-    residual[0] -= schedule.workers[:, :, None] * np.asarray(job.worker_demand, dtype=float)[None, None]
-    residual[1] -= schedule.parameter_servers[:, :, None] * np.asarray(job.ps_demand, dtype=float)[None, None]
-
-
-def _offer(instance: Instance, i: int, prices: tuple, residual: list, objective: str):
-    """The subroutine's best schedule of job ``i`` on ``residual`` (None when there is none or it does not pay)."""
-    result = best_schedule(instance, int(i), prices[0], prices[1], np.maximum(residual[0], 0.0),
-                           np.maximum(residual[1], 0.0), objective=objective)
-    if result.schedule is None or (objective == "payoff" and result.mu <= 0):
-        return None
-    if result.schedule.completion_slot() is None:
-        return None
-    return result.schedule
-
-
 def round_master(instance: Instance, columns, values: np.ndarray, deadline: float | None) -> tuple:
     """Step 1 of the module docstring: (the kept jobs' per-server schedules, the residual), or None at the
     deadline."""
-    residual = _empty_residual(instance)
+    residual = residual_of(instance, {})
     chosen = {}
     order = sorted((j for j in range(len(columns)) if values[j] > DIVE_VALUE),
                    key=lambda j: (-values[j], -columns[j].utility, j))
@@ -97,10 +73,10 @@ def _repair(instance: Instance, chosen: dict, residual: list, order, prices: tup
             continue
         if deadline is not None and time.time() > deadline:
             return False
-        schedule = _offer(instance, i, prices, residual, objective)
+        schedule = offer_on(instance, i, prices, residual, objective)
         if schedule is not None:
             chosen[i] = schedule
-            _take(instance, i, schedule, residual)
+            use_cells(instance, i, schedule, residual, -1.0)
     return True
 
 
@@ -134,8 +110,6 @@ def search_incumbent(instance: Instance, columns, values, prices: tuple, incumbe
     (:func:`primaldual.offline.lns.ruin_and_recreate`, at ``prices``, over ``jobs``) from the better of its
     schedule and the ``incumbent`` (schedule, utility) until ``deadline`` (or ``max_moves``): (schedule,
     utility, where it comes from) when worth more than the incumbent, else None."""
-    from primaldual.offline.lns import ruin_and_recreate
-
     (start, utility), origin = incumbent, None
     found = None if values is None else master_dive(instance, columns, values, prices, deadline)
     if found is not None and found[1] > utility:

@@ -38,17 +38,17 @@ RUIN_JOBS = 8
 SCALES = (0.5, 2.0)
 
 
-def _residual(instance: Instance, chosen: dict) -> list:
+def residual_of(instance: Instance, chosen: dict) -> list:
     """The worker (T, H, R) and PS (T, K, R) amounts ``chosen``'s per-server schedules leave."""
     cluster = instance.cluster
     residual = [np.array(cluster.worker_capacity, dtype=float)[None].repeat(instance.horizon, axis=0),
                 np.array(cluster.ps_capacity, dtype=float)[None].repeat(instance.horizon, axis=0)]
     for i, schedule in chosen.items():
-        _use(instance, i, schedule, residual, -1.0)
+        use_cells(instance, i, schedule, residual, -1.0)
     return residual
 
 
-def _use(instance: Instance, i: int, schedule, residual: list, sign: float) -> None:
+def use_cells(instance: Instance, i: int, schedule, residual: list, sign: float) -> None:
     """Add ``sign`` times job ``i``'s use of every cell to ``residual``, in place."""
     job = instance.jobs[i]
     residual[0] += sign * schedule.workers[:, :, None] * np.asarray(job.worker_demand, dtype=float)[None, None]
@@ -68,12 +68,21 @@ def _recreate(instance: Instance, candidates, prices: tuple, residual: list, dea
     for i in candidates:
         if deadline is not None and time.time() > deadline:
             return None
-        result = best_schedule(instance, int(i), prices[0], prices[1], np.maximum(residual[0], 0.0),
-                               np.maximum(residual[1], 0.0))
-        if result.schedule is not None and result.mu > 0 and result.schedule.completion_slot() is not None:
-            offers[int(i)] = result.schedule
-            _use(instance, int(i), result.schedule, residual, -1.0)
+        schedule = offer_on(instance, int(i), prices, residual)
+        if schedule is not None:
+            offers[int(i)] = schedule
+            use_cells(instance, int(i), schedule, residual, -1.0)
     return offers
+
+
+def offer_on(instance: Instance, i: int, prices: tuple, residual: list, objective: str = "payoff"):
+    """The subroutine's best schedule of job ``i`` on ``residual`` at ``prices``; None when there is none, it
+    does not complete, or (``objective="payoff"``) it does not pay."""
+    result = best_schedule(instance, int(i), prices[0], prices[1], np.maximum(residual[0], 0.0),
+                           np.maximum(residual[1], 0.0), objective=objective)
+    if result.schedule is None or (objective == "payoff" and result.mu <= 0):
+        return None
+    return None if result.schedule.completion_slot() is None else result.schedule
 
 
 def ruin_and_recreate(instance: Instance, schedule: Schedule, jobs, prices: tuple, deadline: float | None,
@@ -84,7 +93,7 @@ def ruin_and_recreate(instance: Instance, schedule: Schedule, jobs, prices: tupl
     rng = np.random.default_rng(seed)
     chosen = dict(schedule.assignments)
     utility = {i: job_utility(instance, i, s) for i, s in chosen.items()}
-    residual = _residual(instance, chosen)
+    residual = residual_of(instance, chosen)
     kept, moves, jobs = 0, 0, [int(i) for i in jobs]
     while (deadline is None or time.time() < deadline) and (max_moves is None or moves < max_moves) and chosen:
         moves += 1
@@ -97,7 +106,7 @@ def ruin_and_recreate(instance: Instance, schedule: Schedule, jobs, prices: tupl
         scale = rng.uniform(*SCALES)
         saved = [r.copy() for r in residual]
         for i in removed:
-            _use(instance, i, chosen[i], residual, 1.0)
+            use_cells(instance, i, chosen[i], residual, 1.0)
         offers = _recreate(instance, candidates, (scale * prices[0], scale * prices[1]), residual, deadline)
         gain = None if offers is None else (sum(job_utility(instance, i, s) for i, s in offers.items())
                                             - sum(utility[i] for i in removed))
@@ -109,8 +118,8 @@ def ruin_and_recreate(instance: Instance, schedule: Schedule, jobs, prices: tupl
             del chosen[i], utility[i]
         for i, s in offers.items():
             chosen[i], utility[i] = s, job_utility(instance, i, s)
-        residual = _residual(instance, chosen)
+        residual = residual_of(instance, chosen)
     return Schedule(chosen), float(sum(utility.values())), kept
 
 
-__all__ = ["RUIN_JOBS", "SCALES", "job_utility", "ruin_and_recreate"]
+__all__ = ["RUIN_JOBS", "SCALES", "job_utility", "offer_on", "residual_of", "ruin_and_recreate", "use_cells"]
